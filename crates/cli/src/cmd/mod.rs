@@ -1,0 +1,8 @@
+//! One module per subcommand; each owns its arguments and its `main`.
+
+pub mod info;
+pub mod io;
+pub mod pattern;
+pub mod report;
+pub mod run;
+pub mod sim;

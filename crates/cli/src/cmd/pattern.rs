@@ -1,0 +1,171 @@
+//! `ssdiq pattern`: what a pattern does to a drive, before anyone spends hours on one.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ssdiq_workload::analysis::{analyze, PatternReport};
+use ssdiq_workload::units::parse_size;
+use ssdiq_workload::Pattern;
+
+use crate::error::{usage, OrUsage};
+use crate::output::{check_writable, write_atomic, write_json};
+
+/// Pages are counted in a u32 each; beyond this the histogram would not fit comfortably.
+const MAX_PAGES: u64 = 1 << 31;
+
+#[derive(clap::Args)]
+#[command(
+    about = "Show how a pattern spreads accesses: pages touched, hottest-page shares, histograms",
+    after_help = "Example:\n  ssdiq pattern zipf:0.8 --pages 1000000 --draws 10x --csv zipf.csv\n\n\
+Patterns: seq | uniform | randperm | zipf:THETA | twozone:W/S | zones:W1@S1,... | readonly:F |\n          skipseq:P | window:N | zns:SIZE[xK]"
+)]
+pub struct Args {
+    /// The access pattern, e.g. zipf:0.8 or twozone:80/20.
+    pattern: String,
+    /// Number of pages in the range (e.g. 1000000, 1M = 2^20).
+    #[arg(long, default_value = "1000000")]
+    pages: String,
+    /// Number of draws, or a multiple of the page count like 10x.
+    #[arg(long, default_value = "10x")]
+    draws: String,
+    /// Seed of the random stream.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Page size, used by zns:SIZE.
+    #[arg(long, default_value = "4k")]
+    page_size: String,
+    /// Number of LBA bins of the LBA histogram.
+    #[arg(long, default_value_t = 100)]
+    bins: usize,
+    /// Write the access-count histogram (accesses_per_page,pages) as CSV.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Write the LBA histogram (bin,first_page,last_page,accesses) as CSV.
+    #[arg(long)]
+    lba_csv: Option<PathBuf>,
+    /// Write the report as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+fn parse_count(text: &str, what: &str) -> anyhow::Result<u64> {
+    let v = parse_size(text).map_err(|_| {
+        usage(format!(
+            "invalid {what} \"{text}\": expected a whole number like 1000000 or 1M"
+        ))
+    })?;
+    if v == 0 {
+        return Err(usage(format!("invalid {what} \"{text}\": must be > 0")));
+    }
+    Ok(v)
+}
+
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    let pattern = Pattern::parse(&args.pattern).or_usage()?;
+    let pages = parse_count(&args.pages, "--pages")?;
+    if pages > MAX_PAGES {
+        return Err(usage(format!(
+            "invalid --pages \"{}\": at most {MAX_PAGES} pages can be analysed",
+            args.pages
+        )));
+    }
+    let draws = match args.draws.strip_suffix('x') {
+        Some(m) => {
+            let m: f64 = m
+                .parse()
+                .ok()
+                .filter(|v: &f64| *v > 0.0 && v.is_finite())
+                .ok_or_else(|| {
+                    usage(format!(
+                        "invalid --draws \"{}\": expected N or a multiple like 10x",
+                        args.draws
+                    ))
+                })?;
+            (m * pages as f64).round().max(1.0) as u64
+        }
+        None => parse_count(&args.draws, "--draws")?,
+    };
+    let page_bytes = parse_size(&args.page_size).or_usage()?;
+    if page_bytes == 0 {
+        return Err(usage(format!(
+            "invalid --page-size \"{}\": must be > 0",
+            args.page_size
+        )));
+    }
+    if args.bins == 0 {
+        return Err(usage("invalid --bins \"0\": must be >= 1"));
+    }
+    for p in [&args.csv, &args.lba_csv, &args.json].into_iter().flatten() {
+        check_writable(p)?;
+    }
+    let report = analyze(&pattern, pages, page_bytes, draws, args.seed, args.bins).or_usage()?;
+    print!("{}", render(&report));
+    if let Some(path) = &args.csv {
+        let mut s = String::from("accesses_per_page,pages\n");
+        for (c, n) in &report.count_histogram {
+            writeln!(s, "{c},{n}")?;
+        }
+        write_atomic(path, s.as_bytes())?;
+    }
+    if let Some(path) = &args.lba_csv {
+        let mut s = String::from("bin,first_page,last_page,accesses\n");
+        let bins = report.lba_histogram.len() as u128;
+        for (i, a) in report.lba_histogram.iter().enumerate() {
+            let first = (i as u128 * pages as u128).div_ceil(bins);
+            let last = ((i as u128 + 1) * pages as u128).div_ceil(bins) - 1;
+            writeln!(s, "{i},{first},{last},{a}")?;
+        }
+        write_atomic(path, s.as_bytes())?;
+    }
+    if let Some(path) = &args.json {
+        let doc = serde_json::json!({"schema": "ssdiq/1", "kind": "pattern", "report": report});
+        write_json(path, &doc)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.3}%", x * 100.0)
+}
+
+fn render(r: &PatternReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "pattern {} over {} pages, {} draws ({:.2} per page), seed {}",
+        r.pattern,
+        r.pages,
+        r.draws,
+        r.draws as f64 / r.pages as f64,
+        r.seed
+    );
+    let expect = match r.expected_touched_fraction {
+        Some((m, sd)) => format!("  (expected {} +- {})", pct(m), pct(sd)),
+        None => String::new(),
+    };
+    let _ = writeln!(
+        s,
+        "pages touched: {} of {} = {}{}",
+        r.touched,
+        r.pages,
+        pct(r.touched_fraction),
+        expect
+    );
+    if r.trims > 0 {
+        let _ = writeln!(s, "zone trims: {}", r.trims);
+    }
+    let _ = writeln!(s, "{:<24} {:>12} {:>12}", "hottest pages", "share", "exact");
+    for t in &r.top {
+        let label = format!(
+            "top {} ({} pages)",
+            pct(t.pages_fraction).replace(".000%", "%"),
+            t.pages
+        );
+        let exact = t.expected.map(pct).unwrap_or_else(|| "-".into());
+        let _ = writeln!(s, "{label:<24} {:>12} {exact:>12}", pct(t.share));
+    }
+    let max = r.count_histogram.last().map(|c| c.0).unwrap_or(0);
+    let _ = writeln!(s, "most accesses to one page: {max}");
+    s
+}

@@ -1,0 +1,48 @@
+//! `ssdiq`: a thin command line over the ssdiq crates. Parsing and presentation only.
+
+mod cmd;
+mod error;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "ssdiq",
+    version,
+    about = "How an SSD really behaves: write amplification, latency under load, skew, hidden over-provisioning",
+    long_about = None,
+    propagate_version = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Run(cmd::run::Args),
+    Io(cmd::io::Args),
+    Sim(cmd::sim::Args),
+    Info(cmd::info::Args),
+    Report(cmd::report::Args),
+    Pattern(cmd::pattern::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(a) => cmd::run::main(a),
+        Command::Io(a) => cmd::io::main(a),
+        Command::Sim(a) => cmd::sim::main(a),
+        Command::Info(a) => cmd::info::main(a),
+        Command::Report(a) => cmd::report::main(a),
+        Command::Pattern(a) => cmd::pattern::main(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => error::report(&e),
+    }
+}

@@ -1,0 +1,28 @@
+//! Access patterns and request streams for ssdiq.
+//!
+//! Invariants of this crate:
+//! - Pure: no I/O, no clock, no global state. Every random stream is a function of a seed.
+//! - Patterns address *pages* (of the request block size for the engine, of the flash page
+//!   size for the simulator); the caller maps pages to bytes.
+//! - "Scrambled" patterns place their hot pages through a seeded bijection of `[0, n)`
+//!   ([`Scrambler`]), so skew is spread over the whole range without a per-page table.
+//! - Threads get independent deterministic substreams; sequential patterns split the range
+//!   into one contiguous region per thread.
+
+pub mod analysis;
+pub mod data;
+pub mod mix;
+pub mod pattern;
+pub mod rng;
+pub mod scramble;
+pub mod stream;
+pub mod units;
+pub mod zipf;
+
+pub use data::DataPattern;
+pub use mix::{Op, RwMix};
+pub use pattern::{Pattern, PatternError, ZoneSpec};
+pub use rng::SeededRng;
+pub use scramble::Scrambler;
+pub use stream::{Draw, PageStream, Request, RequestStream, StreamConfig};
+pub use zipf::ZipfSampler;

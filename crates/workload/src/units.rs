@@ -1,0 +1,256 @@
+//! Sizes, rates, durations and fractions, parsed like fio (DESIGN.md, "Sizes and rates"):
+//! `4k` = `4KiB` = 4096, `1G` = `1GiB` = 2^30, `1GB` = 10^9, `100MB/s`, `25k` (IOPS), `25%`.
+
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {what} \"{input}\": {reason}")]
+pub struct UnitError {
+    pub what: &'static str,
+    pub input: String,
+    pub reason: String,
+}
+
+fn unit_err(what: &'static str, input: &str, reason: impl Into<String>) -> UnitError {
+    UnitError {
+        what,
+        input: input.to_string(),
+        reason: reason.into(),
+    }
+}
+
+fn split_number(s: &str) -> (&str, &str) {
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    (&s[..end], s[end..].trim())
+}
+
+/// Multiplier of a size suffix: binary for `k`, `K`, `KiB`, `KB` is decimal (like fio's
+/// `kb_base=1024` default for bare letters and SI for `*B`).
+fn size_multiplier(suffix: &str) -> Option<u64> {
+    let s = suffix.to_ascii_lowercase();
+    Some(match s.as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "p" | "pib" => 1 << 50,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        "pb" => 1_000_000_000_000_000,
+        _ => return None,
+    })
+}
+
+/// A byte count: `4096`, `4k`, `4KiB`, `1.5G`, `1GB`.
+pub fn parse_size(input: &str) -> Result<u64, UnitError> {
+    let s = input.trim();
+    let (num, suffix) = split_number(s);
+    if num.is_empty() {
+        return Err(unit_err(
+            "size",
+            input,
+            "expected a number with an optional unit like 4k, 8MiB, 1GB",
+        ));
+    }
+    let mult = size_multiplier(suffix).ok_or_else(|| {
+        unit_err(
+            "size",
+            input,
+            format!("unknown unit \"{suffix}\"; expected k, M, G, T, KiB.., KB.."),
+        )
+    })?;
+    let value: f64 = num
+        .parse()
+        .map_err(|_| unit_err("size", input, "not a number"))?;
+    let bytes = value * mult as f64;
+    if bytes.fract() != 0.0 {
+        return Err(unit_err("size", input, "not a whole number of bytes"));
+    }
+    if bytes >= u64::MAX as f64 {
+        return Err(unit_err("size", input, "too large"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Human size with binary units, exact when possible: `4KiB`, `1GiB`, `1536KiB`, `1000`.
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [(&str, u32); 5] = [
+        ("PiB", 50),
+        ("TiB", 40),
+        ("GiB", 30),
+        ("MiB", 20),
+        ("KiB", 10),
+    ];
+    for (name, shift) in UNITS {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
+            return format!("{}{name}", bytes >> shift);
+        }
+    }
+    format!("{bytes}")
+}
+
+/// Approximate human size for display: `1.50 GiB`.
+pub fn format_size_approx(bytes: f64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{v:.0} B")
+    } else {
+        format!("{v:.2} {}", UNITS[i])
+    }
+}
+
+/// A target rate: bytes per second or I/Os per second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Rate {
+    BytesPerSec(f64),
+    IoPerSec(f64),
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rate::BytesPerSec(b) => write!(f, "{:.1}MB/s", b / 1e6),
+            Rate::IoPerSec(i) => write!(f, "{i:.0}IOPS"),
+        }
+    }
+}
+
+/// `100MB/s`, `1GiB/s`, `500M/s` (bandwidth), `25k`, `25000`, `25kiops` (I/O rate).
+pub fn parse_rate(input: &str) -> Result<Rate, UnitError> {
+    let s = input.trim();
+    let bad = |r: &str| unit_err("rate", input, r.to_string());
+    if let Some(size) = s.strip_suffix("/s") {
+        let b = parse_size(size).map_err(|e| bad(&e.reason))?;
+        if b == 0 {
+            return Err(bad("must be > 0"));
+        }
+        return Ok(Rate::BytesPerSec(b as f64));
+    }
+    let lower = s.to_ascii_lowercase();
+    let body = lower.strip_suffix("iops").unwrap_or(&lower);
+    let (num, suffix) = split_number(body);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| bad("expected a bandwidth like 100MB/s or an I/O rate like 25k"))?;
+    let mult = match suffix {
+        "" => 1.0,
+        "k" => 1e3,
+        "m" => 1e6,
+        _ => {
+            return Err(bad(
+                "expected a bandwidth like 100MB/s or an I/O rate like 25k",
+            ))
+        }
+    };
+    if value <= 0.0 {
+        return Err(bad("must be > 0"));
+    }
+    Ok(Rate::IoPerSec(value * mult))
+}
+
+/// `60s`, `10m`, `1h`, `500ms`, `90` (seconds). Returns nanoseconds.
+pub fn parse_duration_ns(input: &str) -> Result<u64, UnitError> {
+    let s = input.trim();
+    let (num, suffix) = split_number(s);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| unit_err("duration", input, "expected a time like 60s, 10m, 500ms"))?;
+    let ns = match suffix {
+        "" | "s" => 1e9,
+        "ms" => 1e6,
+        "us" => 1e3,
+        "ns" => 1.0,
+        "m" | "min" => 60e9,
+        "h" => 3600e9,
+        _ => {
+            return Err(unit_err(
+                "duration",
+                input,
+                format!("unknown unit \"{suffix}\"; expected ns, us, ms, s, m, h"),
+            ))
+        }
+    };
+    let total = value * ns;
+    if total <= 0.0 {
+        return Err(unit_err("duration", input, "must be > 0"));
+    }
+    Ok(total as u64)
+}
+
+/// `25%` or `0.25` -> 0.25. `what` names the quantity in errors.
+pub fn parse_fraction(input: &str, what: &'static str) -> Result<f64, UnitError> {
+    let s = input.trim();
+    let v = if let Some(p) = s.strip_suffix('%') {
+        p.trim().parse::<f64>().map(|v| v / 100.0)
+    } else {
+        s.parse::<f64>()
+    }
+    .map_err(|_| unit_err(what, input, "expected a fraction like 0.25 or 25%"))?;
+    if !(0.0..=1.0).contains(&v) {
+        return Err(unit_err(
+            what,
+            input,
+            "must be between 0 and 1 (0% and 100%)",
+        ));
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_like_fio() {
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("4KiB").unwrap(), 4096);
+        assert_eq!(parse_size("4KB").unwrap(), 4000);
+        assert_eq!(parse_size("1G").unwrap(), 1 << 30);
+        assert_eq!(parse_size("1GB").unwrap(), 1_000_000_000);
+        assert_eq!(parse_size("1.5G").unwrap(), 3 << 29);
+        assert_eq!(parse_size("16GiB").unwrap(), 16 << 30);
+        assert!(parse_size("4q")
+            .unwrap_err()
+            .to_string()
+            .starts_with("invalid size \"4q\": unknown unit"));
+        assert!(parse_size("k").is_err());
+        assert!(parse_size("0.3").is_err());
+        assert_eq!(format_size(8 << 20), "8MiB");
+        assert_eq!(format_size(1000), "1000");
+    }
+
+    #[test]
+    fn rates_durations_fractions() {
+        assert_eq!(parse_rate("100MB/s").unwrap(), Rate::BytesPerSec(1e8));
+        assert_eq!(
+            parse_rate("1GiB/s").unwrap(),
+            Rate::BytesPerSec((1u64 << 30) as f64)
+        );
+        assert_eq!(parse_rate("25k").unwrap(), Rate::IoPerSec(25_000.0));
+        assert_eq!(parse_rate("25kiops").unwrap(), Rate::IoPerSec(25_000.0));
+        assert!(parse_rate("fast").is_err());
+        assert!(parse_rate("0").is_err());
+        assert_eq!(parse_duration_ns("60s").unwrap(), 60_000_000_000);
+        assert_eq!(parse_duration_ns("2m").unwrap(), 120_000_000_000);
+        assert_eq!(parse_duration_ns("500ms").unwrap(), 500_000_000);
+        assert!(parse_duration_ns("-1s").is_err());
+        assert_eq!(parse_fraction("25%", "x").unwrap(), 0.25);
+        assert_eq!(parse_fraction("0.875", "x").unwrap(), 0.875);
+        assert!(parse_fraction("120%", "fill")
+            .unwrap_err()
+            .to_string()
+            .contains("fill"));
+    }
+}
