@@ -14,7 +14,7 @@ pub struct Scrambler {
     n: u64,
     mask: u64,
     half: u32,
-    keys: [u64; 4],
+    keys: [u64; 3],
 }
 
 impl Scrambler {
@@ -30,7 +30,7 @@ impl Scrambler {
         } else {
             (1u64 << bits) - 1
         };
-        let mut keys = [0u64; 4];
+        let mut keys = [0u64; 3];
         for (i, k) in keys.iter_mut().enumerate() {
             *k = derive_seed(seed, 0x5C4A_u64 + i as u64);
         }
@@ -50,21 +50,19 @@ impl Scrambler {
         self.n == 0
     }
 
-    /// One keyed bijection of `[0, 2^k)`.
+    /// One keyed bijection of `[0, 2^k)`: three multiply/xor-shift stages with keys in
+    /// between. Each step is a bijection modulo `2^k`, hence so is the whole round.
     #[inline]
     fn round(&self, mut x: u64) -> u64 {
         let m = self.mask;
         let h = self.half;
         x ^= self.keys[0] & m;
-        x = x.wrapping_mul(0xe170_893d | 1) & m;
-        x ^= x >> h;
-        x = x.wrapping_add(self.keys[1]) & m;
         x = x.wrapping_mul(0x0929_eb3f_9f4a_7c15 | 1) & m;
         x ^= x >> h;
-        x ^= self.keys[2] & m;
+        x = x.wrapping_add(self.keys[1]) & m;
         x = x.wrapping_mul(0x6935_fa69_bf58_476d | 1) & m;
-        x ^= x >> (h / 2).max(1);
-        x = x.wrapping_add(self.keys[3]) & m;
+        x ^= x >> h;
+        x ^= self.keys[2] & m;
         x = x.wrapping_mul(0xc2b2_ae3d_27d4_eb4f | 1) & m;
         x ^= x >> h;
         x

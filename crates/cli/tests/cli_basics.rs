@@ -1,0 +1,39 @@
+//! End-to-end checks of the `ssdiq` binary that every subcommand shares.
+
+use std::process::Command;
+
+fn ssdiq(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
+        .args(args)
+        .output()
+        .expect("run ssdiq")
+}
+
+#[test]
+fn every_subcommand_has_help_with_a_purpose_and_an_example() {
+    for sub in ["run", "io", "sim", "info", "report", "pattern"] {
+        let out = ssdiq(&[sub, "--help"]);
+        assert!(out.status.success(), "{sub} --help failed");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let first = text.lines().next().unwrap_or("");
+        assert!(first.len() > 20, "{sub}: no one-line purpose: {first:?}");
+        assert!(text.contains("Example"), "{sub}: no example in --help");
+        assert!(
+            text.contains(&format!("ssdiq {sub}")),
+            "{sub}: example does not show the command"
+        );
+    }
+    let top = String::from_utf8(ssdiq(&["--help"]).stdout).unwrap();
+    for sub in ["run", "io", "sim", "info", "report", "pattern"] {
+        assert!(top.contains(sub), "top-level help lacks {sub}");
+    }
+}
+
+#[test]
+fn unknown_subcommand_and_flag_exit_2() {
+    assert_eq!(ssdiq(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(
+        ssdiq(&["pattern", "uniform", "--nope"]).status.code(),
+        Some(2)
+    );
+}
