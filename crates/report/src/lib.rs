@@ -1,1 +1,13 @@
-//! Placeholder: this crate is built by its own issue.
+//! The result model of `ssdiq run` and its renderers.
+//!
+//! Invariants: this crate depends on nothing but the model; renderers are pure functions
+//! from results to text, so every number in a report comes from a result file.
+
+pub mod colour;
+pub mod markdown;
+pub mod model;
+pub mod table;
+pub mod terminal;
+
+pub use model::{Convergence, LatencySummary, OpSummary, RunResult, Spec, StepResult, TargetInfo};
+pub use table::{build_tables, Cell, Row, Table};

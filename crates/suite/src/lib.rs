@@ -1,1 +1,5 @@
-//! Placeholder: this crate is built by its own issue.
+//! The SSD-iq benchmark: plans of jobs, steady-state detection, derived metrics.
+//!
+//! This crate grows with issue 7; today it holds the steady-state detector.
+
+pub mod steady;

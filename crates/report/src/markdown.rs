@@ -1,0 +1,217 @@
+//! Markdown rendering of tables: GitHub pipe tables, colours as coloured circles so they
+//! survive in plain text.
+
+use std::fmt::Write;
+
+use crate::colour::Colour;
+use crate::table::Table;
+
+pub fn marker(c: Option<Colour>) -> &'static str {
+    match c {
+        Some(Colour::Green) => " 🟢",
+        Some(Colour::Yellow) => " 🟡",
+        Some(Colour::Red) => " 🔴",
+        None => "",
+    }
+}
+
+pub fn table(t: &Table) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "### {}\n", t.title);
+    let _ = write!(s, "| Metric | |");
+    for c in &t.columns {
+        let _ = write!(s, " {c} |");
+    }
+    let _ = write!(s, "\n|---|---|");
+    for _ in &t.columns {
+        s.push_str("---:|");
+    }
+    s.push('\n');
+    for r in &t.rows {
+        let _ = write!(s, "| {} | {} |", r.metric, r.variant);
+        for c in &r.cells {
+            let text = if c.spec && c.text != "-" {
+                format!("*{}*", c.text)
+            } else {
+                c.text.clone()
+            };
+            let _ = write!(s, " {}{} |", text, marker(c.colour));
+        }
+        s.push('\n');
+    }
+    s.push('\n');
+    for n in &t.notes {
+        let _ = writeln!(s, "{n}  ");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::*;
+    use crate::table::build_tables;
+    use std::collections::BTreeMap;
+
+    fn op(iops: f64, bs: f64, mean_us: f64, p999_us: f64) -> OpSummary {
+        OpSummary {
+            ios: 1000,
+            bytes: (1000.0 * bs) as u64,
+            iops,
+            mb_s: iops * bs / 1e6,
+            lat_ns: LatencySummary {
+                mean: mean_us * 1e3,
+                p99_9: (p999_us * 1e3) as u64,
+                ..Default::default()
+            },
+            over_1ms: 0.0,
+        }
+    }
+
+    fn step(
+        name: &str,
+        ops: &[(&str, OpSummary)],
+        waf: Option<f64>,
+        implied: Option<f64>,
+    ) -> StepResult {
+        StepResult {
+            name: name.into(),
+            ops: ops
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+            waf_measured: waf,
+            waf_implied: implied,
+            convergence: Some(Convergence {
+                converged: true,
+                rounds: 7,
+                window_first: Some(2),
+                drive_writes: 1.4,
+            }),
+            ..Default::default()
+        }
+    }
+
+    /// A drive shaped like the paper's Samsung PM9A3 column.
+    pub fn sample() -> RunResult {
+        let mut probes = BTreeMap::new();
+        probes.insert("read".to_string(), op(1000.0, 4096.0, 62.0, 487.0));
+        probes.insert("write".to_string(), op(1000.0, 4096.0, 13.0, 17.0));
+        RunResult {
+            schema: SCHEMA.into(),
+            kind: "run".into(),
+            target: TargetInfo {
+                name: "emu:default".into(),
+                model: Some("PM9A3-like".into()),
+                capacity_bytes: 960_000_000_000,
+                emulated: true,
+                reports_media_writes: true,
+                ..Default::default()
+            },
+            spec: Some(Spec {
+                seq_read_mb_s: Some(6500.0),
+                seq_write_mb_s: Some(1500.0),
+                rand_read_kiops: Some(580.0),
+                rand_write_kiops: Some(70.0),
+                ..Default::default()
+            }),
+            steps: vec![
+                step(
+                    steps::SEQ_READ,
+                    &[("read", op(6696e6 / 131072.0, 131072.0, 0.0, 0.0))],
+                    None,
+                    None,
+                ),
+                step(
+                    steps::SEQ_WRITE,
+                    &[("write", op(1441e6 / 131072.0, 131072.0, 0.0, 0.0))],
+                    None,
+                    None,
+                ),
+                step(
+                    steps::RAND_READ,
+                    &[("read", op(582e3, 4096.0, 0.0, 0.0))],
+                    None,
+                    None,
+                ),
+                step(
+                    steps::RAND_WRITE_UNIFORM,
+                    &[("write", op(71e3, 4096.0, 0.0, 0.0))],
+                    Some(4.2),
+                    Some(4.95),
+                ),
+                step(
+                    steps::RAND_WRITE_TWOZONE,
+                    &[("write", op(67e3, 4096.0, 0.0, 0.0))],
+                    Some(4.5),
+                    Some(5.25),
+                ),
+                step(
+                    steps::RAND_WRITE_ZIPF,
+                    &[("write", op(67e3, 4096.0, 0.0, 0.0))],
+                    Some(4.5),
+                    Some(5.25),
+                ),
+                StepResult {
+                    name: steps::LATENCY_UNDER_LOAD.into(),
+                    probes,
+                    ..Default::default()
+                },
+            ],
+            derived: Derived {
+                op_estimate_formula: Some(1.0 / 8.4),
+                op_estimate_greedy: Some(0.1466),
+                load_basis: None,
+            },
+            clock: "virtual".into(),
+            partial: false,
+        }
+    }
+
+    #[test]
+    fn markdown_layout_matches_golden() {
+        let r = sample();
+        let (t2, t3) = build_tables(&[&r, &r]);
+        let got = format!("{}\n{}", table(&t2), table(&t3));
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/tables.md");
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(path, &got).unwrap();
+        }
+        let want =
+            std::fs::read_to_string(path).expect("golden file; run with UPDATE_GOLDEN=1 to create");
+        assert_eq!(
+            got, want,
+            "Markdown layout changed; if intended, rerun with UPDATE_GOLDEN=1 and review the diff"
+        );
+    }
+
+    #[test]
+    fn colours_follow_the_paper() {
+        let r = sample();
+        let (t2, t3) = build_tables(&[&r]);
+        let cell = |t: &Table, metric_row: usize| t.rows[metric_row].cells[0].clone();
+        let find = |t: &Table, metric: &str, variant: &str| {
+            let i = t.rows.iter().position(|x| x.metric == metric).unwrap();
+            let j = t.rows[i..]
+                .iter()
+                .position(|x| x.variant == variant)
+                .unwrap();
+            cell(t, i + j)
+        };
+        assert_eq!(
+            find(&t2, "Read Lat. [us]", "P99.9").colour,
+            Some(Colour::Green)
+        );
+        assert_eq!(find(&t2, "Read Lat. [us]", "P99.9").text, "487");
+        assert_eq!(
+            find(&t2, "Rnd. Write [k IOPS]", "TwoZ").colour,
+            Some(Colour::Red)
+        );
+        assert_eq!(
+            find(&t2, "Rnd. Write [k IOPS]", "Unif").colour,
+            Some(Colour::Green)
+        );
+        assert_eq!(find(&t3, "WA (measured)", "Unif").text, "4.20");
+        assert_eq!(find(&t3, "Estimated OP [%]", "1/(2 WA)").text, "11.9");
+    }
+}

@@ -1,0 +1,162 @@
+//! The `"kind": "run"` result document (schema `ssdiq/1`). Additions are fine; renames need a
+//! new schema version.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub const SCHEMA: &str = "ssdiq/1";
+
+/// Latency statistics in nanoseconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    pub mean: f64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    #[serde(rename = "p99.9")]
+    pub p99_9: u64,
+    #[serde(rename = "p99.99")]
+    pub p99_99: u64,
+    #[serde(rename = "p99.999")]
+    pub p99_999: u64,
+    pub max: u64,
+}
+
+/// One operation's (or probe's) totals over a step.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpSummary {
+    pub ios: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    pub mb_s: f64,
+    pub lat_ns: LatencySummary,
+    /// Fraction of I/Os slower than 1 ms.
+    pub over_1ms: f64,
+}
+
+/// A datasheet: what the vendor promises. Every field optional.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spec {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub capacity_gb: Option<f64>,
+    #[serde(default)]
+    pub seq_read_mb_s: Option<f64>,
+    #[serde(default)]
+    pub seq_write_mb_s: Option<f64>,
+    #[serde(default)]
+    pub rand_read_kiops: Option<f64>,
+    #[serde(default)]
+    pub rand_write_kiops: Option<f64>,
+    #[serde(default)]
+    pub read_lat_us: Option<f64>,
+    #[serde(default)]
+    pub write_lat_us: Option<f64>,
+}
+
+/// Whether and when a step reached steady state.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Convergence {
+    pub converged: bool,
+    /// Rounds measured.
+    pub rounds: u32,
+    /// First round of the steady window, if converged.
+    pub window_first: Option<u32>,
+    /// Drive writes done by the step when it converged (or stopped).
+    pub drive_writes: f64,
+}
+
+/// What was measured of the drive itself.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TargetInfo {
+    pub name: String,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub serial: Option<String>,
+    #[serde(default)]
+    pub firmware: Option<String>,
+    pub capacity_bytes: u64,
+    pub emulated: bool,
+    /// Whether the drive reports media writes (OCP C0h or the emulated drive's counters).
+    pub reports_media_writes: bool,
+}
+
+/// One per-second (or per-round) point of a step's time series.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeriesPoint {
+    pub t_s: f64,
+    pub mb_s: f64,
+    pub iops: f64,
+    #[serde(default)]
+    pub waf: Option<f64>,
+}
+
+/// One step of the benchmark (`seq_read`, `rand_write_uniform`, `latency_under_load`, ...).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepResult {
+    pub name: String,
+    pub pattern: String,
+    pub rw: String,
+    pub bs: u64,
+    pub qd: u32,
+    pub threads: u32,
+    pub ops: BTreeMap<String, OpSummary>,
+    #[serde(default)]
+    pub probes: BTreeMap<String, OpSummary>,
+    #[serde(default)]
+    pub convergence: Option<Convergence>,
+    /// Media bytes / host bytes over the steady window, where the drive reports media bytes.
+    #[serde(default)]
+    pub waf_measured: Option<f64>,
+    /// Sequential write bandwidth / this step's write bandwidth.
+    #[serde(default)]
+    pub waf_implied: Option<f64>,
+    #[serde(default)]
+    pub series: Vec<SeriesPoint>,
+}
+
+/// Metrics derived from several steps.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Derived {
+    /// `1 / (2 * WAF_uniform)`: SSD-iq §4.6, a lower bound.
+    pub op_estimate_formula: Option<f64>,
+    /// OP at which greedy GC gives the uniform WAF (the simulator's model), a lower bound.
+    pub op_estimate_greedy: Option<f64>,
+    /// Where the background load for latency under load came from.
+    pub load_basis: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    pub schema: String,
+    pub kind: String,
+    pub target: TargetInfo,
+    #[serde(default)]
+    pub spec: Option<Spec>,
+    pub steps: Vec<StepResult>,
+    #[serde(default)]
+    pub derived: Derived,
+    /// "wall" or "virtual".
+    pub clock: String,
+    pub partial: bool,
+}
+
+impl RunResult {
+    pub fn step(&self, name: &str) -> Option<&StepResult> {
+        self.steps.iter().find(|s| s.name == name)
+    }
+}
+
+/// Canonical step names shared by the suite and the renderers.
+pub mod steps {
+    pub const SEQ_READ: &str = "seq_read";
+    pub const SEQ_WRITE: &str = "seq_write";
+    pub const RAND_READ: &str = "rand_read";
+    pub const RAND_WRITE_UNIFORM: &str = "rand_write_uniform";
+    pub const RAND_WRITE_TWOZONE: &str = "rand_write_twozone";
+    pub const RAND_WRITE_ZIPF: &str = "rand_write_zipf";
+    pub const LATENCY_UNDER_LOAD: &str = "latency_under_load";
+}

@@ -1,0 +1,65 @@
+//! Plain-text rendering of tables, with ANSI colours when asked for.
+
+use std::fmt::Write;
+
+use crate::colour::Colour;
+use crate::table::Table;
+
+fn paint(text: &str, c: Option<Colour>, ansi: bool) -> String {
+    match (ansi, c) {
+        (true, Some(Colour::Green)) => format!("\x1b[32m{text}\x1b[0m"),
+        (true, Some(Colour::Yellow)) => format!("\x1b[33m{text}\x1b[0m"),
+        (true, Some(Colour::Red)) => format!("\x1b[31m{text}\x1b[0m"),
+        _ => text.to_string(),
+    }
+}
+
+pub fn table(t: &Table, ansi: bool) -> String {
+    let w0 = t
+        .rows
+        .iter()
+        .map(|r| r.metric.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let w1 = t
+        .rows
+        .iter()
+        .map(|r| r.variant.chars().count())
+        .max()
+        .unwrap_or(0);
+    let widths: Vec<usize> = (0..t.columns.len())
+        .map(|i| {
+            t.rows
+                .iter()
+                .map(|r| r.cells[i].text.chars().count() + 2)
+                .chain([t.columns[i].chars().count()])
+                .max()
+                .unwrap_or(4)
+        })
+        .collect();
+    let mut s = String::new();
+    let _ = writeln!(s, "{}", t.title);
+    let _ = write!(s, "{:w0$}  {:w1$}", "", "");
+    for (c, w) in t.columns.iter().zip(&widths) {
+        let _ = write!(s, "  {c:>w$}");
+    }
+    s.push('\n');
+    for r in &t.rows {
+        let _ = write!(s, "{:w0$}  {:w1$}", r.metric, r.variant);
+        for (c, w) in r.cells.iter().zip(&widths) {
+            // Colour-blind safe: a mark beside the colour.
+            let mark = match c.colour {
+                Some(Colour::Green) => " +",
+                Some(Colour::Yellow) => " ~",
+                Some(Colour::Red) => " !",
+                None => "  ",
+            };
+            let text = format!("{}{mark}", c.text);
+            let pad = w.saturating_sub(text.chars().count());
+            let _ = write!(s, "  {}{}", " ".repeat(pad), paint(&text, c.colour, ansi));
+        }
+        s.push('\n');
+    }
+    s
+}
