@@ -3,7 +3,9 @@
 //! Invariants: this crate depends on nothing but the model; renderers are pure functions
 //! from results to text, so every number in a report comes from a result file.
 
+pub mod chart;
 pub mod colour;
+pub mod html;
 pub mod markdown;
 pub mod model;
 pub mod table;

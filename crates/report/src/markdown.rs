@@ -65,6 +65,7 @@ mod tests {
                 ..Default::default()
             },
             over_1ms: 0.0,
+            cdf: Vec::new(),
         }
     }
 
@@ -93,7 +94,7 @@ mod tests {
     }
 
     /// A drive shaped like the paper's Samsung PM9A3 column.
-    pub fn sample() -> RunResult {
+    pub(crate) fn sample() -> RunResult {
         let mut probes = BTreeMap::new();
         probes.insert("read".to_string(), op(1000.0, 4096.0, 62.0, 487.0));
         probes.insert("write".to_string(), op(1000.0, 4096.0, 13.0, 17.0));
@@ -166,6 +167,56 @@ mod tests {
             clock: "virtual".into(),
             partial: false,
         }
+    }
+
+    /// The sample as a result document: a golden file for the `run` schema, and the input
+    /// of the HTML render check in CI.
+    #[test]
+    fn sample_run_document_matches_golden() {
+        let mut r = sample();
+        for s in r
+            .steps
+            .iter_mut()
+            .filter(|s| s.name.starts_with("rand_write"))
+        {
+            s.pattern = s.name.trim_start_matches("rand_write_").into();
+            s.series = (0..12)
+                .map(|i| SeriesPoint {
+                    t_s: i as f64 * 10.0,
+                    mb_s: 290.0 + 600.0 * (-(i as f64) / 2.0).exp(),
+                    iops: 0.0,
+                    waf: Some(4.2 - 3.2 * (-(i as f64) / 2.0).exp()),
+                })
+                .collect();
+        }
+        let lat = r
+            .steps
+            .iter_mut()
+            .find(|s| s.name == steps::LATENCY_UNDER_LOAD)
+            .unwrap();
+        for (op, base) in [("read", 60_000u64), ("write", 12_000)] {
+            lat.probes.get_mut(op).unwrap().cdf = [1.0, 10.0, 50.0, 90.0, 99.0, 99.9, 99.99]
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| CdfPoint {
+                    p,
+                    ns: base + (i as u64).pow(3) * base / 20,
+                })
+                .collect();
+        }
+        let got = serde_json::to_string_pretty(&r).unwrap() + "\n";
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/sample-run.json");
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(path, &got).unwrap();
+        }
+        let want =
+            std::fs::read_to_string(path).expect("golden file; run with UPDATE_GOLDEN=1 to create");
+        assert_eq!(
+            got, want,
+            "the run schema changed; additions are fine, renames need ssdiq/2"
+        );
+        let back: RunResult = serde_json::from_str(&want).unwrap();
+        assert_eq!(back, r);
     }
 
     #[test]

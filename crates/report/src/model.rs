@@ -33,6 +33,16 @@ pub struct OpSummary {
     pub lat_ns: LatencySummary,
     /// Fraction of I/Os slower than 1 ms.
     pub over_1ms: f64,
+    /// Latency distribution points (percentile, ns), for CDF plots.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cdf: Vec<CdfPoint>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CdfPoint {
+    /// Percentile in [0, 100].
+    pub p: f64,
+    pub ns: u64,
 }
 
 /// A datasheet: what the vendor promises. Every field optional.

@@ -1,19 +1,96 @@
-//! `ssdiq report`: Render or compare result files (terminal, Markdown, HTML)
+//! `ssdiq report`: render one result or put several drives side by side.
 
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use ssdiq_report::model::{RunResult, SCHEMA};
+use ssdiq_report::{build_tables, html, markdown, terminal};
+
+use crate::error::usage;
+use crate::output::{check_writable, write_atomic};
 
 #[derive(clap::Args)]
 #[command(
-    about = "Render or compare result files (terminal, Markdown, HTML)",
-    after_help = "Example:\n  ssdiq report drive-a.json drive-b.json --html compare.html"
+    about = "Render or compare SSD-iq results (terminal, Markdown, self-contained HTML)",
+    after_help = "Example:\n  ssdiq report drive-a.json drive-b.json --markdown compare.md --html compare.html"
 )]
 pub struct Args {
-    /// Arguments, accepted but not yet interpreted.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    rest: Vec<String>,
+    /// Result files written by `ssdiq run --json` (one column per drive).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Write the Tables 2 and 3 layout as Markdown.
+    #[arg(long)]
+    markdown: Option<PathBuf>,
+    /// Write a single self-contained HTML file with tables and SVG charts.
+    #[arg(long)]
+    html: Option<PathBuf>,
+    /// Colour the terminal tables: auto (when stdout is a terminal), always, never.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
+    color: String,
 }
 
-pub fn main(_args: Args) -> anyhow::Result<ExitCode> {
-    eprintln!("ssdiq report: not built yet (tracked in issue 7).");
-    Ok(ExitCode::from(1))
+/// Reads a run result, with one-line errors that say what is wrong with which file.
+pub fn load(path: &PathBuf) -> anyhow::Result<RunResult> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| usage(format!("cannot read result \"{}\": {e}", path.display())))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| usage(format!("result \"{}\" is not JSON: {e}", path.display())))?;
+    if value.get("schema").and_then(|s| s.as_str()) != Some(SCHEMA) {
+        return Err(usage(format!(
+            "result \"{}\" has schema {}, expected \"{SCHEMA}\"",
+            path.display(),
+            value
+                .get("schema")
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "none".into())
+        )));
+    }
+    if value.get("kind").and_then(|s| s.as_str()) != Some("run") {
+        return Err(usage(format!(
+            "result \"{}\" is of kind {}, expected \"run\" (written by ssdiq run)",
+            path.display(),
+            value
+                .get("kind")
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "none".into())
+        )));
+    }
+    serde_json::from_value(value).map_err(|e| {
+        usage(format!(
+            "result \"{}\" does not match the run schema: {e}",
+            path.display()
+        ))
+    })
+}
+
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    for p in [&args.markdown, &args.html].into_iter().flatten() {
+        check_writable(p)?;
+    }
+    let results = args
+        .files
+        .iter()
+        .map(load)
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let refs: Vec<&RunResult> = results.iter().collect();
+    let (t2, t3) = build_tables(&refs);
+    let ansi = match args.color.as_str() {
+        "always" => true,
+        "never" => false,
+        _ => std::io::stdout().is_terminal(),
+    };
+    print!(
+        "{}\n{}",
+        terminal::table(&t2, ansi),
+        terminal::table(&t3, ansi)
+    );
+    if let Some(p) = &args.markdown {
+        let md = format!("{}\n{}", markdown::table(&t2), markdown::table(&t3));
+        write_atomic(p, md.as_bytes())?;
+    }
+    if let Some(p) = &args.html {
+        write_atomic(p, html::render(&refs).as_bytes())?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
