@@ -1,0 +1,141 @@
+//! End-to-end tests of `ssdiq sim`.
+
+use std::process::Command;
+
+fn ssdiq(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
+        .args(args)
+        .output()
+        .expect("run ssdiq")
+}
+
+const SMALL: [&str; 8] = [
+    "sim",
+    "--capacity",
+    "64MiB",
+    "--block",
+    "128KiB",
+    "--writes",
+    "1x",
+    "--quiet",
+];
+
+#[test]
+fn bad_input_is_one_line_exit_2_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("s.json");
+    let js = json.to_str().unwrap();
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["sim", "--fill", "1.2", "--json", js],
+            "fill 1.2 must be > 0 and < 1",
+        ),
+        (
+            &["sim", "--block", "6000", "--json", js],
+            "not a multiple of the page size",
+        ),
+        (
+            &["sim", "--capacity", "16388KiB", "--block", "8MiB"],
+            "not a multiple of the block size",
+        ),
+        (
+            &["sim", "--capacity", "64MiB", "--block", "8MiB"],
+            "too few blocks for the reserve",
+        ),
+        (
+            &["sim", "--gc", "greedy,lifo"],
+            "invalid GC policy \"lifo\"",
+        ),
+        (
+            &["sim", "--pattern", "zipf:-1"],
+            "invalid pattern \"zipf:-1\"",
+        ),
+        (&["sim", "--writes", "0x"], "invalid --writes \"0x\""),
+        (
+            &["sim", "--json", "/nonexistent/dir/s.json"],
+            "does not exist",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = ssdiq(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(!json.exists());
+    }
+}
+
+#[test]
+fn sweep_writes_schema_json_and_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("s.json");
+    let csv = dir.path().join("s.csv");
+    let mut args = SMALL.to_vec();
+    args.extend([
+        "--gc",
+        "greedy,2r-fifo,optimal",
+        "--pattern",
+        "uniform,zones:80@20,20@80",
+        "--json",
+        json.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    let out = ssdiq(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["schema"], "ssdiq/1");
+    assert_eq!(doc["kind"], "sim");
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 6);
+    for r in runs {
+        let waf = r["waf"].as_f64().unwrap();
+        assert!((1.0..20.0).contains(&waf), "{r}");
+        assert!(r["params"]["fill"].as_f64().unwrap() > 0.87);
+        if r["method"] == "simulated" {
+            assert_eq!(r["series"].as_array().unwrap().len(), 10);
+            assert!(r["flash_writes"].as_u64().unwrap() >= r["host_writes"].as_u64().unwrap());
+            assert!(r["erases"].as_u64().unwrap() > 0);
+        }
+    }
+    // The comma inside zones: stays within one pattern.
+    assert_eq!(runs[1]["params"]["pattern"], "zones:80@20,20@80");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.starts_with("run,gc,pattern,"));
+    assert_eq!(text.lines().count(), 1 + 4 * 10);
+    // The table lists every run.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().filter(|l| l.contains("2r-fifo")).count(), 2);
+}
+
+#[test]
+fn single_run_prints_a_point_every_tenth_and_the_geometry() {
+    let out = ssdiq(&[
+        "sim",
+        "--capacity",
+        "64MiB",
+        "--block",
+        "128KiB",
+        "--op",
+        "10%",
+        "--writes",
+        "1x",
+    ]);
+    assert!(out.status.success());
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("OP 10.00%") && s.contains("spare factor") && s.contains("fill 0.9091"),
+        "{s}"
+    );
+    assert_eq!(
+        s.lines().filter(|l| l.contains("running WAF")).count(),
+        10,
+        "{s}"
+    );
+}

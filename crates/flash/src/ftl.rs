@@ -1,0 +1,443 @@
+//! The page-mapped FTL: mapping tables, block states, write frontiers, GC.
+//!
+//! Memory: `l2p` is one `u32` per logical page, `p2l` one `u32` per physical page, everything
+//! else is O(blocks). (About 8.6 bytes per logical page at fill 0.875.)
+//!
+//! Invariants (checked by [`Ftl::check_invariants`] in tests):
+//! - `l2p[lpn] = ppn` iff `p2l[ppn] = lpn` and `ppn` holds the live copy of `lpn`. `p2l` of a
+//!   stale page is *not* cleared: a page is valid iff `l2p[p2l[ppn]] == ppn`, which keeps the
+//!   host write path to one random access (`l2p`) plus sequential `p2l` stores.
+//! - `valid[b]` is the number of live pages in block `b`.
+//! - Every block is exactly one of: free (in `free`), open (some frontier's block), full
+//!   (in `fifo`, in `full_set`, and, when the policy needs it, in bucket `valid[b]`).
+//! - Between host operations `free.len() >= reserve_blocks`: host writes never take the last
+//!   `reserve_blocks` free blocks, GC relocation may (and then returns the victim), so GC never
+//!   runs out of space. `Geometry::check_spare` guarantees greedy always finds a victim with an
+//!   invalid page.
+//! - Relocated pages go to the GC frontier if there is one, else back to the frontier of the
+//!   stream that wrote the victim block (`owner`): with one stream that is SSD-iq's "naive
+//!   greedy" single log; with several, streams stay separated through GC (FDP reclaim units).
+//!   All frontiers, the GC frontier included, share one free pool.
+//!
+//! No clock, no I/O: a caller drives it one host operation at a time and gets back the flash
+//! work each caused ([`WriteEffect`]); [`Ftl::collect_one`] runs one GC step on demand, so a
+//! timing model can run GC in the background.
+
+use std::collections::VecDeque;
+
+use ssdiq_workload::SeededRng;
+
+use crate::counters::{Counters, GcEffect, WriteEffect};
+use crate::geometry::{Geometry, GeometryError};
+use crate::lists::{BlockLists, NIL};
+use crate::policy::GcPolicy;
+
+pub(crate) const FREE: u8 = 0;
+pub(crate) const OPEN: u8 = 1;
+pub(crate) const FULL: u8 = 2;
+
+/// How an FTL is set up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FtlConfig {
+    pub geometry: Geometry,
+    pub policy: GcPolicy,
+    /// Host placement streams (multi-stream/FDP): each gets its own write frontier. >= 1.
+    pub streams: u32,
+    /// Relocate GC pages to their own frontier (always on for 2R policies).
+    pub gc_frontier: bool,
+    /// Seed of the policy's random choices (random, dchoices).
+    pub seed: u64,
+}
+
+impl FtlConfig {
+    pub fn new(geometry: Geometry, policy: GcPolicy) -> Self {
+        Self {
+            geometry,
+            policy,
+            streams: 1,
+            gc_frontier: false,
+            seed: 1,
+        }
+    }
+    /// Number of write frontiers, i.e. blocks open at once.
+    pub fn frontiers(&self) -> u32 {
+        self.streams + u32::from(self.gc_frontier || self.policy.has_cold_region())
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Frontier {
+    pub block: u32,
+    pub next: u32,
+}
+
+pub struct Ftl {
+    pub(crate) geo: Geometry,
+    pub(crate) policy: GcPolicy,
+    pub(crate) ppb: u32,
+    pub(crate) l2p: Vec<u32>,
+    pub(crate) p2l: Vec<u32>,
+    pub(crate) valid: Vec<u32>,
+    pub(crate) state: Vec<u8>,
+    /// Host programs when the block was closed (cost-benefit's age).
+    pub(crate) closed_at: Vec<u64>,
+    /// The frontier that opened each block (GC relocation target without a GC frontier).
+    pub(crate) owner: Vec<u16>,
+    /// Full blocks bucketed by valid count (greedy); kept only if the policy needs it.
+    pub(crate) buckets: BlockLists,
+    pub(crate) use_buckets: bool,
+    /// A lower bound on the smallest non-empty bucket.
+    pub(crate) min_bucket: u32,
+    /// Full blocks in close order (list 0).
+    pub(crate) fifo: BlockLists,
+    /// 2R-FIFO's scan position in `fifo`.
+    pub(crate) fifo_cursor: u32,
+    /// Full blocks, for O(1) uniform sampling; `full_pos[b]` is b's index.
+    pub(crate) full_set: Vec<u32>,
+    pub(crate) full_pos: Vec<u32>,
+    pub(crate) free: VecDeque<u32>,
+    pub(crate) frontiers: Vec<Frontier>,
+    pub(crate) gc_idx: Option<usize>,
+    pub(crate) rng: SeededRng,
+    pub(crate) counters: Counters,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FtlError {
+    #[error(transparent)]
+    Geometry(#[from] GeometryError),
+    #[error("GC policy {0} is an analytic bound, not a simulated FTL")]
+    NotSimulated(GcPolicy),
+    #[error("streams must be between 1 and 1000")]
+    NoStreams,
+}
+
+impl Ftl {
+    pub fn new(cfg: FtlConfig) -> Result<Self, FtlError> {
+        if cfg.policy == GcPolicy::Optimal {
+            return Err(FtlError::NotSimulated(cfg.policy));
+        }
+        if cfg.streams == 0 || cfg.streams > 1000 {
+            return Err(FtlError::NoStreams);
+        }
+        let g = cfg.geometry;
+        g.check_spare(cfg.frontiers())?;
+        let nb = g.blocks as usize;
+        let ppb = g.pages_per_block;
+        let gc_sep = cfg.gc_frontier || cfg.policy.has_cold_region();
+        let nf = cfg.streams as usize + usize::from(gc_sep);
+        Ok(Self {
+            geo: g,
+            policy: cfg.policy,
+            ppb,
+            l2p: vec![NIL; g.logical_pages as usize],
+            p2l: vec![NIL; g.physical_pages() as usize],
+            valid: vec![0; nb],
+            state: vec![FREE; nb],
+            closed_at: vec![0; nb],
+            owner: vec![0; nb],
+            buckets: BlockLists::new(
+                if cfg.policy.needs_buckets() {
+                    ppb as usize + 1
+                } else {
+                    1
+                },
+                if cfg.policy.needs_buckets() { nb } else { 0 },
+            ),
+            use_buckets: cfg.policy.needs_buckets(),
+            min_bucket: 0,
+            fifo: BlockLists::new(1, nb),
+            fifo_cursor: NIL,
+            full_set: Vec::with_capacity(nb),
+            full_pos: vec![NIL; nb],
+            free: (0..g.blocks).collect(),
+            frontiers: vec![
+                Frontier {
+                    block: NIL,
+                    next: 0
+                };
+                nf
+            ],
+            gc_idx: gc_sep.then_some(cfg.streams as usize),
+            rng: SeededRng::new(cfg.seed),
+            counters: Counters {
+                victim_valid: vec![0; ppb as usize + 1],
+                ..Default::default()
+            },
+        })
+    }
+
+    /// Writes logical page `lpn` through host stream `stream`; returns the flash work it
+    /// caused (GC runs here only if the free pool is down to the reserve).
+    #[inline]
+    pub fn write(&mut self, lpn: u64, stream: u32) -> WriteEffect {
+        debug_assert!(lpn < self.geo.logical_pages);
+        debug_assert!((stream as usize) < self.streams());
+        let mut eff = WriteEffect {
+            programs: 1,
+            ..Default::default()
+        };
+        // Invalidate and unmap first, so GC never copies the page this write replaces.
+        self.invalidate(lpn as u32);
+        self.l2p[lpn as usize] = NIL;
+        let f = stream as usize;
+        if self.frontiers[f].block == NIL {
+            self.open_for_host(f, &mut eff);
+        }
+        self.program(f, lpn as u32);
+        self.counters.host_programs += 1;
+        eff
+    }
+
+    /// Discards `lpn`: its page becomes invalid and costs nothing to GC. Returns whether it
+    /// was mapped.
+    pub fn trim(&mut self, lpn: u64) -> bool {
+        let mapped = self.l2p[lpn as usize] != NIL;
+        if mapped {
+            self.invalidate(lpn as u32);
+            self.l2p[lpn as usize] = NIL;
+            self.counters.trims += 1;
+        }
+        mapped
+    }
+
+    /// Runs one GC step: picks a victim by the policy, relocates its valid pages (to the GC
+    /// frontier, else its own stream's frontier), erases it. `None` if no block is full or
+    /// the free pool is empty (relocation might need a block).
+    pub fn collect_one(&mut self) -> Option<GcEffect> {
+        if self.free.is_empty() {
+            return None;
+        }
+        self.collect()
+    }
+
+    /// Where `lpn` lives, if mapped.
+    pub fn lookup(&self, lpn: u64) -> Option<u64> {
+        let p = self.l2p[lpn as usize];
+        (p != NIL).then_some(p as u64)
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+    pub fn policy(&self) -> GcPolicy {
+        self.policy
+    }
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+    pub fn free_blocks(&self) -> u32 {
+        self.free.len() as u32
+    }
+    pub fn full_blocks(&self) -> u32 {
+        self.full_set.len() as u32
+    }
+    pub fn streams(&self) -> usize {
+        self.frontiers.len() - usize::from(self.gc_idx.is_some())
+    }
+    /// Blocks open at once (one per frontier).
+    pub fn open_blocks(&self) -> u32 {
+        self.frontiers.len() as u32
+    }
+    pub fn valid_pages(&self, block: u32) -> u32 {
+        self.valid[block as usize]
+    }
+
+    #[inline]
+    fn invalidate(&mut self, lpn: u32) {
+        let ppn = self.l2p[lpn as usize];
+        if ppn == NIL {
+            return;
+        }
+        let b = ppn / self.ppb;
+        let v = self.valid[b as usize] - 1;
+        self.valid[b as usize] = v;
+        if self.use_buckets && self.state[b as usize] == FULL {
+            self.buckets.move_to(b, v);
+            if v < self.min_bucket {
+                self.min_bucket = v;
+            }
+        }
+    }
+
+    /// Makes frontier `f` writable for a host write, collecting victims first while the
+    /// free pool is at the reserve.
+    fn open_for_host(&mut self, f: usize, eff: &mut WriteEffect) {
+        let reserve = self.geo.reserve_blocks as usize;
+        let mut fruitless = 0u32;
+        while self.free.len() <= reserve {
+            let before = self.free.len();
+            let g = self
+                .collect()
+                .expect("GC found no full block although the free pool is at the reserve");
+            eff.relocations += g.relocations;
+            eff.erases += 1;
+            // A policy may pick fully valid victims (FIFO, random); that moves data without
+            // gaining space. Give up loudly rather than spin forever.
+            if self.free.len() <= before {
+                fruitless += 1;
+                assert!(
+                    fruitless <= 4 * self.geo.blocks,
+                    "GC makes no progress: every full block is fully valid"
+                );
+            }
+        }
+        if self.frontiers[f].block == NIL {
+            self.take_free(f);
+        }
+    }
+
+    fn take_free(&mut self, f: usize) {
+        let b = self
+            .free
+            .pop_front()
+            .expect("free pool exhausted: the reserve is too small");
+        debug_assert_eq!(self.valid[b as usize], 0);
+        self.state[b as usize] = OPEN;
+        self.owner[b as usize] = f as u16;
+        self.frontiers[f] = Frontier { block: b, next: 0 };
+    }
+
+    /// Programs `lpn` at frontier `f`'s next page, opening a block (from the free pool,
+    /// without GC) if needed and closing it when it fills.
+    #[inline]
+    fn program(&mut self, f: usize, lpn: u32) {
+        if self.frontiers[f].block == NIL {
+            self.take_free(f);
+        }
+        let fr = &mut self.frontiers[f];
+        let b = fr.block;
+        let ppn = b * self.ppb + fr.next;
+        fr.next += 1;
+        let full = fr.next == self.ppb;
+        if full {
+            fr.block = NIL;
+        }
+        self.p2l[ppn as usize] = lpn;
+        self.l2p[lpn as usize] = ppn;
+        self.valid[b as usize] += 1;
+        if full {
+            self.close(b);
+        }
+    }
+
+    fn close(&mut self, b: u32) {
+        self.state[b as usize] = FULL;
+        self.closed_at[b as usize] = self.counters.host_programs;
+        if self.use_buckets {
+            let v = self.valid[b as usize];
+            self.buckets.push_back(v, b);
+            if v < self.min_bucket {
+                self.min_bucket = v;
+            }
+        }
+        self.fifo.push_back(0, b);
+        self.full_pos[b as usize] = self.full_set.len() as u32;
+        self.full_set.push(b);
+    }
+
+    fn remove_full(&mut self, b: u32) {
+        if self.use_buckets {
+            self.buckets.remove(b);
+        }
+        if self.fifo_cursor == b {
+            self.fifo_cursor = self.fifo.next(b);
+        }
+        self.fifo.remove(b);
+        let i = self.full_pos[b as usize] as usize;
+        let last = self.full_set.pop().expect("full set holds b");
+        if last != b {
+            self.full_set[i] = last;
+            self.full_pos[last as usize] = i as u32;
+        }
+        self.full_pos[b as usize] = NIL;
+    }
+
+    /// One GC step.
+    pub(crate) fn collect(&mut self) -> Option<GcEffect> {
+        let victim = self.pick_victim()?;
+        self.remove_full(victim);
+        let target = self.gc_idx.unwrap_or(self.owner[victim as usize] as usize);
+        let v = self.valid[victim as usize];
+        self.counters.victim_valid[v as usize] += 1;
+        let base = victim * self.ppb;
+        let mut moved = 0;
+        for ppn in base..base + self.ppb {
+            if moved == v {
+                break;
+            }
+            let lpn = self.p2l[ppn as usize];
+            if lpn != NIL && self.l2p[lpn as usize] == ppn {
+                self.program(target, lpn);
+                moved += 1;
+            }
+        }
+        debug_assert_eq!(moved, v);
+        self.counters.gc_programs += moved as u64;
+        self.valid[victim as usize] = 0;
+        self.state[victim as usize] = FREE;
+        self.free.push_back(victim);
+        self.counters.erases += 1;
+        Some(GcEffect {
+            victim,
+            relocations: moved,
+        })
+    }
+
+    /// Checks every invariant in the module docs; O(pages). For tests.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let ppb = self.ppb;
+        let mut valid = vec![0u32; self.valid.len()];
+        for (lpn, &ppn) in self.l2p.iter().enumerate() {
+            if ppn == NIL {
+                continue;
+            }
+            if self.p2l[ppn as usize] != lpn as u32 {
+                return Err(format!("l2p[{lpn}] = {ppn} but p2l[{ppn}] differs"));
+            }
+            let b = ppn / ppb;
+            if self.state[b as usize] == FREE {
+                return Err(format!("lpn {lpn} maps into free block {b}"));
+            }
+            valid[b as usize] += 1;
+        }
+        if valid != self.valid {
+            return Err("valid counts disagree with l2p".into());
+        }
+        let (mut free, mut open, mut full) = (0usize, 0usize, 0usize);
+        for (b, &s) in self.state.iter().enumerate() {
+            match s {
+                FREE => free += 1,
+                OPEN => {
+                    open += 1;
+                    if !self.frontiers.iter().any(|f| f.block == b as u32) {
+                        return Err(format!("open block {b} belongs to no frontier"));
+                    }
+                }
+                _ => {
+                    full += 1;
+                    if self.fifo.owner(b as u32) != 0 {
+                        return Err(format!("full block {b} not in the FIFO"));
+                    }
+                    if self.use_buckets && self.buckets.owner(b as u32) != self.valid[b] {
+                        return Err(format!("full block {b} in the wrong bucket"));
+                    }
+                }
+            }
+        }
+        if free != self.free.len() || full != self.full_set.len() {
+            return Err(format!(
+                "block states: {free} free vs pool {}, {full} full vs set {}",
+                self.free.len(),
+                self.full_set.len()
+            ));
+        }
+        if open != self.frontiers.iter().filter(|f| f.block != NIL).count() {
+            return Err("open blocks and frontiers disagree".into());
+        }
+        if self.free.len() < self.geo.reserve_blocks as usize {
+            return Err(format!("free pool {} below the reserve", self.free.len()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,129 @@
+//! GC policy names and their parsing. The behaviour lives in `victim.rs`.
+//!
+//! Every policy chooses among *full* (closed) blocks only; open and free blocks are never
+//! victims (flash-models.md §2.4 step 4).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(into = "String")]
+pub enum GcPolicy {
+    /// Fewest valid pages, O(1) via valid-count buckets.
+    Greedy,
+    /// Oldest closed block.
+    Fifo,
+    /// A uniformly random closed block.
+    Random,
+    /// Sample D closed blocks (with replacement), take the one with the fewest valid pages.
+    DChoices(u32),
+    /// LFS cost-benefit: maximise (1 - u) * age / (1 + u). O(blocks) per victim.
+    CostBenefit,
+    /// Kang et al. 2R with greedy victims: GC-relocated pages go to a separate (cold) region.
+    TwoRGreedy,
+    /// 2R with FIFO scanning and a utilisation threshold (second-chance).
+    TwoRFifo,
+    /// The lower bound: data separated by write frequency, OP split optimally (analytic).
+    Optimal,
+}
+
+impl GcPolicy {
+    /// Policies that always relocate into a separate GC frontier.
+    pub fn has_cold_region(self) -> bool {
+        matches!(self, GcPolicy::TwoRGreedy | GcPolicy::TwoRFifo)
+    }
+    /// Policies that need the valid-count buckets kept up to date on every invalidation.
+    pub fn needs_buckets(self) -> bool {
+        matches!(self, GcPolicy::Greedy | GcPolicy::TwoRGreedy)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid GC policy \"{input}\": {reason}")]
+pub struct PolicyError {
+    pub input: String,
+    pub reason: String,
+}
+
+impl FromStr for GcPolicy {
+    type Err = PolicyError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let err = |reason: &str| PolicyError {
+            input: s.to_string(),
+            reason: reason.to_string(),
+        };
+        let t = s.trim().to_ascii_lowercase();
+        Ok(match t.as_str() {
+            "greedy" => GcPolicy::Greedy,
+            "fifo" | "lrw" => GcPolicy::Fifo,
+            "random" => GcPolicy::Random,
+            "cost-benefit" | "costbenefit" | "cb" => GcPolicy::CostBenefit,
+            "2r-greedy" | "2r-g" => GcPolicy::TwoRGreedy,
+            "2r-fifo" | "2r-f" => GcPolicy::TwoRFifo,
+            "optimal" => GcPolicy::Optimal,
+            _ => match t.strip_prefix("dchoices:") {
+                Some(d) => {
+                    let d: u32 = d
+                        .parse()
+                        .map_err(|_| err("D must be a whole number >= 1"))?;
+                    if d == 0 {
+                        return Err(err("D must be >= 1"));
+                    }
+                    GcPolicy::DChoices(d)
+                }
+                None => {
+                    return Err(err(
+                        "expected greedy, fifo, random, dchoices:D, cost-benefit, 2r-greedy, 2r-fifo or optimal",
+                    ))
+                }
+            },
+        })
+    }
+}
+
+impl fmt::Display for GcPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GcPolicy::Greedy => f.write_str("greedy"),
+            GcPolicy::Fifo => f.write_str("fifo"),
+            GcPolicy::Random => f.write_str("random"),
+            GcPolicy::DChoices(d) => write!(f, "dchoices:{d}"),
+            GcPolicy::CostBenefit => f.write_str("cost-benefit"),
+            GcPolicy::TwoRGreedy => f.write_str("2r-greedy"),
+            GcPolicy::TwoRFifo => f.write_str("2r-fifo"),
+            GcPolicy::Optimal => f.write_str("optimal"),
+        }
+    }
+}
+
+impl From<GcPolicy> for String {
+    fn from(p: GcPolicy) -> String {
+        p.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for s in [
+            "greedy",
+            "fifo",
+            "random",
+            "dchoices:10",
+            "cost-benefit",
+            "2r-greedy",
+            "2r-fifo",
+            "optimal",
+        ] {
+            let p: GcPolicy = s.parse().unwrap();
+            assert_eq!(p.to_string(), s);
+        }
+        assert!("dchoices:0".parse::<GcPolicy>().is_err());
+        assert!("lifo".parse::<GcPolicy>().is_err());
+    }
+}
