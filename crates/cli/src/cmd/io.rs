@@ -1,19 +1,442 @@
-//! `ssdiq io`: Run one I/O job against a file, block device or emulated SSD
+//! `ssdiq io`: run one I/O job against a file or block device and report its statistics.
+//!
+//! Order: parse and validate everything (exit 2, nothing written) -> safety checks for block
+//! devices that would be written (exit 2) -> run with progress on stderr -> summary on stdout,
+//! JSON and CSV written to a temporary name and renamed. SIGINT/SIGTERM stop the job; it
+//! drains and writes its results with `"partial": true` (exit 130).
 
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use ssdiq_engine::hist::OpSummary;
+use ssdiq_engine::target::{TargetFacts, TargetKind};
+use ssdiq_engine::{
+    DeviceCounters, EngineError, EngineKind, Executor, FillMode, IoReport, Job, OnError, Progress,
+    RealExecutor, RunControl, WriteCounters,
+};
+use ssdiq_workload::units::{format_size, parse_duration_ns, parse_rate, parse_size};
+use ssdiq_workload::{DataPattern, Op, Pattern, RwMix};
+
+use crate::error::{usage, OrUsage};
+use crate::output::{check_writable, write_atomic, write_json};
 
 #[derive(clap::Args)]
 #[command(
-    about = "Run one I/O job against a file, block device or emulated SSD",
-    after_help = "Example:\n  ssdiq io /dev/nvme0n1 --rw randwrite --pattern zipf:0.8 --bs 4k --qd 32 --time 60s --allow-destroy /dev/nvme0n1"
+    about = "Run one I/O job against a file or block device",
+    after_help = "Examples:\n  ssdiq io /tmp/scratch --size 1G --rw randread --bs 4k --qd 32 --time 10s --json r.json\n  ssdiq io /dev/nvme0n1 --rw randwrite --pattern zipf:0.8 --bs 4k --qd 32 --time 60s \\\n      --rate 100MB/s --probe read,write --allow-destroy /dev/nvme0n1\n\n\
+Without --time the job issues --size bytes (or --io-size); with both, the first bound wins.\n\
+Writing to a block device is refused if it is mounted, partitioned, or carries a filesystem,\n\
+LVM, RAID, swap or partition-table signature, unless --allow-destroy names the device again."
 )]
 pub struct Args {
-    /// Arguments, accepted but not yet interpreted.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    rest: Vec<String>,
+    /// A block device, or a file (created or extended to --size).
+    target: PathBuf,
+    /// read, write, randread, randwrite, rw:R, randrw:R (R = read percent), trim, randtrim,
+    /// write-zeroes.
+    #[arg(long, default_value = "randread")]
+    rw: String,
+    /// Access pattern (default: uniform for rand* mixes, seq otherwise).
+    #[arg(long)]
+    pattern: Option<String>,
+    /// Block size of each request.
+    #[arg(long, default_value = "4k")]
+    bs: String,
+    /// Requests in flight per thread.
+    #[arg(long, default_value_t = 1)]
+    qd: u32,
+    /// Submitting threads.
+    #[arg(long, default_value_t = 1)]
+    threads: u32,
+    /// Range of the target to use, from offset 0 (default: the whole device or file).
+    #[arg(long)]
+    size: Option<String>,
+    /// Bytes to issue in total (default: --size when no --time is given).
+    #[arg(long)]
+    io_size: Option<String>,
+    /// Run time, e.g. 60s, 10m.
+    #[arg(long)]
+    time: Option<String>,
+    /// Rate limit shared by all threads: a bandwidth like 100MB/s or I/O rate like 25k.
+    #[arg(long)]
+    rate: Option<String>,
+    /// Extra queue-depth-1 latency probes running beside the load, e.g. read,write.
+    #[arg(long)]
+    probe: Option<String>,
+    /// io_uring or psync.
+    #[arg(long, default_value = "io_uring")]
+    engine: String,
+    /// O_DIRECT (the default).
+    #[arg(long, conflicts_with = "buffered")]
+    direct: bool,
+    /// Go through the page cache instead of O_DIRECT.
+    #[arg(long)]
+    buffered: bool,
+    /// Alignment of random offsets (default: --bs).
+    #[arg(long)]
+    offset_align: Option<String>,
+    /// Precondition before measuring: seq writes the whole range once.
+    #[arg(long)]
+    fill: Option<String>,
+    /// Seed of the request streams and data.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write data: random, zeros, ones, 0xNN, lba, compressible:RATIO.
+    #[arg(long, default_value = "random")]
+    data: String,
+    /// On an I/O error: stop (drain and report) or continue (count and go on).
+    #[arg(long, default_value = "stop")]
+    on_error: String,
+    /// Write the result as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write the per-second series as CSV.
+    #[arg(long)]
+    log: Option<PathBuf>,
+    /// Allow overwriting this block device even if it looks in use (name it again).
+    #[arg(long, value_name = "DEVICE")]
+    allow_destroy: Option<PathBuf>,
 }
 
-pub fn main(_args: Args) -> anyhow::Result<ExitCode> {
-    eprintln!("ssdiq io: not built yet (tracked in issue 5).");
-    Ok(ExitCode::from(1))
+fn engine_usage(e: EngineError) -> anyhow::Error {
+    if e.is_usage() {
+        usage(e.to_string())
+    } else {
+        e.into()
+    }
+}
+
+fn parse_probes(s: &str) -> anyhow::Result<Vec<Op>> {
+    let mut v = Vec::new();
+    for p in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let op = match p {
+            "read" => Op::Read,
+            "write" => Op::Write,
+            other => {
+                return Err(usage(format!(
+                    "invalid --probe \"{s}\": unknown op \"{other}\"; expected read, write or read,write"
+                )))
+            }
+        };
+        if !v.contains(&op) {
+            v.push(op);
+        }
+    }
+    if v.is_empty() {
+        return Err(usage(format!(
+            "invalid --probe \"{s}\": expected read, write or read,write"
+        )));
+    }
+    Ok(v)
+}
+
+/// Builds the job from the arguments and the target's facts; every error is a usage error.
+fn build_job(args: &Args, facts: &TargetFacts) -> anyhow::Result<Job> {
+    let mix = RwMix::parse(&args.rw).or_usage()?;
+    let bs = parse_size(&args.bs).or_usage()?;
+    if bs == 0 {
+        return Err(usage(format!("invalid --bs \"{}\": must be > 0", args.bs)));
+    }
+    let size = args
+        .size
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .or_usage()?;
+    let range = match (size, facts.size) {
+        (Some(s), _) => s,
+        (None, Some(existing)) if existing >= bs => existing / bs * bs,
+        (None, Some(_)) if facts.kind == TargetKind::File => {
+            return Err(usage(format!(
+                "{} is smaller than one block; give --size to extend it",
+                facts.path.display()
+            )))
+        }
+        (None, _) => {
+            return Err(usage(format!(
+                "{} does not exist; give --size to create it",
+                facts.path.display()
+            )))
+        }
+    };
+    if range == 0 {
+        return Err(usage("invalid --size \"0\": must be > 0"));
+    }
+    let mut job = Job::new(facts.path.display().to_string(), mix, bs, range);
+    if let Some(p) = &args.pattern {
+        job.pattern = Pattern::parse(p).or_usage()?;
+    }
+    if let Some(a) = &args.offset_align {
+        job.offset_align = parse_size(a).or_usage()?;
+    }
+    job.qd = args.qd;
+    job.threads = args.threads;
+    let time_ns = args
+        .time
+        .as_deref()
+        .map(parse_duration_ns)
+        .transpose()
+        .or_usage()?;
+    let io_size = args
+        .io_size
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .or_usage()?;
+    job.bound.time_ns = time_ns;
+    job.bound.bytes = match (io_size, time_ns) {
+        (Some(b), _) => Some(b),
+        (None, Some(_)) => None,
+        (None, None) => Some(range),
+    };
+    job.rate = args
+        .rate
+        .as_deref()
+        .map(parse_rate)
+        .transpose()
+        .or_usage()?;
+    if let Some(p) = &args.probe {
+        job.probes = parse_probes(p)?;
+    }
+    job.engine = EngineKind::parse(&args.engine).map_err(engine_usage)?;
+    job.direct = !args.buffered;
+    job.fill = match args.fill.as_deref() {
+        None => None,
+        Some("seq") => Some(FillMode::Seq),
+        Some(other) => {
+            return Err(usage(format!("invalid --fill \"{other}\": expected seq")));
+        }
+    };
+    job.seed = args.seed;
+    job.data = DataPattern::parse(&args.data).or_usage()?;
+    job.on_error = match args.on_error.as_str() {
+        "stop" => OnError::Stop,
+        "continue" => OnError::Continue,
+        other => {
+            return Err(usage(format!(
+                "invalid --on-error \"{other}\": expected stop or continue"
+            )))
+        }
+    };
+    job.validate().map_err(engine_usage)?;
+    facts.check(&job).map_err(engine_usage)?;
+    Ok(job)
+}
+
+/// Draws the fill bar and a run spinner on stderr (hidden when stderr is not a terminal).
+struct Bars {
+    fill: OnceLock<ProgressBar>,
+    run: OnceLock<ProgressBar>,
+    time_ns: Option<u64>,
+}
+
+impl Progress for Bars {
+    fn fill(&self, done: u64, total: u64) {
+        let bar = self.fill.get_or_init(|| {
+            let b = ProgressBar::new(total);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "fill {bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+                )
+                .expect("static template"),
+            );
+            b
+        });
+        bar.set_position(done);
+        if done >= total {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn running(&self, elapsed_ns: u64, bytes: u64) {
+        // No spinner (and no ticker thread waking beside the measuring ones) unless someone
+        // is watching.
+        if !std::io::stderr().is_terminal() {
+            return;
+        }
+        let bar = self.run.get_or_init(|| {
+            let b = ProgressBar::new_spinner();
+            b.enable_steady_tick(Duration::from_millis(200));
+            b
+        });
+        let of = self
+            .time_ns
+            .map(|t| format!(" of {:.0} s", t as f64 / 1e9))
+            .unwrap_or_default();
+        bar.set_message(format!(
+            "running {:.1} s{of}, {} issued",
+            elapsed_ns as f64 / 1e9,
+            format_size_short(bytes)
+        ));
+    }
+}
+
+impl Bars {
+    fn clear(&self) {
+        for b in [self.fill.get(), self.run.get()].into_iter().flatten() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+fn format_size_short(b: u64) -> String {
+    ssdiq_workload::units::format_size_approx(b as f64)
+}
+
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    let facts = TargetFacts::probe(&args.target).map_err(engine_usage)?;
+    let job = build_job(&args, &facts)?;
+    for p in [&args.json, &args.log].into_iter().flatten() {
+        check_writable(p)?;
+    }
+    if let Some(a) = &args.allow_destroy {
+        if facts.kind != TargetKind::Block {
+            return Err(usage(format!(
+                "invalid --allow-destroy \"{}\": {} is not a block device",
+                a.display(),
+                facts.path.display()
+            )));
+        }
+    }
+    if job.writes() {
+        ssdiq_nvme::safety::check_destructive(&args.target, args.allow_destroy.as_deref())
+            .map_err(|e| match e {
+                ssdiq_nvme::safety::SafetyError::Refused(m) => usage(m),
+                other => anyhow::Error::new(other),
+            })?;
+    }
+
+    let stop = ssdiq_engine::signals::stop_on_signals()?;
+    let bars = Bars {
+        fill: OnceLock::new(),
+        run: OnceLock::new(),
+        time_ns: job.bound.time_ns,
+    };
+    let ctl = RunControl::new(stop.clone(), &bars);
+    let mut exec = match nvme_counters(&facts) {
+        Some(c) => RealExecutor::with_counters(Box::new(c)),
+        None => RealExecutor::new(),
+    };
+    let result = exec.run(&job, &ctl);
+    bars.clear();
+    let stats = result.map_err(engine_usage)?;
+    let report = stats.report(job.info());
+    print!("{}", render(&report));
+    if let Some(path) = &args.json {
+        write_json(path, &report)?;
+    }
+    if let Some(path) = &args.log {
+        write_csv(path, &report)?;
+    }
+    if ctl.stopped() {
+        eprintln!("ssdiq: interrupted; results are partial");
+        return Ok(ExitCode::from(130));
+    }
+    if report.errors.count > 0 {
+        let first = report.errors.first.as_ref().expect("count > 0");
+        eprintln!(
+            "ssdiq: {} I/O error(s); first: {} at offset {} ({}, errno {})",
+            report.errors.count, first.op, first.offset, first.message, first.errno
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Host/media write counters of an NVMe namespace (SMART, OCP C0h), for the measured WAF.
+struct NvmeCounters(PathBuf);
+
+impl DeviceCounters for NvmeCounters {
+    fn snapshot(&mut self) -> Option<WriteCounters> {
+        let c = ssdiq_nvme::write_counters(&self.0).ok()?;
+        let clamp = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
+        Some(WriteCounters {
+            host_bytes: clamp(c.host_bytes_written),
+            media_bytes: c.media_bytes_written.map(clamp),
+        })
+    }
+}
+
+/// Counters for NVMe block devices that answer a SMART query; none for anything else.
+fn nvme_counters(facts: &TargetFacts) -> Option<NvmeCounters> {
+    if facts.kind != TargetKind::Block {
+        return None;
+    }
+    let mut c = NvmeCounters(facts.path.clone());
+    c.snapshot().map(|_| c)
+}
+
+fn write_csv(path: &Path, report: &IoReport) -> anyhow::Result<()> {
+    let mut s = String::from(ssdiq_engine::series::SeriesPoint::CSV_HEADER);
+    s.push('\n');
+    for p in &report.series {
+        s.push_str(&p.csv_row());
+        s.push('\n');
+    }
+    write_atomic(path, s.as_bytes())
+}
+
+fn us(ns: u64) -> String {
+    format!("{:.1}", ns as f64 / 1e3)
+}
+
+fn render_op(s: &mut String, name: &str, o: &OpSummary) {
+    let l = &o.lat_ns;
+    let _ = writeln!(
+        s,
+        "{name:<12} {:>10.0} IOPS {:>9.1} MB/s  lat us: mean {:.1} p50 {} p99 {} p99.9 {} p99.99 {} max {}  >1ms {:.3}%",
+        o.iops,
+        o.mb_s,
+        l.mean / 1e3,
+        us(l.p50),
+        us(l.p99),
+        us(l.p99_9),
+        us(l.p99_99),
+        us(l.max),
+        o.over_1ms * 100.0
+    );
+}
+
+fn render(r: &IoReport) -> String {
+    let j = &r.job;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} {} {} bs={} qd={} threads={} range={} engine={}{}",
+        j.target,
+        j.rw,
+        j.pattern,
+        format_size(j.bs),
+        j.qd,
+        j.threads,
+        format_size(j.range_bytes),
+        j.engine.name(),
+        if j.direct { "" } else { " buffered" }
+    );
+    if let Some(f) = &r.fill {
+        let _ = writeln!(s, "fill: {} in {:.1} s", format_size(f.bytes), f.seconds);
+    }
+    let _ = writeln!(
+        s,
+        "ran {:.2} s{}",
+        r.elapsed_s,
+        if r.partial { " (partial)" } else { "" }
+    );
+    for (name, o) in &r.ops {
+        render_op(&mut s, name, o);
+    }
+    for (name, o) in &r.probes {
+        render_op(&mut s, &format!("probe {name}"), o);
+    }
+    if r.errors.count > 0 {
+        let _ = writeln!(s, "errors: {}", r.errors.count);
+    }
+    if let Some(w) = r.device.waf {
+        let _ = writeln!(s, "measured WAF: {w:.3}");
+    }
+    s
 }

@@ -1,0 +1,379 @@
+//! End-to-end tests of `ssdiq io` on loop devices (block devices without hardware): safety
+//! refusals change zero bytes, `--allow-destroy` overrides, trim reads back as zeros,
+//! device validation. They need root and losetup; otherwise each test says why and passes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+
+use serde_json::Value;
+
+fn ssdiq(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
+        .args(args)
+        .output()
+        .expect("run ssdiq")
+}
+
+/// Loop tests run one at a time: attaching, mounting and detaching devices concurrently races
+/// on device numbers (a just-detached device is handed to the next test while still closing).
+fn serial() -> MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A loop device over a backing file, detached (and unmounted) on drop.
+struct Loop {
+    dev: String,
+    mount: Option<PathBuf>,
+}
+
+impl Loop {
+    /// Attaches `backing`; `None` (with the reason printed) if not root or losetup fails.
+    fn attach(backing: &Path) -> Option<Loop> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc_geteuid() } != 0 {
+            eprintln!("skipped: loop-device tests need root");
+            return None;
+        }
+        let out = Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(backing)
+            .output();
+        match out {
+            Ok(o) if o.status.success() => Some(Loop {
+                dev: String::from_utf8_lossy(&o.stdout).trim().to_string(),
+                mount: None,
+            }),
+            Ok(o) => {
+                eprintln!(
+                    "skipped: losetup failed: {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                );
+                None
+            }
+            Err(e) => {
+                eprintln!("skipped: losetup not runnable: {e}");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        if let Some(m) = &self.mount {
+            let _ = Command::new("umount").arg(m).status();
+        }
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+extern "C" {
+    #[link_name = "geteuid"]
+    fn libc_geteuid() -> u32;
+}
+
+fn backing(dir: &Path, name: &str, size: u64) -> PathBuf {
+    let p = dir.join(name);
+    let f = std::fs::File::create(&p).unwrap();
+    f.set_len(size).unwrap();
+    p
+}
+
+fn mkfs_ext4(p: &Path) -> bool {
+    match Command::new("mkfs.ext4").args(["-q", "-F"]).arg(p).status() {
+        Ok(s) if s.success() => true,
+        _ => {
+            eprintln!("skipped: mkfs.ext4 unavailable");
+            false
+        }
+    }
+}
+
+/// FNV-1a over the whole file: any changed byte changes it.
+fn checksum(p: &Path) -> u64 {
+    std::fs::read(p)
+        .unwrap()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        })
+}
+
+#[test]
+fn refuses_ext4_device_and_changes_zero_bytes() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let img = backing(dir.path(), "ext4.img", 32 << 20);
+    if !mkfs_ext4(&img) {
+        return;
+    }
+    let Some(lo) = Loop::attach(&img) else { return };
+    let before = checksum(&img);
+    let j = dir.path().join("r.json");
+    for rw in ["randwrite", "trim", "write-zeroes", "randrw:50"] {
+        let out = ssdiq(&[
+            "io",
+            &lo.dev,
+            "--rw",
+            rw,
+            "--time",
+            "1s",
+            "--json",
+            j.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{rw}: {err}");
+        assert!(err.contains("ext2/3/4 filesystem"), "{rw}: {err}");
+        assert!(err.contains("--allow-destroy"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    // --fill is a write too.
+    let out = ssdiq(&["io", &lo.dev, "--rw", "randread", "--fill", "seq"]);
+    assert_eq!(out.status.code(), Some(2));
+    // Naming a different device does not count.
+    let out = ssdiq(&[
+        "io",
+        &lo.dev,
+        "--rw",
+        "randwrite",
+        "--allow-destroy",
+        "/dev/null",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!j.exists());
+    // Reads are fine on a device with data.
+    let out = ssdiq(&["io", &lo.dev, "--rw", "randread", "--io-size", "1M"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    drop(lo);
+    assert_eq!(checksum(&img), before, "the refused jobs changed bytes");
+}
+
+#[test]
+fn allow_destroy_naming_the_device_overwrites_it() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let img = backing(dir.path(), "ext4.img", 16 << 20);
+    if !mkfs_ext4(&img) {
+        return;
+    }
+    let Some(lo) = Loop::attach(&img) else { return };
+    let before = checksum(&img);
+    let j = dir.path().join("r.json");
+    let out = ssdiq(&[
+        "io",
+        &lo.dev,
+        "--rw",
+        "write",
+        "--bs",
+        "64k",
+        "--qd",
+        "4",
+        "--allow-destroy",
+        &lo.dev,
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(r["ops"]["write"]["bytes"], 16 << 20);
+    drop(lo);
+    assert_ne!(checksum(&img), before);
+}
+
+#[test]
+fn refuses_mounted_device_even_with_allow_destroy() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let img = backing(dir.path(), "ext4.img", 16 << 20);
+    if !mkfs_ext4(&img) {
+        return;
+    }
+    let Some(mut lo) = Loop::attach(&img) else {
+        return;
+    };
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    match Command::new("mount").arg(&lo.dev).arg(&mnt).output() {
+        Ok(o) if o.status.success() => lo.mount = Some(mnt.clone()),
+        _ => {
+            eprintln!("skipped: cannot mount in this environment");
+            return;
+        }
+    }
+    let out = ssdiq(&["io", &lo.dev, "--rw", "randwrite", "--time", "1s"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is mounted at"), "{err}");
+    // The override skips our checks, but the kernel's O_EXCL still refuses a mounted device.
+    let out = ssdiq(&[
+        "io",
+        &lo.dev,
+        "--rw",
+        "randwrite",
+        "--time",
+        "1s",
+        "--allow-destroy",
+        &lo.dev,
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("busy"), "{err}");
+}
+
+#[test]
+fn trim_on_a_device_reads_back_as_zeros() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let img = backing(dir.path(), "blank.img", 8 << 20);
+    let Some(lo) = Loop::attach(&img) else { return };
+    let out = ssdiq(&[
+        "io", &lo.dev, "--rw", "write", "--bs", "128k", "--data", "0x5a",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // 0x5a data everywhere: the device is blank of signatures, so this needs no override.
+    let out = ssdiq(&["io", &lo.dev, "--rw", "trim", "--bs", "1M", "--size", "4M"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let data = std::fs::read(&lo.dev).unwrap();
+    assert_eq!(data.len(), 8 << 20);
+    assert!(
+        data[..4 << 20].iter().all(|&b| b == 0),
+        "trimmed range reads zeros"
+    );
+    assert!(data[4 << 20..].iter().all(|&b| b == 0x5a));
+}
+
+#[test]
+fn device_facts_are_validated() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let img = backing(dir.path(), "blank.img", 4 << 20);
+    let Some(lo) = Loop::attach(&img) else { return };
+    let out = ssdiq(&["io", &lo.dev, "--rw", "randread", "--size", "8M"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("beyond the end"), "{err}");
+    let out = ssdiq(&[
+        "io", &lo.dev, "--rw", "randread", "--bs", "256", "--size", "1M",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("logical block size"), "{err}");
+    let out = ssdiq(&[
+        "io",
+        &lo.dev,
+        "--rw",
+        "randread",
+        "--io-size",
+        "1M",
+        "--qd",
+        "16",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A device-mapper device, removed on drop.
+struct Dm(String);
+
+impl Dm {
+    fn create(name: &str, table: &str) -> Option<Dm> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc_geteuid() } != 0 {
+            eprintln!("skipped: device-mapper tests need root");
+            return None;
+        }
+        match Command::new("dmsetup")
+            .args(["create", name, "--table", table])
+            .output()
+        {
+            Ok(o) if o.status.success() => Some(Dm(name.to_string())),
+            _ => {
+                eprintln!("skipped: dmsetup create failed");
+                None
+            }
+        }
+    }
+
+    fn path(&self) -> String {
+        format!("/dev/mapper/{}", self.0)
+    }
+}
+
+impl Drop for Dm {
+    fn drop(&mut self) {
+        let _ = Command::new("dmsetup").args(["remove", &self.0]).status();
+    }
+}
+
+#[test]
+fn io_errors_are_counted_with_first_offset_and_errno() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    // 4 MiB that read as zeros, then 4 MiB that fail with EIO.
+    let name = format!("ssdiq-err-{}", std::process::id());
+    let Some(dm) = Dm::create(&name, "0 8192 zero\n8192 8192 error") else {
+        return;
+    };
+    let dev = dm.path();
+    let j = dir.path().join("r.json");
+    let js = j.to_str().unwrap();
+    for engine in ["io_uring", "psync"] {
+        let out = ssdiq(&[
+            "io", &dev, "--rw", "read", "--bs", "64k", "--engine", engine, "--json", js,
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{engine}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("offset 4194304"), "{engine}: {err}");
+        let r: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+        assert_eq!(r["errors"]["count"], 1, "{engine}: --on-error stop");
+        assert_eq!(r["errors"]["first"]["offset"], 4 << 20);
+        assert_eq!(r["errors"]["first"]["errno"], EIO);
+        assert_eq!(r["partial"], true);
+        assert_eq!(r["ops"]["read"]["bytes"], 4 << 20, "{engine}");
+    }
+    let out = ssdiq(&[
+        "io",
+        &dev,
+        "--rw",
+        "read",
+        "--bs",
+        "64k",
+        "--qd",
+        "4",
+        "--on-error",
+        "continue",
+        "--json",
+        js,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(
+        r["errors"]["count"], 64,
+        "every failing 64 KiB read counted"
+    );
+    assert_eq!(r["errors"]["first"]["offset"], 4 << 20);
+    assert_eq!(r["partial"], false);
+}
+
+const EIO: i32 = 5;

@@ -1,0 +1,98 @@
+//! Device-counter hook: host and media bytes written, as the device itself counts them.
+//!
+//! The NVMe crate implements it from SMART / OCP C0h logs; the emulated SSD from its flash
+//! model. Executors sample it before the measured job, periodically while it runs, and after;
+//! [`crate::stats::Stats`] carries the samples and derives the measured WAF when media bytes are
+//! known.
+
+use serde::Serialize;
+
+/// One snapshot of a device's cumulative write counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WriteCounters {
+    /// Bytes the host wrote, as counted by the device.
+    pub host_bytes: u64,
+    /// Bytes programmed to flash, if the device reports it (OCP, emulated drive).
+    pub media_bytes: Option<u64>,
+}
+
+/// Source of device write counters. `None` means "not available right now"; the executor keeps
+/// running either way.
+pub trait DeviceCounters: Send {
+    fn snapshot(&mut self) -> Option<WriteCounters>;
+}
+
+/// One sample taken at `t_ns` nanoseconds after the measured job started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CounterSample {
+    pub t_ns: u64,
+    #[serde(flatten)]
+    pub counters: WriteCounters,
+}
+
+/// Before/after snapshots and the periodic samples between them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CounterLog {
+    pub before: Option<WriteCounters>,
+    pub after: Option<WriteCounters>,
+    pub samples: Vec<CounterSample>,
+}
+
+impl CounterLog {
+    /// Host bytes written during the job, by the device's count.
+    pub fn host_bytes(&self) -> Option<u64> {
+        Some(
+            self.after?
+                .host_bytes
+                .saturating_sub(self.before?.host_bytes),
+        )
+    }
+
+    /// Media bytes written during the job.
+    pub fn media_bytes(&self) -> Option<u64> {
+        Some(
+            self.after?
+                .media_bytes?
+                .saturating_sub(self.before?.media_bytes?),
+        )
+    }
+
+    /// Measured write amplification: media / host bytes over the job.
+    pub fn waf(&self) -> Option<f64> {
+        let host = self.host_bytes()?;
+        let media = self.media_bytes()?;
+        (host > 0).then(|| media as f64 / host as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waf_from_deltas() {
+        let log = CounterLog {
+            before: Some(WriteCounters {
+                host_bytes: 100,
+                media_bytes: Some(1000),
+            }),
+            after: Some(WriteCounters {
+                host_bytes: 300,
+                media_bytes: Some(1500),
+            }),
+            samples: vec![],
+        };
+        assert_eq!(log.host_bytes(), Some(200));
+        assert_eq!(log.media_bytes(), Some(500));
+        assert_eq!(log.waf(), Some(2.5));
+        let no_media = CounterLog {
+            before: Some(WriteCounters::default()),
+            after: Some(WriteCounters {
+                host_bytes: 5,
+                media_bytes: None,
+            }),
+            samples: vec![],
+        };
+        assert_eq!(no_media.waf(), None);
+    }
+}

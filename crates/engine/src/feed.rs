@@ -1,0 +1,161 @@
+//! What each executing thread issues next, and when the job is over.
+//!
+//! Invariants:
+//! - [`Feed::next`] turns the workload's page requests into byte ranges: offset
+//!   `page * offset_align`, length `pages * bs`, always inside the job's range.
+//! - The byte bound is shared by all main streams through one atomic counter: an I/O is issued
+//!   only if the bytes issued before it are below the bound, so the job issues the bound
+//!   rounded up to at most one request per thread, never more.
+//! - Probes are unbounded and unthrottled; they stop when the main streams are done.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use ssdiq_workload::{Op, Pattern, RequestStream, RwMix, StreamConfig};
+
+use crate::job::{Job, OnError};
+use crate::rate::RateLimiter;
+use crate::stats::StreamId;
+
+/// One I/O to issue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Io {
+    pub stream: StreamId,
+    pub op: Op,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// State shared by all threads of one job.
+pub struct Shared<'a> {
+    issued: AtomicU64,
+    bound_bytes: u64,
+    deadline_ns: u64,
+    /// Set by the caller (signals): stop submitting, drain, report partial.
+    pub stop: &'a AtomicBool,
+    /// Set on an I/O error under `--on-error stop`.
+    pub halt: AtomicBool,
+    /// Set when every main stream has finished; probes stop then.
+    pub main_done: AtomicBool,
+    pub rate: Option<RateLimiter>,
+    pub on_error: OnError,
+}
+
+impl<'a> Shared<'a> {
+    pub fn new(job: &Job, stop: &'a AtomicBool) -> Self {
+        Shared {
+            issued: AtomicU64::new(0),
+            bound_bytes: job.bound.bytes.unwrap_or(u64::MAX),
+            deadline_ns: job.bound.time_ns.unwrap_or(u64::MAX),
+            stop,
+            halt: AtomicBool::new(false),
+            main_done: AtomicBool::new(false),
+            rate: job.rate.map(RateLimiter::new),
+            on_error: job.on_error,
+        }
+    }
+
+    /// Bytes the main streams have issued so far.
+    pub fn issued(&self) -> u64 {
+        self.issued.load(Ordering::Relaxed).min(self.bound_bytes)
+    }
+
+    /// True once the job must stop submitting (signal, error, or time bound).
+    #[inline]
+    pub fn interrupted(&self, now_ns: u64) -> bool {
+        now_ns >= self.deadline_ns
+            || self.stop.load(Ordering::Relaxed)
+            || self.halt.load(Ordering::Relaxed)
+    }
+
+    /// Called for a failed I/O: under `--on-error stop` the whole job stops submitting.
+    pub fn on_failure(&self) {
+        if self.on_error == OnError::Stop {
+            self.halt.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Everything a worker thread shares with the others of its job.
+pub struct WorkerCtx<'a> {
+    pub target: &'a crate::target::Target,
+    pub data: &'a crate::data::WriteData,
+    pub shared: &'a Shared<'a>,
+    pub clock: &'a crate::clock::WallClock,
+    pub bs: u64,
+}
+
+/// Request generator of one thread (a main worker or a probe).
+pub struct Feed {
+    stream: RequestStream,
+    probe: Option<Op>,
+    unit: u64,
+    bs: u64,
+}
+
+impl Feed {
+    /// The feed of main worker `thread`.
+    pub fn main(job: &Job, thread: u32) -> Feed {
+        Feed {
+            stream: RequestStream::new(&job.pattern, job.mix, job.stream_config(thread))
+                .expect("validated by Job::validate"),
+            probe: None,
+            unit: job.offset_align,
+            bs: job.bs,
+        }
+    }
+
+    /// The feed of the `index`-th probe, issuing `op`: uniform random over the job's range,
+    /// from its own seed so it never replays a main stream.
+    pub fn probe(job: &Job, op: Op, index: u32) -> Feed {
+        let mix = RwMix {
+            read_percent: if op == Op::Read { 100 } else { 0 },
+            only: Some(op),
+            random: true,
+        };
+        let cfg = StreamConfig {
+            pages: job.slots(),
+            page_bytes: job.bs,
+            seed: ssdiq_workload::rng::derive_seed(job.seed, 0x9e0b_e000 + index as u64),
+            thread: 0,
+            threads: 1,
+        };
+        Feed {
+            stream: RequestStream::new(&Pattern::Uniform, mix, cfg)
+                .expect("uniform over a non-empty range"),
+            probe: Some(op),
+            unit: job.offset_align,
+            bs: job.bs,
+        }
+    }
+
+    pub fn is_probe(&self) -> bool {
+        self.probe.is_some()
+    }
+
+    /// The next I/O, or `None` when this thread must stop submitting.
+    #[inline]
+    pub fn next(&mut self, shared: &Shared, now_ns: u64) -> Option<Io> {
+        if shared.interrupted(now_ns) {
+            return None;
+        }
+        let r = self.stream.next_request();
+        let len = r.pages * self.bs;
+        let io = Io {
+            stream: match self.probe {
+                Some(op) => StreamId::probe(op),
+                None => StreamId::main(r.op),
+            },
+            op: r.op,
+            offset: r.page * self.unit,
+            len,
+        };
+        if self.probe.is_some() {
+            if shared.main_done.load(Ordering::Relaxed) {
+                return None;
+            }
+            return Some(io);
+        }
+        let before = shared.issued.fetch_add(len, Ordering::Relaxed);
+        (before < shared.bound_bytes).then_some(io)
+    }
+}

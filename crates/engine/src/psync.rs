@@ -1,0 +1,108 @@
+//! The psync executor thread: one blocking pread/pwrite per I/O, the single-process pattern
+//! of `io-access-patterns-ssd.txt`. Latency is timed around the syscall itself.
+//!
+//! Invariant: one I/O in flight per thread (the job validator rejects `qd > 1` for psync; a
+//! probe is always one), and nothing in the loop allocates.
+
+use ssdiq_workload::Op;
+
+use crate::buf::AlignedBuf;
+use crate::error::EngineError;
+use crate::feed::{Feed, WorkerCtx};
+use crate::rate::wait_until;
+use crate::stats::Recorder;
+
+pub fn run_thread(
+    ctx: &WorkerCtx<'_>,
+    feed: &mut Feed,
+    rec: &mut Recorder,
+) -> Result<(), EngineError> {
+    let WorkerCtx {
+        target,
+        data,
+        shared,
+        clock,
+        bs,
+    } = *ctx;
+    let fd = target.fd();
+    let mut rbuf = AlignedBuf::new(bs as usize);
+    let mut wbuf = AlignedBuf::new(bs as usize);
+    data.init(wbuf.as_mut_slice(), 0);
+    let rate = if feed.is_probe() {
+        None
+    } else {
+        shared.rate.as_ref()
+    };
+    let mut writes = 0u64;
+    loop {
+        let now = clock.now_ns();
+        let Some(io) = feed.next(shared, now) else {
+            break;
+        };
+        if let Some(r) = rate {
+            let at = r.claim(io.len, now);
+            wait_until(at, || clock.now_ns());
+        }
+        if io.op == Op::Write {
+            data.before_write(
+                &mut wbuf.as_mut_slice()[..io.len as usize],
+                io.offset,
+                writes,
+            );
+            writes += 1;
+        }
+        let t0 = clock.now_ns();
+        // SAFETY: buffers hold at least bs = io.len bytes for reads and writes.
+        let res: Result<(), Option<i32>> = match io.op {
+            Op::Read => check(
+                unsafe {
+                    libc::pread(
+                        fd,
+                        rbuf.as_mut_ptr().cast(),
+                        io.len as usize,
+                        io.offset as i64,
+                    )
+                },
+                io.len,
+            ),
+            Op::Write => check(
+                unsafe {
+                    libc::pwrite(
+                        fd,
+                        wbuf.as_mut_ptr().cast(),
+                        io.len as usize,
+                        io.offset as i64,
+                    )
+                },
+                io.len,
+            ),
+            Op::Trim => target.trim(io.offset, io.len).map_err(Some),
+            Op::WriteZeroes => target.write_zeroes(io.offset, io.len).map_err(Some),
+        };
+        let t1 = clock.now_ns();
+        match res {
+            Ok(()) => rec.record(io.stream, t1, t1 - t0, io.len),
+            Err(errno) => {
+                rec.fail(io.op, io.offset, io.len, errno, t1);
+                shared.on_failure();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `Err(Some(errno))` for a failed call, `Err(None)` for a short transfer.
+#[inline]
+fn check(r: isize, len: u64) -> Result<(), Option<i32>> {
+    if r < 0 {
+        Err(Some(
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO),
+        ))
+    } else if r as u64 != len {
+        Err(None)
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,157 @@
+//! Per-second series, merged across threads exactly.
+//!
+//! Each [`crate::stats::Recorder`] accumulates the current second of every stream (a
+//! histogram allocated before the job) and hands it to the shared [`SeriesSink`] when its
+//! completions move into a later second — once per second per thread, so the lock is cold.
+//! The sink adds the histograms of all writers for a second and finalises a second into a
+//! [`SeriesPoint`] (mean, p99) only when every writer has moved past it, so memory holds only
+//! the few seconds still open. Seconds are `completion_ns / 1e9` of the executor's clock.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use crate::hist::OpStats;
+use crate::stats::StreamId;
+
+/// One stream's numbers for one second.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeriesPoint {
+    /// Second since the measured job started.
+    pub second: u64,
+    /// `read`, `write`, `trim`, `write_zeroes`, or `probe_read` / `probe_write`.
+    pub stream: String,
+    pub ios: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    pub mb_s: f64,
+    pub lat_mean_ns: f64,
+    pub lat_p99_ns: u64,
+}
+
+impl SeriesPoint {
+    pub const CSV_HEADER: &'static str = "second,stream,ios,bytes,iops,mb_s,lat_mean_ns,lat_p99_ns";
+
+    pub fn csv_row(&self) -> String {
+        format!(
+            "{},{},{},{},{:.1},{:.3},{:.1},{}",
+            self.second,
+            self.stream,
+            self.ios,
+            self.bytes,
+            self.iops,
+            self.mb_s,
+            self.lat_mean_ns,
+            self.lat_p99_ns
+        )
+    }
+}
+
+struct Closed {
+    second: u64,
+    stream: StreamId,
+    ios: u64,
+    bytes: u64,
+    mean: f64,
+    p99: u64,
+}
+
+struct Inner {
+    /// Per writer: every second below this is complete for that writer.
+    closed_below: Vec<u64>,
+    open: BTreeMap<(u64, StreamId), OpStats>,
+    done: Vec<Closed>,
+}
+
+pub struct SeriesSink {
+    inner: Mutex<Inner>,
+}
+
+impl SeriesSink {
+    pub fn new(writers: usize) -> Self {
+        SeriesSink {
+            inner: Mutex::new(Inner {
+                closed_below: vec![0; writers],
+                open: BTreeMap::new(),
+                done: Vec::new(),
+            }),
+        }
+    }
+
+    /// Writer `w` hands over its numbers for `second` of `stream` (may be empty).
+    pub(crate) fn push(&self, second: u64, stream: StreamId, acc: &OpStats) {
+        if acc.ios == 0 {
+            return;
+        }
+        let mut g = self.inner.lock().expect("series lock");
+        g.open.entry((second, stream)).or_default().merge(acc);
+    }
+
+    /// Writer `w` will never again report a second below `below`.
+    pub(crate) fn close(&self, w: usize, below: u64) {
+        let mut g = self.inner.lock().expect("series lock");
+        g.closed_below[w] = g.closed_below[w].max(below);
+        let min = *g.closed_below.iter().min().unwrap_or(&u64::MAX);
+        while let Some(entry) = g.open.first_entry() {
+            if entry.key().0 >= min {
+                break;
+            }
+            let ((second, stream), acc) = entry.remove_entry();
+            g.done.push(Closed {
+                second,
+                stream,
+                ios: acc.ios,
+                bytes: acc.bytes,
+                mean: acc.mean_ns(),
+                p99: acc.quantile(0.99),
+            });
+        }
+    }
+
+    /// All points, with rates over each second's length within a job of `elapsed_ns`; a
+    /// stream's seconds without completions appear as zero rows (stalls must be visible).
+    pub fn finish(&self, elapsed_ns: u64) -> Vec<SeriesPoint> {
+        let n = self.inner.lock().expect("series lock").closed_below.len();
+        for w in 0..n {
+            self.close(w, u64::MAX);
+        }
+        let g = self.inner.lock().expect("series lock");
+        let last = g.done.iter().map(|c| c.second).max();
+        let Some(last) = last else {
+            return Vec::new();
+        };
+        let mut streams: Vec<StreamId> = g.done.iter().map(|c| c.stream).collect();
+        streams.sort_unstable();
+        streams.dedup();
+        let mut grid: BTreeMap<(u64, StreamId), &Closed> = BTreeMap::new();
+        for c in &g.done {
+            grid.insert((c.second, c.stream), c);
+        }
+        let mut out = Vec::new();
+        for second in 0..=last {
+            // The last second may be partial; never divide by less than 1 ms.
+            let len_ns = elapsed_ns
+                .saturating_sub(second * 1_000_000_000)
+                .clamp(1_000_000, 1_000_000_000);
+            let secs = len_ns as f64 / 1e9;
+            for &s in &streams {
+                let (ios, bytes, mean, p99) = match grid.get(&(second, s)) {
+                    Some(c) => (c.ios, c.bytes, c.mean, c.p99),
+                    None => (0, 0, 0.0, 0),
+                };
+                out.push(SeriesPoint {
+                    second,
+                    stream: s.label(),
+                    ios,
+                    bytes,
+                    iops: ios as f64 / secs,
+                    mb_s: bytes as f64 / 1e6 / secs,
+                    lat_mean_ns: mean,
+                    lat_p99_ns: p99,
+                });
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,392 @@
+//! Statistics of one job: what every executor produces, whatever its clock.
+//!
+//! Invariants:
+//! - Executors supply nanosecond timestamps relative to the start of the measured job
+//!   (`at_ns` of completion) and latencies from submission to completion; nothing here reads
+//!   a clock, so a virtual-time executor records exactly like the wall-clock one.
+//! - A [`Recorder`] belongs to one thread; it allocates every histogram when created and never
+//!   allocates while recording (the per-second hand-over to the [`SeriesSink`] happens once a
+//!   second).
+//! - [`Stats`] is the merge of all recorders; [`Stats::report`] is its serialisable summary,
+//!   the `ssdiq/1` `io` document.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Serialize;
+use ssdiq_workload::Op;
+
+use crate::counters::CounterLog;
+use crate::hist::{OpStats, OpSummary};
+use crate::job::JobInfo;
+use crate::series::{SeriesPoint, SeriesSink};
+
+/// Which clock produced the timestamps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Clock {
+    Wall,
+    Virtual,
+}
+
+const OPS: [Op; 4] = [Op::Read, Op::Write, Op::Trim, Op::WriteZeroes];
+
+fn op_index(op: Op) -> usize {
+    match op {
+        Op::Read => 0,
+        Op::Write => 1,
+        Op::Trim => 2,
+        Op::WriteZeroes => 3,
+    }
+}
+
+/// A measured stream: an op of the main load, or a probe of an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct StreamId(u8);
+
+impl StreamId {
+    pub fn main(op: Op) -> Self {
+        StreamId(op_index(op) as u8)
+    }
+
+    pub fn probe(op: Op) -> Self {
+        StreamId(4 + op_index(op) as u8)
+    }
+
+    pub fn op(self) -> Op {
+        OPS[(self.0 % 4) as usize]
+    }
+
+    pub fn is_probe(self) -> bool {
+        self.0 >= 4
+    }
+
+    pub fn label(self) -> String {
+        if self.is_probe() {
+            format!("probe_{}", self.op().name())
+        } else {
+            self.op().name().to_string()
+        }
+    }
+}
+
+/// The first failed I/O of a job and how many failed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ErrorLog {
+    pub count: u64,
+    pub first: Option<IoFailure>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IoFailure {
+    pub op: Op,
+    pub offset: u64,
+    pub len: u64,
+    /// The errno, or 0 for a short transfer.
+    pub errno: i32,
+    pub message: String,
+    #[serde(skip)]
+    pub at_ns: u64,
+}
+
+impl ErrorLog {
+    /// `res` is the errno, or `None` for a short transfer of `done` bytes.
+    pub fn record(&mut self, op: Op, offset: u64, len: u64, errno: Option<i32>, at_ns: u64) {
+        self.count += 1;
+        if self.first.is_none() {
+            // Formatting allocates, but only for the first error of a thread.
+            let message = match errno {
+                Some(e) => std::io::Error::from_raw_os_error(e).to_string(),
+                None => "short transfer".to_string(),
+            };
+            self.first = Some(IoFailure {
+                op,
+                offset,
+                len,
+                errno: errno.unwrap_or(0),
+                message,
+                at_ns,
+            });
+        }
+    }
+
+    pub fn merge(&mut self, other: &ErrorLog) {
+        self.count += other.count;
+        if let Some(o) = &other.first {
+            if self.first.as_ref().is_none_or(|f| o.at_ns < f.at_ns) {
+                self.first = Some(o.clone());
+            }
+        }
+    }
+}
+
+struct StreamRec {
+    total: OpStats,
+    second: OpStats,
+}
+
+/// Per-thread recording of completions. Create one per executing thread (or one for a
+/// single-threaded virtual-time executor), all sharing one [`SeriesSink`].
+pub struct Recorder {
+    writer: usize,
+    sink: Arc<SeriesSink>,
+    streams: [Option<Box<StreamRec>>; 8],
+    cur_second: u64,
+    pub errors: ErrorLog,
+}
+
+impl Recorder {
+    /// `writer` is this recorder's index below the sink's writer count; `streams` are the
+    /// streams it will record (others are created on first use, which allocates).
+    pub fn new(sink: Arc<SeriesSink>, writer: usize, streams: &[StreamId]) -> Self {
+        let mut r = Recorder {
+            writer,
+            sink,
+            streams: Default::default(),
+            cur_second: 0,
+            errors: ErrorLog::default(),
+        };
+        for &s in streams {
+            r.stream(s);
+        }
+        r
+    }
+
+    fn stream(&mut self, s: StreamId) -> &mut StreamRec {
+        self.streams[s.0 as usize].get_or_insert_with(|| {
+            Box::new(StreamRec {
+                total: OpStats::default(),
+                second: OpStats::default(),
+            })
+        })
+    }
+
+    /// One completed I/O: finished at `at_ns` after `lat_ns`, moving `bytes`.
+    #[inline]
+    pub fn record(&mut self, s: StreamId, at_ns: u64, lat_ns: u64, bytes: u64) {
+        let second = at_ns / 1_000_000_000;
+        if second > self.cur_second {
+            self.roll(second);
+        }
+        let r = self.stream(s);
+        r.total.record(lat_ns, bytes);
+        r.second.record(lat_ns, bytes);
+    }
+
+    /// A failed I/O (counted in errors, not in latency).
+    pub fn fail(&mut self, op: Op, offset: u64, len: u64, errno: Option<i32>, at_ns: u64) {
+        self.errors.record(op, offset, len, errno, at_ns);
+    }
+
+    #[cold]
+    fn roll(&mut self, second: u64) {
+        self.flush_second();
+        self.cur_second = second;
+        self.sink.close(self.writer, second);
+    }
+
+    fn flush_second(&mut self) {
+        for (i, slot) in self.streams.iter_mut().enumerate() {
+            if let Some(r) = slot {
+                if r.second.ios > 0 {
+                    self.sink
+                        .push(self.cur_second, StreamId(i as u8), &r.second);
+                    r.second.hist.reset();
+                    r.second.ios = 0;
+                    r.second.bytes = 0;
+                    r.second.lat_sum_ns = 0;
+                    r.second.lat_max_ns = 0;
+                    r.second.over_1ms = 0;
+                }
+            }
+        }
+    }
+
+    /// Hands over the last open second; returns the totals for [`Stats::collect`].
+    pub fn finish(mut self) -> RecorderTotals {
+        self.flush_second();
+        self.sink.close(self.writer, u64::MAX);
+        let mut streams = BTreeMap::new();
+        for (i, slot) in self.streams.iter_mut().enumerate() {
+            if let Some(r) = slot.take() {
+                streams.insert(StreamId(i as u8), r.total);
+            }
+        }
+        RecorderTotals {
+            streams,
+            errors: self.errors,
+        }
+    }
+}
+
+pub struct RecorderTotals {
+    streams: BTreeMap<StreamId, OpStats>,
+    errors: ErrorLog,
+}
+
+/// Preconditioning that ran before the measured job.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct FillInfo {
+    pub bytes: u64,
+    pub seconds: f64,
+}
+
+/// Everything measured in one job.
+#[derive(Clone, Debug)]
+pub struct Stats {
+    pub clock: Clock,
+    /// Length of the measured job (fill excluded).
+    pub elapsed_ns: u64,
+    pub ops: BTreeMap<Op, OpStats>,
+    pub probes: BTreeMap<Op, OpStats>,
+    pub series: Vec<SeriesPoint>,
+    pub errors: ErrorLog,
+    /// True if the job was interrupted or stopped on an error before its bound.
+    pub partial: bool,
+    pub counters: CounterLog,
+    pub fill: Option<FillInfo>,
+}
+
+impl Stats {
+    /// Merges the recorders of a job (all sharing `sink`) that ran for `elapsed_ns`.
+    pub fn collect(
+        clock: Clock,
+        elapsed_ns: u64,
+        parts: Vec<RecorderTotals>,
+        sink: &SeriesSink,
+    ) -> Stats {
+        let mut ops: BTreeMap<Op, OpStats> = BTreeMap::new();
+        let mut probes: BTreeMap<Op, OpStats> = BTreeMap::new();
+        let mut errors = ErrorLog::default();
+        for p in parts {
+            for (s, st) in p.streams {
+                let map = if s.is_probe() { &mut probes } else { &mut ops };
+                map.entry(s.op()).or_default().merge(&st);
+            }
+            errors.merge(&p.errors);
+        }
+        Stats {
+            clock,
+            elapsed_ns,
+            ops,
+            probes,
+            series: sink.finish(elapsed_ns),
+            errors,
+            partial: false,
+            counters: CounterLog::default(),
+            fill: None,
+        }
+    }
+
+    /// The `ssdiq/1` `io` document.
+    pub fn report(&self, job: JobInfo) -> IoReport {
+        let sum = |m: &BTreeMap<Op, OpStats>| {
+            m.iter()
+                .map(|(op, s)| (op.name().to_string(), s.summary(self.elapsed_ns)))
+                .collect()
+        };
+        IoReport {
+            schema: "ssdiq/1",
+            kind: "io",
+            job,
+            clock: self.clock,
+            elapsed_s: self.elapsed_ns as f64 / 1e9,
+            ops: sum(&self.ops),
+            probes: sum(&self.probes),
+            errors: self.errors.clone(),
+            device: DeviceReport {
+                host_bytes: self.counters.host_bytes(),
+                media_bytes: self.counters.media_bytes(),
+                waf: self.counters.waf(),
+                counters: self.counters.clone(),
+            },
+            fill: self.fill,
+            series: self.series.clone(),
+            partial: self.partial,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeviceReport {
+    pub host_bytes: Option<u64>,
+    pub media_bytes: Option<u64>,
+    /// Measured WAF (media / host bytes) over the measured job, when the device tells.
+    pub waf: Option<f64>,
+    pub counters: CounterLog,
+}
+
+/// The JSON result of `ssdiq io`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IoReport {
+    pub schema: &'static str,
+    pub kind: &'static str,
+    pub job: JobInfo,
+    pub clock: Clock,
+    pub elapsed_s: f64,
+    pub ops: BTreeMap<String, OpSummary>,
+    pub probes: BTreeMap<String, OpSummary>,
+    pub errors: ErrorLog,
+    pub device: DeviceReport,
+    pub fill: Option<FillInfo>,
+    pub series: Vec<SeriesPoint>,
+    pub partial: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorders_merge_into_series_and_totals() {
+        let sink = Arc::new(SeriesSink::new(2));
+        let r_s = StreamId::main(Op::Read);
+        let p_w = StreamId::probe(Op::Write);
+        let mut a = Recorder::new(sink.clone(), 0, &[r_s]);
+        let mut b = Recorder::new(sink.clone(), 1, &[r_s, p_w]);
+        // Second 0: 100 reads from a, 100 from b; second 1 empty; second 2: 10 from a.
+        for i in 0..100u64 {
+            a.record(r_s, i * 1_000_000, 1000 + i, 4096);
+            b.record(r_s, i * 1_000_000 + 5, 2000, 4096);
+        }
+        b.record(p_w, 500_000_000, 5_000_000, 4096);
+        for i in 0..10u64 {
+            a.record(r_s, 2_000_000_000 + i, 3000, 4096);
+        }
+        b.fail(Op::Read, 8192, 4096, Some(5), 77);
+        a.fail(Op::Read, 4096, 4096, None, 99);
+        let stats = Stats::collect(
+            Clock::Virtual,
+            2_500_000_000,
+            vec![a.finish(), b.finish()],
+            &sink,
+        );
+        assert_eq!(stats.ops[&Op::Read].ios, 210);
+        assert_eq!(stats.probes[&Op::Write].over_1ms, 1);
+        let reads: Vec<_> = stats.series.iter().filter(|p| p.stream == "read").collect();
+        assert_eq!(reads.len(), 3);
+        assert_eq!(reads[0].ios, 200);
+        assert_eq!(reads[1].ios, 0);
+        assert_eq!(reads[2].ios, 10);
+        assert_eq!(reads[2].iops, 20.0); // 10 I/Os in the last half second
+        assert_eq!(reads[0].lat_p99_ns, 2000);
+        assert_eq!(stats.errors.count, 2);
+        assert_eq!(stats.errors.first.as_ref().unwrap().offset, 8192);
+        let json = serde_json::to_value(
+            stats.report(
+                crate::Job::new(
+                    "x",
+                    ssdiq_workload::RwMix::parse("read").unwrap(),
+                    4096,
+                    4096,
+                )
+                .info(),
+            ),
+        )
+        .unwrap();
+        assert_eq!(json["ops"]["read"]["ios"], 210);
+        assert!(json["ops"]["read"]["lat_ns"]["p99.999"].is_u64());
+        assert_eq!(json["probes"]["write"]["over_1ms"], 1.0);
+        assert_eq!(json["clock"], "virtual");
+    }
+}

@@ -1,0 +1,294 @@
+//! Opening a target: a block device or a regular file.
+//!
+//! Invariants:
+//! - [`TargetFacts::probe`] has no side effects; it reads what the job must be checked against
+//!   (kind, logical block size, size) so bad options fail before anything is created.
+//! - [`Target::open`] validates the job against the facts first, then creates/extends a file
+//!   to the job's range; block devices opened for writing use O_EXCL, which the kernel refuses
+//!   while the device is mounted or held by another driver.
+//! - Trim and write-zeroes map to BLKDISCARD/BLKZEROOUT on devices and to fallocate
+//!   PUNCH_HOLE|KEEP_SIZE / ZERO_RANGE on files; both read back as zeros afterwards on files
+//!   (devices: zeros if the device guarantees deterministic read-after-trim).
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use ssdiq_workload::units::format_size;
+
+use crate::error::EngineError;
+use crate::job::Job;
+
+const BLKSSZGET: libc::c_ulong = 0x1268;
+const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+const BLKDISCARD: libc::c_ulong = 0x1277;
+const BLKZEROOUT: libc::c_ulong = 0x127f;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    Block,
+    File,
+}
+
+#[derive(Clone, Debug)]
+pub struct TargetFacts {
+    pub path: PathBuf,
+    pub kind: TargetKind,
+    /// Logical block size: O_DIRECT offsets and lengths must be multiples of it.
+    pub logical_block: u64,
+    /// Device size, or current file length (None: the file does not exist yet).
+    pub size: Option<u64>,
+}
+
+fn ioctl_u64(fd: RawFd, req: libc::c_ulong) -> io::Result<u64> {
+    let mut v: u64 = 0;
+    // SAFETY: the request writes one u64 (BLKGETSIZE64) into v.
+    let r = unsafe { libc::ioctl(fd, req as _, &mut v as *mut u64) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(v)
+}
+
+fn ioctl_int(fd: RawFd, req: libc::c_ulong) -> io::Result<u64> {
+    let mut v: libc::c_int = 0;
+    // SAFETY: the request writes one int (BLKSSZGET) into v.
+    let r = unsafe { libc::ioctl(fd, req as _, &mut v as *mut libc::c_int) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(v as u64)
+}
+
+/// Logical block size of the device holding a file, from sysfs; 512 if unknown.
+fn file_logical_block(dev: u64) -> u64 {
+    let (maj, min) = (libc::major(dev), libc::minor(dev));
+    for rel in ["queue/logical_block_size", "../queue/logical_block_size"] {
+        let p = format!("/sys/dev/block/{maj}:{min}/{rel}");
+        if let Some(v) = std::fs::read_to_string(p)
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+        {
+            return v;
+        }
+    }
+    512
+}
+
+impl TargetFacts {
+    pub fn probe(path: &Path) -> Result<TargetFacts, EngineError> {
+        let meta = match std::fs::metadata(path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let dir = path
+                    .parent()
+                    .filter(|d| !d.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                let dev = std::fs::metadata(dir).map_err(|_| {
+                    EngineError::Invalid(format!(
+                        "cannot create target \"{}\": directory \"{}\" does not exist",
+                        path.display(),
+                        dir.display()
+                    ))
+                })?;
+                return Ok(TargetFacts {
+                    path: path.to_path_buf(),
+                    kind: TargetKind::File,
+                    logical_block: file_logical_block(dev.dev()),
+                    size: None,
+                });
+            }
+            Err(e) => {
+                return Err(EngineError::io(
+                    format!("cannot stat {}", path.display()),
+                    e,
+                ))
+            }
+        };
+        let ft = meta.file_type();
+        if ft.is_block_device() {
+            let f = File::open(path)
+                .map_err(|e| EngineError::io(format!("cannot open {}", path.display()), e))?;
+            let lbs =
+                ioctl_int(f.as_raw_fd(), BLKSSZGET).map_err(|e| EngineError::io("BLKSSZGET", e))?;
+            let size = ioctl_u64(f.as_raw_fd(), BLKGETSIZE64)
+                .map_err(|e| EngineError::io("BLKGETSIZE64", e))?;
+            Ok(TargetFacts {
+                path: path.to_path_buf(),
+                kind: TargetKind::Block,
+                logical_block: lbs.max(1),
+                size: Some(size),
+            })
+        } else if ft.is_file() {
+            Ok(TargetFacts {
+                path: path.to_path_buf(),
+                kind: TargetKind::File,
+                logical_block: file_logical_block(meta.dev()),
+                size: Some(meta.len()),
+            })
+        } else {
+            Err(EngineError::Invalid(format!(
+                "invalid target \"{}\": expected a block device or a regular file",
+                path.display()
+            )))
+        }
+    }
+
+    /// Checks the job against the target: alignment under O_DIRECT, range within a device.
+    pub fn check(&self, job: &Job) -> Result<(), EngineError> {
+        let lbs = self.logical_block;
+        if job.direct {
+            if !job.bs.is_multiple_of(lbs) {
+                return Err(EngineError::Invalid(format!(
+                    "invalid --bs \"{}\": not a multiple of the logical block size {lbs} of {} (O_DIRECT); use a multiple or --buffered",
+                    job.bs,
+                    self.path.display()
+                )));
+            }
+            if !job.offset_align.is_multiple_of(lbs) {
+                return Err(EngineError::Invalid(format!(
+                    "invalid --offset-align \"{}\": not a multiple of the logical block size {lbs} of {} (O_DIRECT)",
+                    job.offset_align,
+                    self.path.display()
+                )));
+            }
+        }
+        if self.kind == TargetKind::Block {
+            let size = self.size.unwrap_or(0);
+            if job.range_bytes > size {
+                return Err(EngineError::Invalid(format!(
+                    "invalid --size \"{}\": beyond the end of {} ({} bytes)",
+                    format_size(job.range_bytes),
+                    self.path.display(),
+                    size
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An open target, shared by all threads of a job.
+pub struct Target {
+    pub file: File,
+    pub facts: TargetFacts,
+}
+
+impl Target {
+    /// Validates `job` against the target, then opens it (creating or extending a file to the
+    /// job's range).
+    pub fn open(job: &Job) -> Result<Target, EngineError> {
+        let facts = TargetFacts::probe(Path::new(&job.target))?;
+        facts.check(job)?;
+        let writes = job.writes();
+        let mut oo = OpenOptions::new();
+        oo.read(true).write(writes);
+        let mut flags = 0;
+        if job.direct {
+            flags |= libc::O_DIRECT;
+        }
+        match facts.kind {
+            TargetKind::Block if writes => flags |= libc::O_EXCL,
+            TargetKind::File if writes || facts.size.unwrap_or(0) < job.range_bytes => {
+                oo.write(true).create(true);
+            }
+            _ => {}
+        }
+        oo.custom_flags(flags);
+        // udev probes a device after a writer closes it and holds it for a moment; a busy
+        // device is retried for up to a second before it counts as in use.
+        let mut opened = oo.open(&facts.path);
+        for _ in 0..20 {
+            match &opened {
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    opened = oo.open(&facts.path);
+                }
+                _ => break,
+            }
+        }
+        let file = opened.map_err(|e| {
+            if job.direct && e.raw_os_error() == Some(libc::EINVAL) {
+                EngineError::Invalid(format!(
+                    "cannot open {} with O_DIRECT (the filesystem does not support it); use --buffered",
+                    facts.path.display()
+                ))
+            } else if e.raw_os_error() == Some(libc::EBUSY) {
+                EngineError::Refused(format!(
+                    "refusing to write to {}: the device is busy (mounted or held by another driver)",
+                    facts.path.display()
+                ))
+            } else {
+                EngineError::io(format!("cannot open {}", facts.path.display()), e)
+            }
+        })?;
+        if facts.kind == TargetKind::File && facts.size.unwrap_or(0) < job.range_bytes {
+            file.set_len(job.range_bytes).map_err(|e| {
+                EngineError::io(
+                    format!(
+                        "cannot extend {} to {} bytes",
+                        facts.path.display(),
+                        job.range_bytes
+                    ),
+                    e,
+                )
+            })?;
+        }
+        Ok(Target { file, facts })
+    }
+
+    pub fn fd(&self) -> RawFd {
+        self.file.as_raw_fd()
+    }
+
+    /// Discards `[offset, offset+len)`. Returns the errno on failure.
+    pub fn trim(&self, offset: u64, len: u64) -> Result<(), i32> {
+        match self.facts.kind {
+            TargetKind::Block => range_ioctl(self.fd(), BLKDISCARD, offset, len),
+            TargetKind::File => fallocate(
+                self.fd(),
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                offset,
+                len,
+            ),
+        }
+    }
+
+    /// Zeroes `[offset, offset+len)` without transferring data.
+    pub fn write_zeroes(&self, offset: u64, len: u64) -> Result<(), i32> {
+        match self.facts.kind {
+            TargetKind::Block => range_ioctl(self.fd(), BLKZEROOUT, offset, len),
+            TargetKind::File => fallocate(
+                self.fd(),
+                libc::FALLOC_FL_ZERO_RANGE | libc::FALLOC_FL_KEEP_SIZE,
+                offset,
+                len,
+            ),
+        }
+    }
+}
+
+fn range_ioctl(fd: RawFd, req: libc::c_ulong, offset: u64, len: u64) -> Result<(), i32> {
+    let range = [offset, len];
+    // SAFETY: BLKDISCARD/BLKZEROOUT read a [u64; 2] (start, length).
+    let r = unsafe { libc::ioctl(fd, req as _, range.as_ptr()) };
+    if r < 0 {
+        return Err(io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO));
+    }
+    Ok(())
+}
+
+fn fallocate(fd: RawFd, mode: libc::c_int, offset: u64, len: u64) -> Result<(), i32> {
+    // SAFETY: plain syscall on an open descriptor.
+    let r = unsafe { libc::fallocate(fd, mode, offset as libc::off_t, len as libc::off_t) };
+    if r < 0 {
+        return Err(io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO));
+    }
+    Ok(())
+}
