@@ -1,0 +1,44 @@
+//! `ssdiq info` on things that are not NVMe drives: every case is a one-line usage error
+//! (exit 2) and writes nothing. The real-drive path is tested in the QEMU guest
+//! (.ci/extra/qemu-nvme.sh).
+
+use std::process::Command;
+
+fn ssdiq(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
+        .args(args)
+        .output()
+        .expect("run ssdiq")
+}
+
+fn usage_error(args: &[&str], needle: &str) {
+    let out = ssdiq(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn emulated_targets_wait_for_the_emulated_ssd() {
+    usage_error(&["info", "emu:default"], "issue 6");
+}
+
+#[test]
+fn missing_and_non_nvme_targets() {
+    usage_error(&["info", "/nonexistent/nvme9n9"], "no such device");
+    usage_error(&["info", "/proc/self/status"], "is not an NVMe device");
+    usage_error(&["info", "/dev/null"], "is not an NVMe device");
+}
+
+#[test]
+fn json_into_a_missing_directory_is_refused_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("no/such/dir/info.json");
+    usage_error(
+        &["info", "/dev/null", "--json", bad.to_str().unwrap()],
+        "does not exist",
+    );
+    assert!(!bad.exists());
+}
