@@ -130,8 +130,14 @@ pub fn simulate(
     let mut half_flash = 0u64;
     let mut series = Vec::new();
     let flash_now = |ftl: &Ftl| ftl.counters().flash_programs() - c0.flash_programs();
+    let mut ahead = Lookahead::new(&mut stream);
     while host < total {
-        match stream.next_draw() {
+        let draw = ahead.next(|p| {
+            if !use_buf {
+                ftl.prefetch_write(p)
+            }
+        });
+        match draw {
             Draw::Page(p) => {
                 host += 1;
                 if use_buf {
@@ -214,6 +220,38 @@ pub fn simulate(
         greedy_model_waf: model,
         series,
     })
+}
+
+/// Draws a few writes ahead of the FTL so each write's map entry can be loaded before it is
+/// needed: the generator is pure, so drawing early changes nothing but timing.
+struct Lookahead<'a> {
+    stream: &'a mut PageStream,
+    ring: [Draw; LOOKAHEAD],
+    pos: usize,
+}
+
+const LOOKAHEAD: usize = 8;
+
+impl<'a> Lookahead<'a> {
+    fn new(stream: &'a mut PageStream) -> Self {
+        let ring = std::array::from_fn(|_| stream.next_draw());
+        Self {
+            stream,
+            ring,
+            pos: 0,
+        }
+    }
+
+    #[inline]
+    fn next(&mut self, hint: impl FnOnce(u64)) -> Draw {
+        let fresh = self.stream.next_draw();
+        if let Draw::Page(p) = fresh {
+            hint(p);
+        }
+        let d = std::mem::replace(&mut self.ring[self.pos], fresh);
+        self.pos = (self.pos + 1) % LOOKAHEAD;
+        d
+    }
 }
 
 /// The `optimal` bound: frequency classes of the pattern, each its own greedy system with
