@@ -12,8 +12,15 @@ use crate::steady::SteadyCriteria;
 /// How long a step runs.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Bound {
-    /// A fixed amount of time (seconds, wall or virtual).
+    /// A fixed amount of time (seconds, wall or virtual), one round.
     Seconds(f64),
+    /// Until the tracked metric is steady, in rounds of `round_s` seconds each, giving up
+    /// after `cap_s` seconds (read and sequential steps).
+    SteadyTime {
+        round_s: f64,
+        cap_s: f64,
+        criteria: SteadyCriteria,
+    },
     /// Until the tracked metric is steady, measured in rounds of `round_drive_writes` drive
     /// writes each, giving up after `cap_drive_writes`.
     SteadyWrites {
@@ -70,10 +77,17 @@ fn pattern(s: &str) -> Pattern {
 impl Plan {
     /// The SSD-iq benchmark (paper §3 and §6.1).
     pub fn ssd_iq(o: PlanOptions) -> Plan {
+        // Reads and sequential writes: rounds of `read_s / 5`, at most twice the minimum of
+        // five rounds.
         let (read_s, round, cap) = if o.quick {
-            (2.0, 0.1, 1.5)
+            (1.0, 0.1, 1.5)
         } else {
-            (10.0, 0.25, 6.0)
+            (5.0, 0.25, 6.0)
+        };
+        let timed = |criteria| Bound::SteadyTime {
+            round_s: read_s / 5.0,
+            cap_s: read_s * 2.0,
+            criteria,
         };
         let steady = |criteria| Bound::SteadyWrites {
             round_drive_writes: round,
@@ -96,30 +110,16 @@ impl Plan {
             load: None,
         };
         let mut steps = vec![
-            step(
-                steps::SEQ_READ,
-                "read",
-                "seq",
-                large,
-                32,
-                Bound::Seconds(read_s),
-            ),
+            step(steps::SEQ_READ, "read", "seq", large, 32, timed(crit)),
             step(
                 steps::RAND_READ,
                 "randread",
                 "uniform",
                 small,
                 64,
-                Bound::Seconds(read_s),
+                timed(crit),
             ),
-            step(
-                steps::SEQ_WRITE,
-                "write",
-                "seq",
-                large,
-                32,
-                Bound::Seconds(read_s),
-            ),
+            step(steps::SEQ_WRITE, "write", "seq", large, 32, timed(crit)),
             step(
                 steps::RAND_WRITE_UNIFORM,
                 "randwrite",
@@ -151,7 +151,7 @@ impl Plan {
             "uniform",
             small,
             32,
-            Bound::Seconds(if o.quick { 5.0 } else { 30.0 }),
+            Bound::Seconds(if o.quick { 2.0 } else { 20.0 }),
         );
         lat.probes = vec!["read", "write"];
         lat.load = Some(LoadFraction(0.25));
@@ -208,6 +208,9 @@ mod tests {
         for (a, b) in q.steps.iter().zip(&f.steps) {
             match (&a.bound, &b.bound) {
                 (Bound::Seconds(x), Bound::Seconds(y)) => assert!(x < y),
+                (Bound::SteadyTime { cap_s: x, .. }, Bound::SteadyTime { cap_s: y, .. }) => {
+                    assert!(x < y)
+                }
                 (
                     Bound::SteadyWrites {
                         cap_drive_writes: x,

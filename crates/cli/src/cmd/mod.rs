@@ -5,4 +5,7 @@ pub mod io;
 pub mod pattern;
 pub mod report;
 pub mod run;
+pub mod run_bars;
+pub mod run_out;
+pub mod run_target;
 pub mod sim;
