@@ -16,9 +16,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ssdiq_engine::hist::OpSummary;
 use ssdiq_engine::target::{TargetFacts, TargetKind};
 use ssdiq_engine::{
-    DeviceCounters, EngineError, EngineKind, Executor, FillMode, IoReport, Job, OnError, Progress,
-    RealExecutor, RunControl, WriteCounters,
+    EngineError, EngineKind, Executor, FillMode, IoReport, Job, OnError, Progress, RealExecutor,
+    RunControl,
 };
+use ssdiq_suite::device::NvmeCounters;
 use ssdiq_workload::units::{format_size, parse_duration_ns, parse_rate, parse_size};
 use ssdiq_workload::{DataPattern, Op, Pattern, RwMix};
 
@@ -317,7 +318,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         time_ns: job.bound.time_ns,
     };
     let ctl = RunControl::new(stop.clone(), &bars);
-    let mut exec = match nvme_counters(&facts) {
+    let mut exec = match NvmeCounters::probe(&facts) {
         Some(c) => RealExecutor::with_counters(Box::new(c)),
         None => RealExecutor::new(),
     };
@@ -345,29 +346,6 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Host/media write counters of an NVMe namespace (SMART, OCP C0h), for the measured WAF.
-struct NvmeCounters(PathBuf);
-
-impl DeviceCounters for NvmeCounters {
-    fn snapshot(&mut self) -> Option<WriteCounters> {
-        let c = ssdiq_nvme::write_counters(&self.0).ok()?;
-        let clamp = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
-        Some(WriteCounters {
-            host_bytes: clamp(c.host_bytes_written),
-            media_bytes: c.media_bytes_written.map(clamp),
-        })
-    }
-}
-
-/// Counters for NVMe block devices that answer a SMART query; none for anything else.
-fn nvme_counters(facts: &TargetFacts) -> Option<NvmeCounters> {
-    if facts.kind != TargetKind::Block {
-        return None;
-    }
-    let mut c = NvmeCounters(facts.path.clone());
-    c.snapshot().map(|_| c)
 }
 
 fn write_csv(path: &Path, report: &IoReport) -> anyhow::Result<()> {

@@ -13,11 +13,12 @@ use std::process::ExitCode;
 use ssdiq_report::model::RunResult;
 use ssdiq_report::{build_tables, terminal, Spec};
 use ssdiq_suite::plan::{Plan, PlanOptions};
-use ssdiq_suite::{RunOptions, SuiteError};
+use ssdiq_suite::RunOptions;
 use ssdiq_workload::units::parse_size;
 
 use super::run_bars::Bars;
 use super::run_out;
+use super::run_target::suite_usage;
 use crate::error::{usage, OrUsage};
 
 #[derive(clap::Args)]
@@ -128,14 +129,6 @@ fn spec(args: &Args, builtin: Option<Spec>) -> anyhow::Result<Option<Spec>> {
         }
     }
     Ok((s != Spec::default()).then_some(s))
-}
-
-fn suite_usage(e: SuiteError) -> anyhow::Error {
-    if e.is_usage() {
-        usage(e.to_string())
-    } else {
-        e.into()
-    }
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {

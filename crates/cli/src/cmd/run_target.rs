@@ -7,7 +7,8 @@ use ssdiq_suite::{DeviceTarget, SuiteError, SuiteTarget};
 
 use crate::error::usage;
 
-fn suite_usage(e: SuiteError) -> anyhow::Error {
+/// Suite errors raised before anything was written are bad input (exit 2).
+pub fn suite_usage(e: SuiteError) -> anyhow::Error {
     if e.is_usage() {
         usage(e.to_string())
     } else {
