@@ -309,7 +309,10 @@ fn assert_within_limit(per_second: &[f64], limit: f64, what: &str) {
         assert!(*x < limit * 1.03, "{what} {per_second:?} exceed {limit}");
     }
     let best = per_second.iter().cloned().fold(0.0, f64::max);
-    assert!(best > limit * 0.97, "{what} {per_second:?} never reach {limit}");
+    assert!(
+        best > limit * 0.97,
+        "{what} {per_second:?} never reach {limit}"
+    );
 }
 
 #[test]
