@@ -201,3 +201,66 @@ fn sigint_saves_partial_results() {
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("partial"));
 }
+
+/// Runs `ssdiq run TARGET --quick` into a fresh directory and returns the result.
+fn quick_emu(target: &str, dir: &Path) -> Value {
+    let out = dir.join(target.replace([':', ',', '='], "_"));
+    let o = ssdiq(&["run", target, "--quick", "--out", s(&out)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check_complete(&out)
+}
+
+fn uniform(r: &Value) -> &Value {
+    &r["steps"][3]
+}
+
+#[test]
+fn quick_run_on_the_emulated_ssd() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = quick_emu("emu:default", dir.path());
+    assert_eq!(r["clock"], "virtual");
+    assert_eq!(r["target"]["emulated"], true);
+    assert_eq!(r["target"]["reports_media_writes"], true);
+    // The profile's own datasheet fills the spec, and sets the latency-under-load rate.
+    assert!(num(&r["spec"]["rand_write_kiops"]) > 0.0);
+    assert!(r["derived"]["load_basis"]
+        .as_str()
+        .unwrap()
+        .contains("spec"));
+    let u = uniform(&r);
+    let measured = num(&u["waf_measured"]);
+    let implied = num(&u["waf_implied"]);
+    assert!(measured > 1.0, "uniform WAF {measured}");
+    assert!(
+        (implied / measured - 1.0).abs() < 0.15,
+        "implied {implied} vs measured {measured}"
+    );
+    for step in &r["steps"].as_array().unwrap()[3..6] {
+        let m = num(&step["waf_measured"]);
+        assert!(m >= 1.0 && m < 20.0, "{}: {m}", step["name"]);
+    }
+    let true_op = ssdiq_engine::emu::EmuExecutor::open("emu:default")
+        .unwrap()
+        .op();
+    for k in ["op_estimate_formula", "op_estimate_greedy"] {
+        let est = num(&r["derived"][k]);
+        assert!(
+            est > true_op / 2.0 && est < true_op * 2.0,
+            "{k} {est} vs true OP {true_op}"
+        );
+    }
+}
+
+#[test]
+fn more_op_means_less_waf_and_a_higher_estimate() {
+    let dir = tempfile::tempdir().unwrap();
+    let low = quick_emu("emu:default", dir.path());
+    let high = quick_emu("emu:default,op=0.28", dir.path());
+    let (wl, wh) = (
+        num(&uniform(&low)["waf_measured"]),
+        num(&uniform(&high)["waf_measured"]),
+    );
+    assert!(wh < wl, "WAF with more OP {wh} vs {wl}");
+    let est = |r: &Value| num(&r["derived"]["op_estimate_greedy"]);
+    assert!(est(&high) > est(&low), "{} vs {}", est(&high), est(&low));
+}

@@ -8,6 +8,7 @@
 pub mod convert;
 pub mod derived;
 pub mod device;
+pub mod emu;
 pub mod observe;
 pub mod plan;
 pub mod runner;
@@ -18,6 +19,7 @@ pub mod summary;
 pub mod target;
 
 pub use device::DeviceTarget;
+pub use emu::EmuTarget;
 pub use observe::{Observer, Silent};
 pub use runner::{run, RunOptions};
 pub use target::{SuiteError, SuiteTarget};

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ssdiq_suite::{DeviceTarget, SuiteError, SuiteTarget};
+use ssdiq_suite::{DeviceTarget, EmuTarget, SuiteError, SuiteTarget};
 
 use crate::error::usage;
 
@@ -50,7 +50,5 @@ pub fn open(
 }
 
 fn open_emu(target: &str) -> anyhow::Result<Box<dyn SuiteTarget>> {
-    Err(usage(format!(
-        "invalid target \"{target}\": the emulated SSD is not in this build yet; give a file with --size"
-    )))
+    Ok(Box::new(EmuTarget::open(target).map_err(suite_usage)?))
 }
