@@ -22,9 +22,12 @@ pub enum Bound {
         criteria: SteadyCriteria,
     },
     /// Until the tracked metric is steady, measured in rounds of `round_drive_writes` drive
-    /// writes each, giving up after `cap_drive_writes`.
+    /// writes each, giving up after `cap_drive_writes`. A steady window may start only after
+    /// `warmup_drive_writes`: a step that follows another write step inherits its GC state,
+    /// and the throughput can look flat for five rounds while the WAF still moves.
     SteadyWrites {
         round_drive_writes: f64,
+        warmup_drive_writes: f64,
         cap_drive_writes: f64,
         criteria: SteadyCriteria,
     },
@@ -79,10 +82,10 @@ impl Plan {
     pub fn ssd_iq(o: PlanOptions) -> Plan {
         // Reads and sequential writes: rounds of `read_s / 5`, at most twice the minimum of
         // five rounds.
-        let (read_s, round, cap) = if o.quick {
-            (1.0, 0.1, 1.5)
+        let (read_s, round, warmup, cap) = if o.quick {
+            (1.0, 0.1, 0.3, 1.5)
         } else {
-            (5.0, 0.25, 6.0)
+            (5.0, 0.25, 2.0, 8.0)
         };
         let timed = |criteria| Bound::SteadyTime {
             round_s: read_s / 5.0,
@@ -91,6 +94,7 @@ impl Plan {
         };
         let steady = |criteria| Bound::SteadyWrites {
             round_drive_writes: round,
+            warmup_drive_writes: warmup,
             cap_drive_writes: cap,
             criteria,
         };

@@ -171,21 +171,23 @@ pub fn run_step(
     let capacity = target.capacity_bytes();
     let name = target.job_target();
     let blocks = |dw: f64| (((dw * capacity as f64) as u64) / step.bs).max(1) * step.bs;
-    // (unit, size of a round in that unit, cap in that unit, criteria)
-    let (unit, round, cap, criteria) = match &step.bound {
-        Bound::Seconds(s) => (Unit::Seconds, *s, *s, None),
+    // (unit, size of a round, warm-up before a window may start, cap; all in that unit)
+    let (unit, round, warmup, cap, criteria) = match &step.bound {
+        Bound::Seconds(s) => (Unit::Seconds, *s, 0.0, *s, None),
         Bound::SteadyTime {
             round_s,
             cap_s,
             criteria,
-        } => (Unit::Seconds, *round_s, *cap_s, Some(*criteria)),
+        } => (Unit::Seconds, *round_s, 0.0, *cap_s, Some(*criteria)),
         Bound::SteadyWrites {
             round_drive_writes,
+            warmup_drive_writes,
             cap_drive_writes,
             criteria,
         } => (
             Unit::Bytes,
             blocks(*round_drive_writes) as f64,
+            *warmup_drive_writes * capacity as f64,
             blocks(*cap_drive_writes) as f64,
             Some(*criteria),
         ),
@@ -205,6 +207,8 @@ pub fn run_step(
         stopped: false,
     };
     let mut done = 0.0;
+    // Index of the first round fed to the detector (the first after the warm-up).
+    let mut first_fed = None;
     loop {
         let r = out.rounds.len() as u32;
         let mut j = job(step, &name, capacity, round_seed(cx.seed, step_no, r));
@@ -217,6 +221,7 @@ pub fn run_step(
             Unit::Bytes => j.bound.bytes = Some(round as u64),
         }
         let (round_result, partial) = run_round(target, &j, cx, unit, done)?;
+        let warm = done >= warmup * 0.999;
         done += match unit {
             Unit::Seconds => round_result.elapsed_ns as f64 / 1e9,
             Unit::Bytes => round_result.written() as f64,
@@ -228,8 +233,12 @@ pub fn run_step(
             out.stopped = true;
             break;
         }
-        if let Some(d) = detector.as_mut() {
-            out.window = d.push(mb_s);
+        if let Some(d) = detector.as_mut().filter(|_| warm) {
+            let offset = *first_fed.get_or_insert(r as usize);
+            out.window = d.push(mb_s).map(|mut w| {
+                w.first += offset;
+                w
+            });
         }
         cx.observer.round(&RoundReport {
             step: step.name.to_string(),
