@@ -77,6 +77,8 @@ fn idle_latencies_match_the_spec() {
         f.range_bytes = 64 << 20;
         f.bound.bytes = Some(64 << 20);
         run(&mut e, &f);
+        // Idle: let the buffer drain before measuring.
+        e.idle_for(1_000_000_000);
         let mut r = job(&e, "randread", 4096, 1);
         r.range_bytes = 64 << 20;
         r.bound.bytes = Some(4 << 20);

@@ -473,7 +473,10 @@ impl Drive {
             && self.gc.read_pages_total == 0
             && self.gc.reads_inflight == 0
             && self.buf.live() == 0;
-        if g + host < unit && !gc_tail {
+        // Host pages too: a write waits for room the buffered pages cannot make as a full
+        // unit (a buffer smaller than a unit plus a write), so flush what there is.
+        let host_flush = host > 0 && self.buf.parked() > 0;
+        if g + host < unit && !gc_tail && !host_flush {
             if !host_ok {
                 self.maybe_gc();
             }
