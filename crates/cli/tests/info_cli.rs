@@ -21,8 +21,9 @@ fn usage_error(args: &[&str], needle: &str) {
 }
 
 #[test]
-fn emulated_targets_wait_for_the_emulated_ssd() {
-    usage_error(&["info", "emu:default"], "issue 6");
+fn bad_emulated_targets_are_usage_errors() {
+    usage_error(&["info", "emu:nope"], "unknown emu profile");
+    usage_error(&["info", "emu:default,op=x"], "invalid emu value op=x");
 }
 
 #[test]

@@ -153,6 +153,13 @@ impl EmuExecutor {
             media_bytes: Some(c.media_write_bytes),
         }
     }
+    /// Lets `ns` of virtual time pass with no host I/O (background work runs, e.g. the write
+    /// buffer drains), like a host pausing between jobs.
+    pub fn idle_for(&mut self, ns: u64) {
+        let t = self.drive.now().saturating_add(ns);
+        self.drive.advance(t);
+    }
+
     /// The virtual clock, in nanoseconds since the drive was created.
     pub fn now_ns(&self) -> u64 {
         self.drive.now()

@@ -1,5 +1,6 @@
 //! One module per subcommand; each owns its arguments and its `main`.
 
+pub mod emu_info;
 pub mod info;
 pub mod io;
 pub mod pattern;

@@ -15,7 +15,7 @@
 //!
 //! Invariants:
 //! - Physically free superblocks = FTL free blocks - victims not yet erased on every die.
-//!   Background GC starts a victim when that is below `low` (one victim at a time); host pages
+//!   Background GC starts a victim when that is below `low` (at most two at a time); host pages
 //!   are not mapped while it is at or below `critical` (foreground GC: host writes wait).
 //! - The FTL's own reserve is `critical`, and host pages are mapped only above it, so the FTL
 //!   never collects inside a host write; if it ever did, the work is charged all the same.
@@ -34,6 +34,10 @@ use super::wbuf::WriteBuf;
 use crate::ftl::{Ftl, FtlConfig};
 use crate::geometry::Geometry;
 use crate::policy::GcPolicy;
+
+/// Victims GC works on at once: two, so one victim's reads overlap the other's programs
+/// (assumption; controllers pipeline GC).
+const GC_VICTIMS: u64 = 2;
 
 /// Logical block (and FTL page) size of the emulated drive.
 pub const LBA_BYTES: u64 = 4096;
@@ -112,6 +116,9 @@ pub struct Drive {
     dies: Vec<Die>,
     /// Dies with no event (`Die::is_idle`).
     idle: u32,
+    /// The earliest die event and its die, valid unless `dirty` (a die's event changed).
+    min_ev: (u64, usize),
+    dirty: bool,
     buf: WriteBuf,
     gc: Gc,
     link_in: u64,
@@ -198,7 +205,9 @@ impl Drive {
             ftl,
             dies: vec![Die::new(0); dies as usize],
             idle: dies,
-            buf: WriteBuf::new(t.buffer_pages),
+            min_ev: (NEVER, 0),
+            dirty: false,
+            buf: WriteBuf::new(t.buffer_pages, logical),
             gc: Gc::new(dies as usize),
             link_in: 0,
             link_out: 0,
@@ -240,9 +249,10 @@ impl Drive {
     /// counters keep counting. Call between jobs, with no write parked.
     pub fn reset(&mut self) {
         self.ftl = Ftl::new(self.cfg).expect("the configuration was accepted before");
-        self.buf = WriteBuf::new(self.t.buffer_pages);
+        self.buf = WriteBuf::new(self.t.buffer_pages, self.ftl.geometry().logical_pages);
         self.dies = vec![Die::new(self.now); self.t.dies as usize];
         self.idle = self.t.dies;
+        self.dirty = true;
         self.gc = Gc::new(self.t.dies as usize);
         self.link_in = self.now;
         self.link_out = self.now;
@@ -251,18 +261,13 @@ impl Drive {
 
     /// Time of the next internal event (a die finishing or starting work), `u64::MAX` if none.
     #[inline]
-    pub fn next_event(&self) -> u64 {
-        let mut m = NEVER;
-        for d in &self.dies {
-            m = m.min(d.ev);
-        }
-        m
+    pub fn next_event(&mut self) -> u64 {
+        self.earliest().0
     }
 
-    /// Processes every internal event up to and including `t`, then sets the clock to `t`.
-    /// Parked writes admitted on the way are available from [`Drive::take_completed`].
-    pub fn advance(&mut self, t: u64) {
-        loop {
+    #[inline]
+    fn earliest(&mut self) -> (u64, usize) {
+        if self.dirty {
             let (mut best, mut bi) = (NEVER, 0);
             for (i, d) in self.dies.iter().enumerate() {
                 if d.ev < best {
@@ -270,11 +275,22 @@ impl Drive {
                     bi = i;
                 }
             }
-            if best > t {
+            self.min_ev = (best, bi);
+            self.dirty = false;
+        }
+        self.min_ev
+    }
+
+    /// Processes every internal event up to and including `t`, then sets the clock to `t`.
+    /// Parked writes admitted on the way are available from [`Drive::take_completed`].
+    pub fn advance(&mut self, t: u64) {
+        loop {
+            let (ev, d) = self.earliest();
+            if ev > t {
                 break;
             }
-            self.now = self.now.max(best);
-            self.on_event(bi, best);
+            self.now = self.now.max(ev);
+            self.on_event(d, ev);
         }
         self.now = self.now.max(t);
     }
@@ -331,6 +347,8 @@ impl Drive {
     #[inline]
     fn die_read(&mut self, die: usize, t: u64, pages: u64) -> u64 {
         let dur = self.t.read_ns + (pages as f64 * self.t.xfer_ns_per_page) as u64;
+        // A suspension moves the die's event.
+        self.dirty = true;
         self.dies[die].read(t, dur, self.t.suspend)
     }
 
@@ -371,6 +389,7 @@ impl Drive {
     }
 
     fn on_event(&mut self, d: usize, t: u64) {
+        self.dirty = true;
         let die = self.dies[d];
         match die.kind {
             Kind::Program => {
@@ -414,6 +433,7 @@ impl Drive {
     /// Starts the next piece of flash work on idle die `d` at `t`, if there is any.
     fn try_start(&mut self, d: usize, t: u64) {
         debug_assert!(self.dies[d].is_idle());
+        self.dirty = true;
         let rf = self.dies[d].read_free;
         if rf > t {
             self.dies[d].wake_at(rf);
@@ -446,8 +466,17 @@ impl Drive {
         let host_ok = self.free_phys() > self.t.critical as i64;
         let host = if host_ok { self.buf.live() } else { 0 };
         let g = self.gc.ready;
-        let gc_tail = g > 0 && self.gc.read_pages_total == 0 && self.gc.reads_inflight == 0;
-        if g + host < unit && !gc_tail {
+        // A partial unit costs a whole program: relocated pages wait to be topped up with host
+        // pages or the next victim's, unless nothing else can come (no GC read pending, no host
+        // page buffered).
+        let gc_tail = g > 0
+            && self.gc.read_pages_total == 0
+            && self.gc.reads_inflight == 0
+            && self.buf.live() == 0;
+        // Host pages too: a write waits for room the buffered pages cannot make as a full
+        // unit (a buffer smaller than a unit plus a write), so flush what there is.
+        let host_flush = host > 0 && self.buf.parked() > 0;
+        if g + host < unit && !gc_tail && !host_flush {
             if !host_ok {
                 self.maybe_gc();
             }
@@ -474,7 +503,7 @@ impl Drive {
 
     /// Starts background GC victims while physically free superblocks are below `low`.
     fn maybe_gc(&mut self) {
-        while self.free_phys() < self.t.low as i64 && self.gc.started == self.gc.done {
+        while self.free_phys() < self.t.low as i64 && self.gc.started - self.gc.done < GC_VICTIMS {
             match self.ftl.collect_one() {
                 Some(e) => self.add_gc(e.relocations as u64, 1),
                 None => break,

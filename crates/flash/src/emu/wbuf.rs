@@ -6,14 +6,14 @@
 //!   still in progress; a slot is freed when its program ends ([`WriteBuf::release`]) or when a
 //!   stale entry is dropped. `used <= cap` except for one oversized write admitted into an
 //!   empty buffer (so a write larger than the buffer cannot deadlock).
-//! - `live` maps each buffered logical page to the FIFO index of its newest copy: an older copy
-//!   of a page rewritten (or trimmed) while buffered is stale and never programmed.
+//! - `bits[lpn]` is set iff the newest data of `lpn` is buffered and not yet taken for a
+//!   program; `live` counts set bits. A rewrite of a buffered page updates it in place (no new
+//!   slot); a trimmed page's FIFO entry is stale and dropped when reached. The first FIFO entry
+//!   of a set page takes it, so a page is never programmed twice for one write.
+//! - One bit per logical page: the buffer adds 1/8 byte per page to the FTL's ~9.
 //! - Writes that found no room wait in `parked`, admitted strictly in arrival order.
 
-use std::collections::{HashMap, VecDeque};
-use std::hash::BuildHasherDefault;
-
-use crate::buffer::PageHasher;
+use std::collections::VecDeque;
 
 /// A write waiting for buffer room.
 #[derive(Clone, Copy, Debug)]
@@ -29,25 +29,31 @@ pub struct WriteBuf {
     cap: u64,
     used: u64,
     fifo: VecDeque<u32>,
-    /// FIFO index of `fifo[0]`.
-    head: u64,
-    live: HashMap<u64, u64, BuildHasherDefault<PageHasher>>,
+    bits: Vec<u64>,
+    live: u64,
     parked: VecDeque<Parked>,
 }
 
 impl WriteBuf {
-    pub fn new(cap_pages: u64) -> Self {
+    /// A buffer of `cap_pages` slots for a drive of `pages` logical pages.
+    pub fn new(cap_pages: u64, pages: u64) -> Self {
         WriteBuf {
             cap: cap_pages.max(1),
             used: 0,
             fifo: VecDeque::with_capacity(cap_pages.min(1 << 20) as usize),
-            head: 0,
-            live: HashMap::with_capacity_and_hasher(
-                cap_pages.min(1 << 20) as usize,
-                Default::default(),
-            ),
+            bits: vec![0; pages.div_ceil(64) as usize],
+            live: 0,
             parked: VecDeque::new(),
         }
+    }
+
+    #[inline]
+    fn bit(&self, lpn: u64) -> bool {
+        self.bits[(lpn >> 6) as usize] & (1 << (lpn & 63)) != 0
+    }
+    #[inline]
+    fn flip(&mut self, lpn: u64) {
+        self.bits[(lpn >> 6) as usize] ^= 1 << (lpn & 63);
     }
 
     pub fn used(&self) -> u64 {
@@ -56,11 +62,11 @@ impl WriteBuf {
     /// Buffered pages not yet taken for a program.
     #[inline]
     pub fn live(&self) -> u64 {
-        self.live.len() as u64
+        self.live
     }
     #[inline]
     pub fn contains(&self, lpn: u64) -> bool {
-        !self.live.is_empty() && self.live.contains_key(&lpn)
+        self.live > 0 && self.bit(lpn)
     }
     pub fn parked(&self) -> usize {
         self.parked.len()
@@ -76,11 +82,13 @@ impl WriteBuf {
     #[inline]
     pub fn insert(&mut self, lpn: u64, pages: u64) {
         for p in lpn..lpn + pages {
-            let idx = self.head + self.fifo.len() as u64;
-            self.fifo.push_back(p as u32);
-            self.live.insert(p, idx);
+            if !self.bit(p) {
+                self.flip(p);
+                self.live += 1;
+                self.fifo.push_back(p as u32);
+                self.used += 1;
+            }
         }
-        self.used += pages;
     }
 
     /// Queues a write that did not fit.
@@ -111,11 +119,10 @@ impl WriteBuf {
     #[inline]
     pub fn pop_live(&mut self) -> Option<u64> {
         while let Some(lpn) = self.fifo.pop_front() {
-            let idx = self.head;
-            self.head += 1;
             let lpn = lpn as u64;
-            if self.live.get(&lpn) == Some(&idx) {
-                self.live.remove(&lpn);
+            if self.bit(lpn) {
+                self.flip(lpn);
+                self.live -= 1;
                 return Some(lpn);
             }
             self.used -= 1;
@@ -131,8 +138,9 @@ impl WriteBuf {
 
     /// Drops the buffered copy of `lpn` (trim). It stays in the FIFO as a stale entry.
     pub fn discard(&mut self, lpn: u64) {
-        if !self.live.is_empty() {
-            self.live.remove(&lpn);
+        if self.contains(lpn) {
+            self.flip(lpn);
+            self.live -= 1;
         }
     }
 }
@@ -143,11 +151,13 @@ mod tests {
 
     #[test]
     fn fifo_with_stale_copies_and_parking() {
-        let mut b = WriteBuf::new(4);
+        let mut b = WriteBuf::new(4, 100);
         assert!(b.fits(3));
         b.insert(10, 3); // 10, 11, 12
-        b.insert(11, 1); // 11 again: the first copy is stale
-        assert_eq!((b.used(), b.live()), (4, 3));
+        b.insert(11, 1); // 11 again: updated in place
+        assert_eq!((b.used(), b.live()), (3, 3));
+        b.discard(11); // trimmed: its entry is stale
+        b.insert(13, 1);
         assert!(!b.fits(1));
         b.park(7, 20, 2, 100);
         assert_eq!(b.pop_live(), Some(10));
@@ -159,8 +169,8 @@ mod tests {
         b.release(2);
         b.admit(60, 10, &mut out);
         assert_eq!(out, vec![(7, 110)]);
-        b.discard(11);
-        assert!(!b.contains(11));
+        assert!(!b.contains(11) && b.contains(13));
+        assert_eq!(b.pop_live(), Some(13));
         assert_eq!(b.pop_live(), Some(20));
     }
 }
