@@ -242,7 +242,7 @@ fn quick_run_on_the_emulated_ssd() {
     );
     for step in &r["steps"].as_array().unwrap()[3..6] {
         let m = num(&step["waf_measured"]);
-        assert!(m >= 1.0 && m < 20.0, "{}: {m}", step["name"]);
+        assert!((1.0..20.0).contains(&m), "{}: {m}", step["name"]);
     }
     let true_op = ssdiq_engine::emu::EmuExecutor::open("emu:default")
         .unwrap()
