@@ -44,7 +44,9 @@ impl SuiteTarget for EmuTarget {
     fn identity(&self) -> TargetInfo {
         TargetInfo {
             name: self.name.clone(),
-            model: Some(format!("emu:{}", self.exec.profile_name())),
+            // The target as given, overrides included: two runs of one profile with different
+            // options must not share a column name in a comparison.
+            model: Some(self.name.clone()),
             serial: None,
             firmware: Some(self.exec.description().to_string()),
             capacity_bytes: self.capacity_bytes(),
