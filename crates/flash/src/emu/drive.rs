@@ -39,6 +39,9 @@ use crate::policy::GcPolicy;
 /// (assumption; controllers pipeline GC).
 const GC_VICTIMS: u64 = 2;
 
+/// How far ahead of the page being mapped its successor's mapping is prefetched.
+const PREFETCH: usize = 8;
+
 /// Logical block (and FTL page) size of the emulated drive.
 pub const LBA_BYTES: u64 = 4096;
 
@@ -487,6 +490,9 @@ impl Drive {
         let mut hp = 0u64;
         if host_ok {
             while gp + hp < unit {
+                if let Some(ahead) = self.buf.peek(PREFETCH) {
+                    self.ftl.prefetch(ahead);
+                }
                 let Some(lpn) = self.buf.pop_live() else {
                     break;
                 };

@@ -114,6 +114,12 @@ impl WriteBuf {
         }
     }
 
+    /// The page `k` entries behind the FIFO head, if any (to prefetch its mapping).
+    #[inline]
+    pub fn peek(&self, k: usize) -> Option<u64> {
+        self.fifo.get(k).map(|&l| l as u64)
+    }
+
     /// Takes the oldest live page out for programming (its slot stays used until
     /// [`WriteBuf::release`]); stale entries on the way are dropped and free their slots.
     #[inline]
