@@ -184,7 +184,7 @@ impl Profile {
                 ));
             }
         }
-        if n.page_kib < 4 || n.page_kib % 4 != 0 || n.page_kib > 1024 {
+        if n.page_kib < 4 || !n.page_kib.is_multiple_of(4) || n.page_kib > 1024 {
             return err(format!(
                 "invalid page_kib \"{}\": expected a multiple of 4 up to 1024",
                 n.page_kib
@@ -199,7 +199,7 @@ impl Profile {
             ("write_us", self.host.write_us),
             ("dram_read_us", self.host.dram_read_us),
         ] {
-            if !(v >= 0.0 && v < 1e7) {
+            if !(0.0..1e7).contains(&v) {
                 return err(format!("invalid {k} \"{v}\": expected microseconds >= 0"));
             }
         }
