@@ -376,11 +376,16 @@ impl Drive {
         }
     }
 
-    /// Deallocates `pages` pages from `lpn` (their buffered copies too). Returns completion.
+    /// Deallocates `pages` pages from `lpn` (their buffered copies too, which may let parked
+    /// writes in: see [`Drive::take_completed`]). Returns its completion time.
     pub fn trim(&mut self, now: u64, lpn: u64, pages: u64) -> u64 {
         for p in lpn..lpn + pages {
             self.buf.discard(p);
             self.ftl.trim(p);
+        }
+        self.buf.admit(now, self.t.write_ns, &mut self.done);
+        if self.idle > 0 && self.buf.live() > 0 {
+            self.kick(now);
         }
         now + self.t.write_ns
     }
