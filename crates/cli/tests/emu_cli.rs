@@ -1,17 +1,10 @@
 //! `ssdiq io` and `ssdiq info` on emulated targets: virtual clock, device counters, the same
 //! JSON key structure as real targets (golden), one-line usage errors.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
+use common::{assert_golden_shape, ssdiq, usage_error};
 use serde_json::Value;
-
-fn ssdiq(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
-        .args(args)
-        .output()
-        .expect("run ssdiq")
-}
 
 fn ok(args: &[&str]) -> String {
     let out = ssdiq(args);
@@ -21,25 +14,6 @@ fn ok(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn usage_error(args: &[&str], needle: &str) {
-    let out = ssdiq(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    assert!(err.contains(needle), "{args:?}: {err}");
-}
-
-fn shape(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
-        Value::Array(a) => Value::Array(a.first().map(shape).into_iter().collect()),
-        Value::Null => Value::String("null".into()),
-        Value::Bool(_) => Value::String("bool".into()),
-        Value::Number(_) => Value::String("number".into()),
-        Value::String(_) => Value::String("string".into()),
-    }
 }
 
 const T: &str = "emu:default,capacity=256MiB,units_per_block=1";
@@ -73,18 +47,7 @@ fn io_on_the_emulated_drive_reports_virtual_time_and_waf() {
     assert_eq!(v["job"]["range_bytes"], 256u64 << 20);
     assert!(v["device"]["host_bytes"].as_u64().unwrap() >= 512 << 10);
     assert!(v["device"]["waf"].as_f64().unwrap() >= 1.0);
-    let got = shape(&v);
-    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/io_keys_emu.json");
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&golden, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
-    }
-    let want: Value = serde_json::from_str(&std::fs::read_to_string(&golden).unwrap()).unwrap();
-    assert_eq!(
-        got,
-        want,
-        "JSON keys changed; if intended, rerun with UPDATE_GOLDEN=1:\n{}",
-        serde_json::to_string_pretty(&got).unwrap()
-    );
+    assert_golden_shape(&v, "io_keys_emu.json");
 }
 
 #[test]

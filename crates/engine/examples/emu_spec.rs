@@ -4,7 +4,7 @@
 //!
 //! Per target: sequential write (128 KiB, QD 32, fresh drive, one capacity), sequential read
 //! (128 KiB, QD 32, after it), random read (4 KiB, 4 x QD 32), QD 1 read and write latency on
-//! the idle drive, then random write (4 KiB, QD 32) in steady state: after a fill and two drive
+//! the idle drive, then random write (4 KiB, QD 32) in steady state: after a fill and three drive
 //! writes, measured over one more drive write, with its WAF and the implied-WAF check. The
 //! last line per target is the emulator's speed: emulated I/Os per wall-clock second during
 //! the steady-state random writes.
@@ -68,7 +68,7 @@ fn main() {
         let rl = s.ops[&Op::Read].mean_ns() / 1e3;
         let s = run(&mut e, &job(cap, "randwrite", 4096, 1, 1, 64 << 20));
         let wl = s.ops[&Op::Write].mean_ns() / 1e3;
-        run(&mut e, &job(cap, "randwrite", 4096, 32, 1, cap * 2));
+        run(&mut e, &job(cap, "randwrite", 4096, 32, 1, cap * 3));
         let j = job(cap, "randwrite", 4096, 32, 1, cap);
         let t = Instant::now();
         let s = run(&mut e, &j);

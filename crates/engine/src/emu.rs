@@ -414,6 +414,8 @@ impl Loop<'_, '_> {
             Some(t) => self.heap.push(Reverse((t, s as u32, COMPLETE))),
             None => self.parked += 1,
         }
+        // A trim may have made room for parked writes.
+        self.collect_admitted();
     }
 
     fn collect_admitted(&mut self) {

@@ -208,3 +208,33 @@ fn stop_flag_gives_partial_stats_and_the_drive_persists() {
     e.reset();
     assert_eq!(e.write_counters().host_bytes, e.capacity_bytes());
 }
+
+#[test]
+fn trims_and_zoned_writes_run_to_completion() {
+    // A small buffer, so trims of buffered pages and parked writes meet.
+    let mut e = open("default", ",buffer_kib=1024");
+    let mut j = job(&e, "write", 1 << 20, 8);
+    j.pattern = Pattern::parse("zns:16MiB").unwrap();
+    j.fill = Some(FillMode::Seq);
+    j.bound.bytes = Some(e.capacity_bytes() * 3);
+    let s = run(&mut e, &j);
+    assert!(!s.partial);
+    // The byte bound counts trimmed bytes too.
+    let done = s.ops[&Op::Write].bytes + s.ops[&Op::Trim].bytes;
+    assert!(done >= e.capacity_bytes() * 3, "{done}");
+    assert!(s.ops[&Op::Trim].ios > 0);
+    // Whole zones are trimmed before they are rewritten: no GC copies.
+    let waf = s.counters.waf().unwrap();
+    println!(
+        "zns: {} B written, {} trims, WAF {waf:.3}, {:.2} s, fill {:?}",
+        s.ops[&Op::Write].bytes,
+        s.ops[&Op::Trim].ios,
+        s.elapsed_ns as f64 / 1e9,
+        s.fill
+    );
+    assert!(waf < 1.05, "zoned WAF {waf}");
+    let mut t = job(&e, "randtrim", 4096, 4);
+    t.bound.bytes = Some(64 << 20);
+    let s = run(&mut e, &t);
+    assert_eq!(s.ops[&Op::Trim].bytes, 64 << 20);
+}

@@ -211,6 +211,24 @@ impl Ftl {
         self.collect()
     }
 
+    /// Hints the CPU to fetch `lpn`'s mapping entry: a caller that knows its next writes
+    /// (the emulated drive's write buffer) hides the cache miss of the random `l2p` access.
+    #[inline]
+    pub fn prefetch(&self, lpn: u64) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(p) = self.l2p.get(lpn as usize) {
+            // SAFETY: a prefetch of a valid address has no effect on program state.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch(
+                    (p as *const u32).cast::<i8>(),
+                    std::arch::x86_64::_MM_HINT_T0,
+                )
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = lpn;
+    }
+
     /// Where `lpn` lives, if mapped.
     pub fn lookup(&self, lpn: u64) -> Option<u64> {
         let p = self.l2p[lpn as usize];

@@ -39,6 +39,9 @@ use crate::policy::GcPolicy;
 /// (assumption; controllers pipeline GC).
 const GC_VICTIMS: u64 = 2;
 
+/// How far ahead of the page being mapped its successor's mapping is prefetched.
+const PREFETCH: usize = 8;
+
 /// Logical block (and FTL page) size of the emulated drive.
 pub const LBA_BYTES: u64 = 4096;
 
@@ -373,11 +376,16 @@ impl Drive {
         }
     }
 
-    /// Deallocates `pages` pages from `lpn` (their buffered copies too). Returns completion.
+    /// Deallocates `pages` pages from `lpn` (their buffered copies too, which may let parked
+    /// writes in: see [`Drive::take_completed`]). Returns its completion time.
     pub fn trim(&mut self, now: u64, lpn: u64, pages: u64) -> u64 {
         for p in lpn..lpn + pages {
             self.buf.discard(p);
             self.ftl.trim(p);
+        }
+        self.buf.admit(now, self.t.write_ns, &mut self.done);
+        if self.idle > 0 && self.buf.live() > 0 {
+            self.kick(now);
         }
         now + self.t.write_ns
     }
@@ -487,6 +495,9 @@ impl Drive {
         let mut hp = 0u64;
         if host_ok {
             while gp + hp < unit {
+                if let Some(ahead) = self.buf.peek(PREFETCH) {
+                    self.ftl.prefetch(ahead);
+                }
                 let Some(lpn) = self.buf.pop_live() else {
                     break;
                 };

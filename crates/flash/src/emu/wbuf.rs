@@ -2,9 +2,10 @@
 //! programmed, and the writes waiting for room in it.
 //!
 //! Invariants:
-//! - `used` counts slots: pages in the FIFO (live or stale) plus pages taken out for a program
-//!   still in progress; a slot is freed when its program ends ([`WriteBuf::release`]) or when a
-//!   stale entry is dropped. `used <= cap` except for one oversized write admitted into an
+//! - `used` counts slots: live buffered pages plus pages taken out for a program still in
+//!   progress; a slot is freed when its program ends ([`WriteBuf::release`]) or its page is
+//!   trimmed. Stale FIFO entries (trimmed pages) hold no slot, so trims can never leave the
+//!   buffer full of nothing. `used <= cap` except for one oversized write admitted into an
 //!   empty buffer (so a write larger than the buffer cannot deadlock).
 //! - `bits[lpn]` is set iff the newest data of `lpn` is buffered and not yet taken for a
 //!   program; `live` counts set bits. A rewrite of a buffered page updates it in place (no new
@@ -114,8 +115,14 @@ impl WriteBuf {
         }
     }
 
+    /// The page `k` entries behind the FIFO head, if any (to prefetch its mapping).
+    #[inline]
+    pub fn peek(&self, k: usize) -> Option<u64> {
+        self.fifo.get(k).map(|&l| l as u64)
+    }
+
     /// Takes the oldest live page out for programming (its slot stays used until
-    /// [`WriteBuf::release`]); stale entries on the way are dropped and free their slots.
+    /// [`WriteBuf::release`]); stale entries on the way are dropped.
     #[inline]
     pub fn pop_live(&mut self) -> Option<u64> {
         while let Some(lpn) = self.fifo.pop_front() {
@@ -125,7 +132,6 @@ impl WriteBuf {
                 self.live -= 1;
                 return Some(lpn);
             }
-            self.used -= 1;
         }
         None
     }
@@ -136,11 +142,12 @@ impl WriteBuf {
         self.used -= pages;
     }
 
-    /// Drops the buffered copy of `lpn` (trim). It stays in the FIFO as a stale entry.
+    /// Drops the buffered copy of `lpn` (trim), freeing its slot; its FIFO entry is stale.
     pub fn discard(&mut self, lpn: u64) {
         if self.contains(lpn) {
             self.flip(lpn);
             self.live -= 1;
+            self.used -= 1;
         }
     }
 }
@@ -156,13 +163,14 @@ mod tests {
         b.insert(10, 3); // 10, 11, 12
         b.insert(11, 1); // 11 again: updated in place
         assert_eq!((b.used(), b.live()), (3, 3));
-        b.discard(11); // trimmed: its entry is stale
-        b.insert(13, 1);
+        b.discard(11); // trimmed: its entry is stale, its slot free
+        assert_eq!(b.used(), 2);
+        b.insert(13, 2);
         assert!(!b.fits(1));
         b.park(7, 20, 2, 100);
         assert_eq!(b.pop_live(), Some(10));
-        assert_eq!(b.pop_live(), Some(12)); // stale 11 dropped, its slot freed
-        assert_eq!(b.used(), 3);
+        assert_eq!(b.pop_live(), Some(12)); // stale 11 skipped
+        assert_eq!(b.used(), 4);
         let mut out = Vec::new();
         b.admit(50, 10, &mut out);
         assert!(out.is_empty());
@@ -171,6 +179,7 @@ mod tests {
         assert_eq!(out, vec![(7, 110)]);
         assert!(!b.contains(11) && b.contains(13));
         assert_eq!(b.pop_live(), Some(13));
+        assert_eq!(b.pop_live(), Some(14));
         assert_eq!(b.pop_live(), Some(20));
     }
 }
