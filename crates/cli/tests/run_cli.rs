@@ -2,17 +2,13 @@
 //! bad input (exit 2, nothing written), and Ctrl-C (partial results, exit 130).
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
 
-fn ssdiq(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
-        .args(args)
-        .output()
-        .expect("run ssdiq")
-}
+mod common;
+use common::{assert_golden_shape, ssdiq};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -222,6 +218,8 @@ fn uniform(r: &Value) -> &Value {
 fn quick_run_on_the_emulated_ssd() {
     let dir = tempfile::tempdir().unwrap();
     let r = quick_emu("emu:default", dir.path());
+    // The result document's key structure (a run on the emulated SSD fills every field).
+    assert_golden_shape(&r, "run_keys.json");
     assert_eq!(r["clock"], "virtual");
     assert_eq!(r["target"]["emulated"], true);
     assert_eq!(r["target"]["reports_media_writes"], true);
