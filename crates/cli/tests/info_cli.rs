@@ -2,27 +2,14 @@
 //! (exit 2) and writes nothing. The real-drive path is tested in the QEMU guest
 //! (.ci/extra/qemu-nvme.sh).
 
-use std::process::Command;
+mod common;
 
-fn ssdiq(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
-        .args(args)
-        .output()
-        .expect("run ssdiq")
-}
-
-fn usage_error(args: &[&str], needle: &str) {
-    let out = ssdiq(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    assert!(err.contains(needle), "{args:?}: {err}");
-    assert!(out.stdout.is_empty());
-}
+use common::usage_error;
 
 #[test]
-fn emulated_targets_wait_for_the_emulated_ssd() {
-    usage_error(&["info", "emu:default"], "issue 6");
+fn bad_emulated_targets_are_usage_errors() {
+    usage_error(&["info", "emu:nope"], "unknown emu profile");
+    usage_error(&["info", "emu:default,op=x"], "invalid emu value op=x");
 }
 
 #[test]

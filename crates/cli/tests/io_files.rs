@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+mod common;
+
 fn ssdiq(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ssdiq"))
         .args(args)
@@ -403,19 +405,6 @@ fn sigint_drains_and_writes_partial_json() {
     assert!(leftovers.is_empty());
 }
 
-/// The key structure of a JSON value: objects keep their keys (values replaced by their
-/// structure), arrays keep the structure of their first element, scalars become their type.
-fn shape(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
-        Value::Array(a) => Value::Array(a.first().map(shape).into_iter().collect()),
-        Value::Null => Value::String("null".into()),
-        Value::Bool(_) => Value::String("bool".into()),
-        Value::Number(_) => Value::String("number".into()),
-        Value::String(_) => Value::String("string".into()),
-    }
-}
-
 #[test]
 fn json_key_structure_matches_golden() {
     let dir = tempfile::tempdir().unwrap();
@@ -439,18 +428,7 @@ fn json_key_structure_matches_golden() {
         "--json",
         s(&j),
     ]);
-    let got = shape(&json(&j));
-    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/io_keys.json");
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&golden, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
-    }
-    let want: Value = serde_json::from_str(&std::fs::read_to_string(&golden).unwrap()).unwrap();
-    assert_eq!(
-        got,
-        want,
-        "JSON keys changed; if intended, rerun with UPDATE_GOLDEN=1 and review the diff:\n{}",
-        serde_json::to_string_pretty(&got).unwrap()
-    );
+    common::assert_golden_shape(&json(&j), "io_keys.json");
 }
 
 #[test]

@@ -230,9 +230,10 @@ impl Ftl {
     }
 
     /// Hints that `lpn` is written soon: starts loading its map entry, so a caller that
-    /// knows its next writes (a generated workload) hides the cache miss of the write.
+    /// knows its next writes (a generated workload, the emulated drive's write buffer) hides
+    /// the cache miss of the random `l2p` access.
     #[inline]
-    pub fn prefetch_write(&self, lpn: u64) {
+    pub fn prefetch(&self, lpn: u64) {
         prefetch(&self.l2p, lpn as usize);
     }
 

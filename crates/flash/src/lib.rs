@@ -11,12 +11,13 @@
 //! Modules: [`geometry`] (shape, OP/fill), [`ftl`] (mapping, frontiers, GC step),
 //! `victim` (policies), [`lists`] (O(1) block lists), [`buffer`] (LRU write buffer),
 //! [`counters`], [`analytic`] (oracles), [`classes`] (frequency classes for `optimal`),
-//! [`runner`] (one simulation with its WAF series).
+//! [`runner`] (one simulation with its WAF series), [`emu`] (the emulated SSD's timing model).
 
 pub mod analytic;
 pub mod buffer;
 pub mod classes;
 pub mod counters;
+pub mod emu;
 pub mod ftl;
 pub mod geometry;
 pub mod lists;

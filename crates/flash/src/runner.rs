@@ -134,7 +134,7 @@ pub fn simulate(
     while host < total {
         let draw = ahead.next(|p| {
             if !use_buf {
-                ftl.prefetch_write(p)
+                ftl.prefetch(p)
             }
         });
         match draw {

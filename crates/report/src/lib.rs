@@ -5,11 +5,16 @@
 
 pub mod chart;
 pub mod colour;
+pub mod csv;
+pub mod document;
 pub mod html;
 pub mod markdown;
 pub mod model;
 pub mod table;
 pub mod terminal;
 
-pub use model::{Convergence, LatencySummary, OpSummary, RunResult, Spec, StepResult, TargetInfo};
+pub use model::{
+    Convergence, Derived, LatencySummary, OpSummary, RunInfo, RunResult, SecondPoint, SeriesPoint,
+    Spec, StepResult, TargetInfo,
+};
 pub use table::{build_tables, Cell, Row, Table};

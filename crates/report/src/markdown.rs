@@ -163,9 +163,11 @@ mod tests {
                 op_estimate_formula: Some(1.0 / 8.4),
                 op_estimate_greedy: Some(0.1466),
                 load_basis: None,
+                load_mb_s: None,
             },
             clock: "virtual".into(),
             partial: false,
+            run: None,
         }
     }
 
@@ -217,6 +219,33 @@ mod tests {
         );
         let back: RunResult = serde_json::from_str(&want).unwrap();
         assert_eq!(back, r);
+    }
+
+    /// The whole Markdown report of one run, as `ssdiq run` writes it.
+    #[test]
+    fn run_report_matches_golden() {
+        let mut r = sample();
+        r.run = Some(RunInfo {
+            quick: true,
+            seed: 1,
+            threads: 1,
+            precondition_bytes: 960_000_000_000,
+            precondition_s: 640.0,
+            elapsed_s: 4321.0,
+            reset: "emulated drive reset".into(),
+        });
+        r.derived.load_basis = Some("25% of the spec random-write bandwidth (286.7 MB/s)".into());
+        let got = crate::document::run_markdown(&r);
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/run-report.md");
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(path, &got).unwrap();
+        }
+        let want =
+            std::fs::read_to_string(path).expect("golden file; run with UPDATE_GOLDEN=1 to create");
+        assert_eq!(
+            got, want,
+            "run report layout changed; rerun with UPDATE_GOLDEN=1 and review"
+        );
     }
 
     #[test]

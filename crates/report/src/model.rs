@@ -104,6 +104,22 @@ pub struct SeriesPoint {
     pub waf: Option<f64>,
 }
 
+/// One stream's numbers for one second of a step (the CSV time series). Seconds are of the
+/// target's clock (wall or virtual), counted from the start of the step.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SecondPoint {
+    /// Start of the second, seconds since the step began.
+    pub t_s: f64,
+    /// `read`, `write`, `probe_read`, `probe_write`, ...
+    pub stream: String,
+    pub ios: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    pub mb_s: f64,
+    pub lat_mean_ns: f64,
+    pub lat_p99_ns: u64,
+}
+
 /// One step of the benchmark (`seq_read`, `rand_write_uniform`, `latency_under_load`, ...).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct StepResult {
@@ -124,8 +140,19 @@ pub struct StepResult {
     /// Sequential write bandwidth / this step's write bandwidth.
     #[serde(default)]
     pub waf_implied: Option<f64>,
+    /// One point per measurement round (the steady-state detector's input), `t_s` at the
+    /// end of the round.
     #[serde(default)]
     pub series: Vec<SeriesPoint>,
+    /// Per-second points of every stream of the step, all rounds concatenated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seconds: Vec<SecondPoint>,
+    /// Length of the step (all rounds), seconds of the target's clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_s: Option<f64>,
+    /// Rate limit of the main load (latency under load), MB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_mb_s: Option<f64>,
 }
 
 /// Metrics derived from several steps.
@@ -137,6 +164,24 @@ pub struct Derived {
     pub op_estimate_greedy: Option<f64>,
     /// Where the background load for latency under load came from.
     pub load_basis: Option<String>,
+    /// The background load of latency under load, MB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_mb_s: Option<f64>,
+}
+
+/// How the run was done.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub quick: bool,
+    pub seed: u64,
+    pub threads: u32,
+    /// Sequential preconditioning: bytes written and seconds taken (target clock).
+    pub precondition_bytes: u64,
+    pub precondition_s: f64,
+    /// Whole run, seconds of the target's clock (virtual for the emulated SSD).
+    pub elapsed_s: f64,
+    /// How the target was reset before preconditioning.
+    pub reset: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -152,6 +197,8 @@ pub struct RunResult {
     /// "wall" or "virtual".
     pub clock: String,
     pub partial: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunInfo>,
 }
 
 impl RunResult {

@@ -18,6 +18,12 @@ pub fn op_from_waf_formula(waf_uniform: f64) -> Option<f64> {
     (waf_uniform > 1.0).then(|| 1.0 / (2.0 * waf_uniform))
 }
 
+/// OP at which greedy GC with large blocks has this uniform-write WAF (the simulator's exact
+/// model, `ssdiq_flash::analytic`). A lower bound for the same reason as the formula.
+pub fn op_from_greedy(waf_uniform: f64) -> Option<f64> {
+    ssdiq_flash::analytic::op_from_greedy_waf(waf_uniform, None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -34,5 +40,9 @@ mod tests {
         assert!((w - 4.95).abs() < 0.01, "{w}");
         assert_eq!(measured_waf(0, 10), None);
         assert_eq!(measured_waf(100, 420), Some(4.2));
+        // The exact model sits above the 1/(2 WAF) approximation at moderate WAF.
+        let g = op_from_greedy(3.2).unwrap();
+        assert!(g > 0.156 && g < 0.5, "{g}");
+        assert_eq!(op_from_greedy(1.0), None);
     }
 }

@@ -12,12 +12,22 @@ use crate::steady::SteadyCriteria;
 /// How long a step runs.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Bound {
-    /// A fixed amount of time (seconds, wall or virtual).
+    /// A fixed amount of time (seconds, wall or virtual), one round.
     Seconds(f64),
+    /// Until the tracked metric is steady, in rounds of `round_s` seconds each, giving up
+    /// after `cap_s` seconds (read and sequential steps).
+    SteadyTime {
+        round_s: f64,
+        cap_s: f64,
+        criteria: SteadyCriteria,
+    },
     /// Until the tracked metric is steady, measured in rounds of `round_drive_writes` drive
-    /// writes each, giving up after `cap_drive_writes`.
+    /// writes each, giving up after `cap_drive_writes`. A steady window may start only after
+    /// `warmup_drive_writes`: a step that follows another write step inherits its GC state,
+    /// and the throughput can look flat for five rounds while the WAF still moves.
     SteadyWrites {
         round_drive_writes: f64,
+        warmup_drive_writes: f64,
         cap_drive_writes: f64,
         criteria: SteadyCriteria,
     },
@@ -70,13 +80,21 @@ fn pattern(s: &str) -> Pattern {
 impl Plan {
     /// The SSD-iq benchmark (paper §3 and §6.1).
     pub fn ssd_iq(o: PlanOptions) -> Plan {
-        let (read_s, round, cap) = if o.quick {
-            (2.0, 0.1, 1.5)
+        // Reads and sequential writes: rounds of `read_s / 5`, at most twice the minimum of
+        // five rounds.
+        let (read_s, round, warmup, cap) = if o.quick {
+            (1.0, 0.1, 0.3, 1.5)
         } else {
-            (10.0, 0.25, 6.0)
+            (5.0, 0.25, 2.0, 8.0)
+        };
+        let timed = |criteria| Bound::SteadyTime {
+            round_s: read_s / 5.0,
+            cap_s: read_s * 2.0,
+            criteria,
         };
         let steady = |criteria| Bound::SteadyWrites {
             round_drive_writes: round,
+            warmup_drive_writes: warmup,
             cap_drive_writes: cap,
             criteria,
         };
@@ -96,30 +114,16 @@ impl Plan {
             load: None,
         };
         let mut steps = vec![
-            step(
-                steps::SEQ_READ,
-                "read",
-                "seq",
-                large,
-                32,
-                Bound::Seconds(read_s),
-            ),
+            step(steps::SEQ_READ, "read", "seq", large, 32, timed(crit)),
             step(
                 steps::RAND_READ,
                 "randread",
                 "uniform",
                 small,
                 64,
-                Bound::Seconds(read_s),
+                timed(crit),
             ),
-            step(
-                steps::SEQ_WRITE,
-                "write",
-                "seq",
-                large,
-                32,
-                Bound::Seconds(read_s),
-            ),
+            step(steps::SEQ_WRITE, "write", "seq", large, 32, timed(crit)),
             step(
                 steps::RAND_WRITE_UNIFORM,
                 "randwrite",
@@ -151,7 +155,7 @@ impl Plan {
             "uniform",
             small,
             32,
-            Bound::Seconds(if o.quick { 5.0 } else { 30.0 }),
+            Bound::Seconds(if o.quick { 2.0 } else { 20.0 }),
         );
         lat.probes = vec!["read", "write"];
         lat.load = Some(LoadFraction(0.25));
@@ -208,6 +212,9 @@ mod tests {
         for (a, b) in q.steps.iter().zip(&f.steps) {
             match (&a.bound, &b.bound) {
                 (Bound::Seconds(x), Bound::Seconds(y)) => assert!(x < y),
+                (Bound::SteadyTime { cap_s: x, .. }, Bound::SteadyTime { cap_s: y, .. }) => {
+                    assert!(x < y)
+                }
                 (
                     Bound::SteadyWrites {
                         cap_drive_writes: x,

@@ -14,10 +14,11 @@ use crate::output::{check_writable, write_json};
     about = "Show a drive's identity, health and OCP media counters",
     after_help = "Example:\n  ssdiq info /dev/nvme0n1 --json info.json\n\n\
 TARGET is an NVMe namespace (/dev/nvme0n1), its generic node (/dev/ng0n1) or a controller\n\
-(/dev/nvme0). Reading identify and log pages needs root (CAP_SYS_ADMIN)."
+(/dev/nvme0). Reading identify and log pages needs root (CAP_SYS_ADMIN). An emulated SSD\n\
+(emu:default, emu:nosuspend,op=0.2, ...) shows its geometry, OP, profile and spec."
 )]
 pub struct Args {
-    /// The drive: /dev/nvme0n1, /dev/ng0n1 or /dev/nvme0.
+    /// The drive: /dev/nvme0n1, /dev/ng0n1, /dev/nvme0, or emu:PROFILE[,key=value...].
     target: String,
     /// Write the report as JSON.
     #[arg(long)]
@@ -29,10 +30,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         check_writable(p)?;
     }
     if args.target.starts_with("emu:") {
-        return Err(usage(format!(
-            "\"{}\": emulated targets arrive with the emulated SSD (issue 6)",
-            args.target
-        )));
+        return super::emu_info::main(&args.target, args.json.as_deref());
     }
     let path = Path::new(&args.target);
     if !path.exists() {

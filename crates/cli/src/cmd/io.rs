@@ -16,9 +16,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ssdiq_engine::hist::OpSummary;
 use ssdiq_engine::target::{TargetFacts, TargetKind};
 use ssdiq_engine::{
-    DeviceCounters, EngineError, EngineKind, Executor, FillMode, IoReport, Job, OnError, Progress,
-    RealExecutor, RunControl, WriteCounters,
+    Clock, EmuExecutor, EngineError, EngineKind, Executor, FillMode, IoReport, Job, OnError,
+    Progress, RealExecutor, RunControl,
 };
+use ssdiq_suite::device::NvmeCounters;
 use ssdiq_workload::units::{format_size, parse_duration_ns, parse_rate, parse_size};
 use ssdiq_workload::{DataPattern, Op, Pattern, RwMix};
 
@@ -27,14 +28,20 @@ use crate::output::{check_writable, write_atomic, write_json};
 
 #[derive(clap::Args)]
 #[command(
-    about = "Run one I/O job against a file or block device",
+    about = "Run one I/O job against a file, a block device or an emulated SSD (emu:PROFILE)",
     after_help = "Examples:\n  ssdiq io /tmp/scratch --size 1G --rw randread --bs 4k --qd 32 --time 10s --json r.json\n  ssdiq io /dev/nvme0n1 --rw randwrite --pattern zipf:0.8 --bs 4k --qd 32 --time 60s \\\n      --rate 100MB/s --probe read,write --allow-destroy /dev/nvme0n1\n\n\
 Without --time the job issues --size bytes (or --io-size); with both, the first bound wins.\n\
 Writing to a block device is refused if it is mounted, partitioned, or carries a filesystem,\n\
-LVM, RAID, swap or partition-table signature, unless --allow-destroy names the device again."
+LVM, RAID, swap or partition-table signature, unless --allow-destroy names the device again.\n\n\
+Emulated SSD: TARGET emu:PROFILE[,key=value...] (profiles: default, nosuspend, smallbuf, highop,\n\
+2r; or emu:path/to/profile.toml) runs the job on the flash model in virtual time: --time is\n\
+virtual seconds, --size defaults to the drive's capacity, --engine/--buffered do not apply.\n\
+  ssdiq io emu:default --rw randwrite --fill seq --qd 32 --time 60s --json r.json\n\
+  ssdiq io emu:nosuspend,capacity=4GiB --rw randwrite --rate 100MB/s --probe read --time 30s"
 )]
 pub struct Args {
-    /// A block device, or a file (created or extended to --size).
+    /// A block device, a file (created or extended to --size), or an emulated SSD
+    /// emu:PROFILE[,key=value...].
     target: PathBuf,
     /// read, write, randread, randwrite, rw:R, randrw:R (R = read percent), trim, randtrim,
     /// write-zeroes.
@@ -136,6 +143,32 @@ fn parse_probes(s: &str) -> anyhow::Result<Vec<Op>> {
 
 /// Builds the job from the arguments and the target's facts; every error is a usage error.
 fn build_job(args: &Args, facts: &TargetFacts) -> anyhow::Result<Job> {
+    let job = job_from_args(
+        args,
+        facts.path.display().to_string(),
+        &|bs| match facts.size {
+            Some(existing) if existing >= bs => Ok(existing / bs * bs),
+            Some(_) if facts.kind == TargetKind::File => Err(usage(format!(
+                "{} is smaller than one block; give --size to extend it",
+                facts.path.display()
+            ))),
+            _ => Err(usage(format!(
+                "{} does not exist; give --size to create it",
+                facts.path.display()
+            ))),
+        },
+    )?;
+    facts.check(&job).map_err(engine_usage)?;
+    Ok(job)
+}
+
+/// The job the arguments describe on `target`; `default_range(bs)` is the range used without
+/// `--size`. Every error is a usage error.
+fn job_from_args(
+    args: &Args,
+    target: String,
+    default_range: &dyn Fn(u64) -> anyhow::Result<u64>,
+) -> anyhow::Result<Job> {
     let mix = RwMix::parse(&args.rw).or_usage()?;
     let bs = parse_size(&args.bs).or_usage()?;
     if bs == 0 {
@@ -147,26 +180,14 @@ fn build_job(args: &Args, facts: &TargetFacts) -> anyhow::Result<Job> {
         .map(parse_size)
         .transpose()
         .or_usage()?;
-    let range = match (size, facts.size) {
-        (Some(s), _) => s,
-        (None, Some(existing)) if existing >= bs => existing / bs * bs,
-        (None, Some(_)) if facts.kind == TargetKind::File => {
-            return Err(usage(format!(
-                "{} is smaller than one block; give --size to extend it",
-                facts.path.display()
-            )))
-        }
-        (None, _) => {
-            return Err(usage(format!(
-                "{} does not exist; give --size to create it",
-                facts.path.display()
-            )))
-        }
+    let range = match size {
+        Some(s) => s,
+        None => default_range(bs)?,
     };
     if range == 0 {
         return Err(usage("invalid --size \"0\": must be > 0"));
     }
-    let mut job = Job::new(facts.path.display().to_string(), mix, bs, range);
+    let mut job = Job::new(target, mix, bs, range);
     if let Some(p) = &args.pattern {
         job.pattern = Pattern::parse(p).or_usage()?;
     }
@@ -223,7 +244,6 @@ fn build_job(args: &Args, facts: &TargetFacts) -> anyhow::Result<Job> {
         }
     };
     job.validate().map_err(engine_usage)?;
-    facts.check(&job).map_err(engine_usage)?;
     Ok(job)
 }
 
@@ -287,9 +307,10 @@ fn format_size_short(b: u64) -> String {
     ssdiq_workload::units::format_size_approx(b as f64)
 }
 
-pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+/// Validation and safety checks for a file or block device; its executor.
+fn real_setup(args: &Args) -> anyhow::Result<(Job, Box<dyn Executor>)> {
     let facts = TargetFacts::probe(&args.target).map_err(engine_usage)?;
-    let job = build_job(&args, &facts)?;
+    let job = build_job(args, &facts)?;
     for p in [&args.json, &args.log].into_iter().flatten() {
         check_writable(p)?;
     }
@@ -309,7 +330,49 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 other => anyhow::Error::new(other),
             })?;
     }
+    let exec = match NvmeCounters::probe(&facts) {
+        Some(c) => RealExecutor::with_counters(Box::new(c)),
+        None => RealExecutor::new(),
+    };
+    Ok((job, Box::new(exec)))
+}
 
+/// The emulated SSD: no safety checks (nothing real is written); `--size` defaults to the
+/// drive's capacity; `--engine` and `--buffered` do not apply and are ignored.
+fn emu_setup(args: &Args, target: &str) -> anyhow::Result<(Job, Box<dyn Executor>)> {
+    let exec = EmuExecutor::open(target).map_err(engine_usage)?;
+    if let Some(a) = &args.allow_destroy {
+        return Err(usage(format!(
+            "invalid --allow-destroy \"{}\": {target} is an emulated drive; nothing real is written",
+            a.display()
+        )));
+    }
+    let cap = exec.capacity_bytes();
+    let job = job_from_args(args, target.to_string(), &|bs| {
+        if cap < bs {
+            return Err(usage(format!(
+                "invalid --bs \"{}\": larger than the emulated drive ({})",
+                args.bs,
+                format_size(cap)
+            )));
+        }
+        Ok(cap / bs * bs)
+    })?;
+    // Target facts (block size, capacity) before anything runs.
+    job.validate().map_err(engine_usage)?;
+    for p in [&args.json, &args.log].into_iter().flatten() {
+        check_writable(p)?;
+    }
+    Ok((job, Box::new(exec)))
+}
+
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    let target = args.target.to_string_lossy().to_string();
+    let (job, mut exec): (Job, Box<dyn Executor>) = if target.starts_with("emu:") {
+        emu_setup(&args, &target)?
+    } else {
+        real_setup(&args)?
+    };
     let stop = ssdiq_engine::signals::stop_on_signals()?;
     let bars = Bars {
         fill: OnceLock::new(),
@@ -317,10 +380,6 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         time_ns: job.bound.time_ns,
     };
     let ctl = RunControl::new(stop.clone(), &bars);
-    let mut exec = match nvme_counters(&facts) {
-        Some(c) => RealExecutor::with_counters(Box::new(c)),
-        None => RealExecutor::new(),
-    };
     let result = exec.run(&job, &ctl);
     bars.clear();
     let stats = result.map_err(engine_usage)?;
@@ -345,29 +404,6 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Host/media write counters of an NVMe namespace (SMART, OCP C0h), for the measured WAF.
-struct NvmeCounters(PathBuf);
-
-impl DeviceCounters for NvmeCounters {
-    fn snapshot(&mut self) -> Option<WriteCounters> {
-        let c = ssdiq_nvme::write_counters(&self.0).ok()?;
-        let clamp = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
-        Some(WriteCounters {
-            host_bytes: clamp(c.host_bytes_written),
-            media_bytes: c.media_bytes_written.map(clamp),
-        })
-    }
-}
-
-/// Counters for NVMe block devices that answer a SMART query; none for anything else.
-fn nvme_counters(facts: &TargetFacts) -> Option<NvmeCounters> {
-    if facts.kind != TargetKind::Block {
-        return None;
-    }
-    let mut c = NvmeCounters(facts.path.clone());
-    c.snapshot().map(|_| c)
 }
 
 fn write_csv(path: &Path, report: &IoReport) -> anyhow::Result<()> {
@@ -414,8 +450,16 @@ fn render(r: &IoReport) -> String {
         j.qd,
         j.threads,
         format_size(j.range_bytes),
-        j.engine.name(),
-        if j.direct { "" } else { " buffered" }
+        if r.clock == Clock::Virtual {
+            "emulated (virtual time)"
+        } else {
+            j.engine.name()
+        },
+        if j.direct || r.clock == Clock::Virtual {
+            ""
+        } else {
+            " buffered"
+        }
     );
     if let Some(f) = &r.fill {
         let _ = writeln!(s, "fill: {} in {:.1} s", format_size(f.bytes), f.seconds);
@@ -434,6 +478,14 @@ fn render(r: &IoReport) -> String {
     }
     if r.errors.count > 0 {
         let _ = writeln!(s, "errors: {}", r.errors.count);
+    }
+    if let (Some(h), Some(m)) = (r.device.host_bytes, r.device.media_bytes) {
+        let _ = writeln!(
+            s,
+            "device: host writes {}, media writes {}",
+            format_size_short(h),
+            format_size_short(m)
+        );
     }
     if let Some(w) = r.device.waf {
         let _ = writeln!(s, "measured WAF: {w:.3}");

@@ -1,0 +1,118 @@
+//! Progress of `ssdiq run` on stderr: one bar per phase with its position among all phases,
+//! ETA and live throughput; a line per finished phase. Hidden when stderr is not a terminal
+//! (the phase lines stay, so logs show how far a run got), silent with `--quiet`.
+
+use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use ssdiq_suite::observe::{Observer, Phase, RoundReport, Unit};
+
+/// Bar resolution: positions are per-mille of the phase's upper bound.
+const SCALE: f64 = 1000.0;
+
+pub struct Bars {
+    quiet: bool,
+    tty: bool,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    bar: Option<ProgressBar>,
+    phase: Option<Phase>,
+    last: String,
+}
+
+impl Bars {
+    pub fn new(quiet: bool) -> Self {
+        Bars {
+            quiet,
+            tty: std::io::stderr().is_terminal(),
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    pub fn clear(&self) {
+        if let Some(b) = self.state.lock().expect("bars").bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+fn unit_label(p: &Phase, done: f64) -> String {
+    match p.unit {
+        Unit::Bytes => format!(
+            "{} of {}",
+            ssdiq_workload::units::format_size_approx(done),
+            ssdiq_workload::units::format_size_approx(p.total)
+        ),
+        Unit::Seconds => format!("{done:.1} of {:.1} s", p.total),
+    }
+}
+
+impl Observer for Bars {
+    fn phase(&self, p: &Phase) {
+        if self.quiet {
+            return;
+        }
+        let mut st = self.state.lock().expect("bars");
+        if let Some(b) = st.bar.take() {
+            b.finish_and_clear();
+        }
+        if self.tty {
+            let b = ProgressBar::new(SCALE as u64);
+            b.set_style(
+                ProgressStyle::with_template(&format!(
+                    "[{}/{}] {{prefix:<20}} {{bar:30}} eta {{eta:>4}} {{msg}}",
+                    p.index, p.count
+                ))
+                .expect("static template"),
+            );
+            b.set_prefix(p.name.clone());
+            b.enable_steady_tick(Duration::from_millis(500));
+            st.bar = Some(b);
+        }
+        st.phase = Some(p.clone());
+        st.last.clear();
+    }
+
+    fn advance(&self, done: f64, mb_s: f64) {
+        let st = self.state.lock().expect("bars");
+        if let (Some(b), Some(p)) = (&st.bar, &st.phase) {
+            if p.total > 0.0 {
+                b.set_position((done / p.total * SCALE).min(SCALE) as u64);
+            }
+            b.set_message(format!(
+                "{}, {mb_s:.0} MB/s {}",
+                unit_label(p, done),
+                st.last
+            ));
+        }
+    }
+
+    fn round(&self, r: &RoundReport) {
+        let mut st = self.state.lock().expect("bars");
+        st.last = format!(
+            "| round {}: {:.0} MB/s{}{}",
+            r.round + 1,
+            r.mb_s,
+            r.waf.map(|w| format!(", WAF {w:.2}")).unwrap_or_default(),
+            if r.steady { ", steady" } else { "" }
+        );
+    }
+
+    fn phase_done(&self) {
+        if self.quiet {
+            return;
+        }
+        let mut st = self.state.lock().expect("bars");
+        if let Some(b) = st.bar.take() {
+            b.finish_and_clear();
+        }
+        if let Some(p) = &st.phase {
+            eprintln!("[{}/{}] {} done {}", p.index, p.count, p.name, st.last);
+        }
+    }
+}

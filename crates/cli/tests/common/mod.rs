@@ -1,0 +1,57 @@
+//! Helpers shared by the CLI test binaries: running the binary, one-line usage errors, and the
+//! golden JSON key structure.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub fn ssdiq(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
+        .args(args)
+        .output()
+        .expect("run ssdiq")
+}
+
+/// Exit 2 with one line on stderr containing `needle`.
+pub fn usage_error(args: &[&str], needle: &str) {
+    let out = ssdiq(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(out.stdout.is_empty());
+}
+
+/// The key structure of a JSON value: objects keep their keys (values replaced by their
+/// structure), arrays keep the structure of their first element, scalars become their type.
+pub fn shape(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+        Value::Array(a) => Value::Array(a.first().map(shape).into_iter().collect()),
+        Value::Null => Value::String("null".into()),
+        Value::Bool(_) => Value::String("bool".into()),
+        Value::Number(_) => Value::String("number".into()),
+        Value::String(_) => Value::String("string".into()),
+    }
+}
+
+/// Compares `v`'s key structure with `tests/golden/NAME` (rewritten under UPDATE_GOLDEN=1).
+pub fn assert_golden_shape(v: &Value, name: &str) {
+    let got = shape(v);
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+    }
+    let want: Value = serde_json::from_str(&std::fs::read_to_string(&golden).unwrap()).unwrap();
+    assert_eq!(
+        got,
+        want,
+        "JSON keys changed; if intended, rerun with UPDATE_GOLDEN=1 and review the diff:\n{}",
+        serde_json::to_string_pretty(&got).unwrap()
+    );
+}

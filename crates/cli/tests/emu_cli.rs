@@ -1,0 +1,108 @@
+//! `ssdiq io` and `ssdiq info` on emulated targets: virtual clock, device counters, the same
+//! JSON key structure as real targets (golden), one-line usage errors.
+
+mod common;
+
+use common::{assert_golden_shape, ssdiq, usage_error};
+use serde_json::Value;
+
+fn ok(args: &[&str]) -> String {
+    let out = ssdiq(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+const T: &str = "emu:default,capacity=256MiB,units_per_block=1";
+
+#[test]
+fn io_on_the_emulated_drive_reports_virtual_time_and_waf() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("r.json");
+    let out = ok(&[
+        "io",
+        T,
+        "--rw",
+        "randrw:50",
+        "--qd",
+        "2",
+        "--io-size",
+        "1M",
+        "--probe",
+        "read",
+        "--rate",
+        "100k",
+        "--fill",
+        "seq",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    assert!(out.contains("engine=emulated (virtual time)"), "{out}");
+    assert!(out.contains("measured WAF"), "{out}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(v["clock"], "virtual");
+    assert_eq!(v["job"]["range_bytes"], 256u64 << 20);
+    assert!(v["device"]["host_bytes"].as_u64().unwrap() >= 512 << 10);
+    assert!(v["device"]["waf"].as_f64().unwrap() >= 1.0);
+    assert_golden_shape(&v, "io_keys_emu.json");
+}
+
+#[test]
+fn time_bounds_are_virtual_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("r.json");
+    ok(&[
+        "io",
+        T,
+        "--rw",
+        "randread",
+        "--time",
+        "3s",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    let e = v["elapsed_s"].as_f64().unwrap();
+    assert!((3.0..3.001).contains(&e), "{e}");
+    let secs: Vec<u64> = v["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["second"].as_u64().unwrap())
+        .collect();
+    // I/Os in flight at the deadline complete just after it, in second 3.
+    assert_eq!(&secs[..3], &[0, 1, 2]);
+    assert!(secs.len() <= 4);
+}
+
+#[test]
+fn info_shows_geometry_spec_and_zero_counters() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("i.json");
+    let out = ok(&["info", "emu:highop", "--json", j.to_str().unwrap()]);
+    assert!(out.contains("OP 28."), "{out}");
+    assert!(out.contains("host written     0 B"), "{out}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(v["kind"], "info");
+    assert_eq!(v["info"]["source"], "emulated");
+    assert_eq!(v["emulated"]["geometry"]["dies"], 16);
+    assert!(v["emulated"]["spec"]["rand_write_kiops"].as_f64().unwrap() > 100.0);
+}
+
+#[test]
+fn emulated_usage_errors() {
+    usage_error(&["io", "emu:nope", "--rw", "read"], "unknown emu profile");
+    usage_error(
+        &["io", "emu:default,capacity=lots", "--rw", "read"],
+        "invalid emu value capacity=lots",
+    );
+    usage_error(&["io", T, "--bs", "512"], "4096-byte logical blocks");
+    usage_error(&["io", T, "--size", "1G"], "beyond the emulated drive");
+    usage_error(
+        &["io", T, "--rw", "write", "--allow-destroy", "/dev/x"],
+        "nothing real is written",
+    );
+}

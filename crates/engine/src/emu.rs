@@ -1,0 +1,460 @@
+//! The emulated executor: runs the same [`Job`]s as the real one against an emulated SSD
+//! (`emu:PROFILE[,key=value...]`), in virtual time.
+//!
+//! Invariants:
+//! - One thread, one discrete-event loop: every I/O slot (threads x qd, plus one per probe)
+//!   has at most one pending event (its completion, or its rate-limited start); events are
+//!   processed in (time, slot) order, drive-internal events first at equal times. So a seed
+//!   gives bit-identical [`Stats`].
+//! - Timestamps handed to the [`Recorder`] are virtual nanoseconds since the measured job
+//!   started; `--time 60s` is 60 virtual seconds. Nothing reads the wall clock.
+//! - The drive persists across [`Executor::run`] calls (a suite preconditions, then runs
+//!   steps on the same drive) and its clock only moves forward; [`EmuExecutor::reset`] gives
+//!   a fresh drive, with counters still counting like a real drive after a format.
+//! - The stop flag is honoured at every request (in-flight I/O drains, stats are partial).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use ssdiq_flash::emu::{builtin, builtin_names, Drive, Profile, LBA_BYTES};
+use ssdiq_workload::units::format_size;
+use ssdiq_workload::{Op, Pattern, RwMix};
+
+use crate::control::RunControl;
+use crate::counters::{CounterLog, CounterSample, DeviceCounters, WriteCounters};
+use crate::error::EngineError;
+use crate::executor::Executor;
+use crate::feed::{Feed, Io, Shared};
+use crate::job::Job;
+use crate::series::SeriesSink;
+use crate::stats::{Clock, FillInfo, Recorder, Stats, StreamId};
+
+pub use ssdiq_flash::emu::Spec as EmuSpec;
+
+/// Requests in flight during `--fill seq` on the emulated drive (assumption: a host filling
+/// a drive with 1 MiB writes keeps a few in flight).
+const FILL_QD: u32 = 8;
+const FILL_CHUNK: u64 = 1 << 20;
+
+pub struct EmuExecutor {
+    drive: Drive,
+    profile: Profile,
+    description: String,
+}
+
+fn invalid(m: String) -> EngineError {
+    EngineError::Invalid(m)
+}
+
+impl EmuExecutor {
+    /// Opens `emu:NAME[,key=value...]` or `emu:path/to/profile.toml[,key=value...]`.
+    pub fn open(target: &str) -> Result<EmuExecutor, EngineError> {
+        let rest = target.strip_prefix("emu:").ok_or_else(|| {
+            invalid(format!(
+                "invalid emulated target \"{target}\": expected emu:PROFILE[,key=value...]"
+            ))
+        })?;
+        let mut parts = rest.split(',');
+        let head = parts.next().unwrap_or("").trim();
+        let text = if head.ends_with(".toml") || head.contains('/') {
+            std::fs::read_to_string(head)
+                .map_err(|e| invalid(format!("cannot read emu profile \"{head}\": {e}")))?
+        } else {
+            builtin(head)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "unknown emu profile \"{head}\": expected one of {} or a path to a .toml file",
+                        builtin_names()
+                    ))
+                })?
+                .to_string()
+        };
+        let mut overrides = Vec::new();
+        for p in parts {
+            let (k, v) = p.split_once('=').ok_or_else(|| {
+                invalid(format!(
+                    "invalid emu option \"{p}\" in \"{target}\": expected key=value"
+                ))
+            })?;
+            overrides.push((k, v));
+        }
+        let profile =
+            Profile::parse(&text, &overrides).map_err(|e| invalid(format!("{target}: {e}")))?;
+        Self::from_profile(profile)
+    }
+
+    /// An executor over a parsed profile.
+    pub fn from_profile(profile: Profile) -> Result<EmuExecutor, EngineError> {
+        let drive = Drive::new(&profile).map_err(|e| invalid(e.to_string()))?;
+        let mut e = EmuExecutor {
+            drive,
+            profile,
+            description: String::new(),
+        };
+        e.description = e.summary();
+        Ok(e)
+    }
+
+    pub fn profile_name(&self) -> &str {
+        &self.profile.name
+    }
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+    pub fn drive(&self) -> &Drive {
+        &self.drive
+    }
+
+    /// One line, e.g. "emulated data-center TLC, 16GiB, 12% OP, greedy GC".
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The profile's description with the drive's size, OP and GC policy.
+    fn summary(&self) -> String {
+        format!(
+            "{}, {}, {:.0}% OP, {} GC{}",
+            self.profile.description,
+            format_size(self.capacity_bytes()),
+            self.op() * 100.0,
+            self.drive.ftl().policy(),
+            if self.profile.nand.suspend {
+                ""
+            } else {
+                ", no suspension"
+            }
+        )
+    }
+
+    /// Logical capacity.
+    pub fn capacity_bytes(&self) -> u64 {
+        self.drive.geometry().logical_bytes()
+    }
+    pub fn logical_block_size(&self) -> u64 {
+        LBA_BYTES
+    }
+    /// True OP = (physical - logical) / logical.
+    pub fn op(&self) -> f64 {
+        self.drive.geometry().op()
+    }
+    pub fn spec(&self) -> EmuSpec {
+        self.profile.spec
+    }
+    /// A fresh drive: everything unmapped; counters keep counting.
+    pub fn reset(&mut self) {
+        self.drive.reset();
+    }
+    pub fn write_counters(&self) -> WriteCounters {
+        let c = self.drive.counters();
+        WriteCounters {
+            host_bytes: c.host_write_bytes,
+            media_bytes: Some(c.media_write_bytes),
+        }
+    }
+    /// Lets `ns` of virtual time pass with no host I/O (background work runs, e.g. the write
+    /// buffer drains), like a host pausing between jobs.
+    pub fn idle_for(&mut self, ns: u64) {
+        let t = self.drive.now().saturating_add(ns);
+        self.drive.advance(t);
+    }
+
+    /// The virtual clock, in nanoseconds since the drive was created.
+    pub fn now_ns(&self) -> u64 {
+        self.drive.now()
+    }
+
+    fn check(&self, job: &Job) -> Result<(), EngineError> {
+        for (flag, v) in [("--bs", job.bs), ("--offset-align", job.offset_align)] {
+            if !v.is_multiple_of(LBA_BYTES) {
+                return Err(invalid(format!(
+                    "invalid {flag} \"{v}\": the emulated drive has {LBA_BYTES}-byte logical blocks; expected a multiple of {LBA_BYTES}"
+                )));
+            }
+        }
+        if job.range_bytes > self.capacity_bytes() {
+            return Err(invalid(format!(
+                "invalid --size \"{}\": beyond the emulated drive's capacity of {}",
+                format_size(job.range_bytes),
+                format_size(self.capacity_bytes())
+            )));
+        }
+        Ok(())
+    }
+
+    /// `--fill seq`: the whole range once, 1 MiB sequential writes at QD 8, in virtual time.
+    fn fill(&mut self, job: &Job, ctl: &RunControl<'_>) -> FillInfo {
+        let bs = if job.range_bytes.is_multiple_of(FILL_CHUNK) {
+            FILL_CHUNK
+        } else {
+            job.bs
+        };
+        let mut f = Job::new(
+            job.target.clone(),
+            RwMix::parse("write").expect("static mix"),
+            bs,
+            job.range_bytes,
+        );
+        f.pattern = Pattern::Seq;
+        f.qd = FILL_QD;
+        f.seed = job.seed;
+        let total = job.range_bytes;
+        ctl.progress.fill(0, total);
+        let r = self.run_loop(&f, ctl, &mut |_, bytes| ctl.progress.fill(bytes, total));
+        ctl.progress.fill(r.bytes, total);
+        FillInfo {
+            bytes: r.bytes.min(total),
+            seconds: r.elapsed_ns as f64 / 1e9,
+        }
+    }
+
+    /// The event loop of one job. `progress(elapsed_ns, bytes_issued)` is called now and then.
+    fn run_loop(
+        &mut self,
+        job: &Job,
+        ctl: &RunControl<'_>,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> LoopResult {
+        let t0 = self.drive.now();
+        let shared = Shared::new(job, &ctl.stop);
+        let mut feeds: Vec<Feed> = (0..job.threads).map(|t| Feed::main(job, t)).collect();
+        for (i, &op) in job.probes.iter().enumerate() {
+            feeds.push(Feed::probe(job, op, i as u32));
+        }
+        let mut slots: Vec<Slot> = Vec::new();
+        for t in 0..job.threads as usize {
+            for _ in 0..job.qd {
+                slots.push(Slot::new(t));
+            }
+        }
+        for i in 0..job.probes.len() {
+            slots.push(Slot::new(job.threads as usize + i));
+        }
+        let sink = Arc::new(SeriesSink::new(1));
+        let mut streams: Vec<StreamId> = job.mix.ops().into_iter().map(StreamId::main).collect();
+        if matches!(job.pattern, Pattern::Zns { .. }) {
+            streams.push(StreamId::main(Op::Trim));
+        }
+        streams.extend(job.probes.iter().map(|&o| StreamId::probe(o)));
+        let mut l = Loop {
+            drive: &mut self.drive,
+            shared: &shared,
+            feeds,
+            slots,
+            heap: BinaryHeap::new(),
+            rec: Recorder::new(sink.clone(), 0, &streams),
+            t0,
+            main_left: job.threads as usize * job.qd as usize,
+            parked: 0,
+            last_ns: 0,
+            admitted: Vec::new(),
+        };
+        for s in 0..l.slots.len() {
+            l.issue(s, t0);
+        }
+        let mut counters = CounterLog::default();
+        let mut next_sample = job.counter_interval_ns;
+        let mut steps = 0u64;
+        loop {
+            let next_io = l.heap.peek().map_or(u64::MAX, |r| r.0 .0);
+            let next_dev = l.drive.next_event();
+            if next_io == u64::MAX && l.parked == 0 {
+                break;
+            }
+            if next_dev <= next_io {
+                if next_dev == u64::MAX {
+                    debug_assert!(false, "writes parked with no device event pending");
+                    break;
+                }
+                l.drive.advance(next_dev);
+                l.collect_admitted();
+                continue;
+            }
+            let Reverse((t, s, kind)) = l.heap.pop().expect("peeked");
+            l.drive.advance(t);
+            let s = s as usize;
+            if kind == COMPLETE {
+                let sl = l.slots[s];
+                l.rec.record(sl.io.stream, t - t0, t - sl.submit, sl.io.len);
+                l.last_ns = t - t0;
+                l.issue(s, t);
+            } else {
+                l.submit(s, t);
+            }
+            steps += 1;
+            if steps.is_multiple_of(1 << 16) {
+                let rel = t - t0;
+                progress(rel, shared.issued());
+                if rel >= next_sample {
+                    next_sample = rel + job.counter_interval_ns;
+                    counters.samples.push(CounterSample {
+                        t_ns: rel,
+                        counters: self_counters(&*l.drive),
+                    });
+                }
+            }
+        }
+        let elapsed = l.last_ns;
+        progress(elapsed, shared.issued());
+        LoopResult {
+            totals: Some(l.rec.finish()),
+            sink,
+            elapsed_ns: elapsed,
+            bytes: shared.issued(),
+            samples: counters.samples,
+            halted: shared.halt.load(Ordering::Relaxed),
+        }
+    }
+}
+
+fn self_counters(d: &Drive) -> WriteCounters {
+    let c = d.counters();
+    WriteCounters {
+        host_bytes: c.host_write_bytes,
+        media_bytes: Some(c.media_write_bytes),
+    }
+}
+
+struct LoopResult {
+    totals: Option<crate::stats::RecorderTotals>,
+    sink: Arc<SeriesSink>,
+    elapsed_ns: u64,
+    bytes: u64,
+    samples: Vec<CounterSample>,
+    halted: bool,
+}
+
+const COMPLETE: u8 = 0;
+const START: u8 = 1;
+
+#[derive(Clone, Copy)]
+struct Slot {
+    feed: usize,
+    io: Io,
+    submit: u64,
+}
+
+impl Slot {
+    fn new(feed: usize) -> Slot {
+        Slot {
+            feed,
+            io: Io {
+                stream: StreamId::main(Op::Read),
+                op: Op::Read,
+                offset: 0,
+                len: 0,
+            },
+            submit: 0,
+        }
+    }
+}
+
+/// The state of one job's event loop.
+struct Loop<'a, 'b> {
+    drive: &'a mut Drive,
+    shared: &'a Shared<'b>,
+    feeds: Vec<Feed>,
+    slots: Vec<Slot>,
+    /// (absolute time, slot, COMPLETE | START).
+    heap: BinaryHeap<Reverse<(u64, u32, u8)>>,
+    rec: Recorder,
+    t0: u64,
+    /// Main slots still issuing; probes stop when none is.
+    main_left: usize,
+    /// Writes waiting for buffer room inside the drive.
+    parked: usize,
+    last_ns: u64,
+    admitted: Vec<(u64, u64)>,
+}
+
+impl Loop<'_, '_> {
+    /// Slot `s` is free at absolute time `now`: ask its feed for the next I/O.
+    fn issue(&mut self, s: usize, now: u64) {
+        let f = self.slots[s].feed;
+        let rel = now - self.t0;
+        match self.feeds[f].next(self.shared, rel) {
+            None => {
+                if !self.feeds[f].is_probe() {
+                    self.main_left -= 1;
+                    if self.main_left == 0 {
+                        self.shared.main_done.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+            Some(io) => {
+                self.slots[s].io = io;
+                if !self.feeds[f].is_probe() {
+                    if let Some(r) = &self.shared.rate {
+                        let at = r.claim(io.len, rel);
+                        if at > rel {
+                            self.heap.push(Reverse((self.t0 + at, s as u32, START)));
+                            return;
+                        }
+                    }
+                }
+                self.submit(s, now);
+            }
+        }
+    }
+
+    /// Submits slot `s`'s I/O at absolute time `now`.
+    fn submit(&mut self, s: usize, now: u64) {
+        let io = self.slots[s].io;
+        self.slots[s].submit = now;
+        let lpn = io.offset / LBA_BYTES;
+        let pages = io.len / LBA_BYTES;
+        let done = match io.op {
+            Op::Read => Some(self.drive.read(now, lpn, pages)),
+            Op::Write => self.drive.write(now, lpn, pages, s as u64),
+            // Write-zeroes deallocates: the emulated drive reads deallocated blocks as zeros.
+            Op::Trim | Op::WriteZeroes => Some(self.drive.trim(now, lpn, pages)),
+        };
+        match done {
+            Some(t) => self.heap.push(Reverse((t, s as u32, COMPLETE))),
+            None => self.parked += 1,
+        }
+        // A trim may have made room for parked writes.
+        self.collect_admitted();
+    }
+
+    fn collect_admitted(&mut self) {
+        if !self.drive.has_completed() {
+            return;
+        }
+        self.drive.take_completed(&mut self.admitted);
+        for &(tag, t) in &self.admitted {
+            self.heap.push(Reverse((t, tag as u32, COMPLETE)));
+            self.parked -= 1;
+        }
+        self.admitted.clear();
+    }
+}
+
+impl Executor for EmuExecutor {
+    fn run(&mut self, job: &Job, ctl: &RunControl<'_>) -> Result<Stats, EngineError> {
+        job.validate()?;
+        self.check(job)?;
+        let fill = job.fill.map(|_| self.fill(job, ctl));
+        let interrupted_by_fill = ctl.stopped();
+        let mut log = CounterLog {
+            before: Some(self.write_counters()),
+            ..Default::default()
+        };
+        let mut r = self.run_loop(job, ctl, &mut |ns, bytes| ctl.progress.running(ns, bytes));
+        log.after = Some(self.write_counters());
+        log.samples = std::mem::take(&mut r.samples);
+        let totals = r.totals.take().expect("set by run_loop");
+        let mut stats = Stats::collect(Clock::Virtual, r.elapsed_ns, vec![totals], &r.sink);
+        stats.partial = interrupted_by_fill || ctl.stopped() || r.halted;
+        stats.counters = log;
+        stats.fill = fill;
+        Ok(stats)
+    }
+}
+
+impl DeviceCounters for EmuExecutor {
+    fn snapshot(&mut self) -> Option<WriteCounters> {
+        Some(self.write_counters())
+    }
+}

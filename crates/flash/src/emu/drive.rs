@@ -1,0 +1,541 @@
+//! The emulated drive: the page-mapped [`Ftl`] plus dies, a PLP write buffer, background and
+//! foreground GC, and a host link, as a discrete-event model in virtual nanoseconds.
+//!
+//! How a request is timed (all in [`Drive`]):
+//! - **write**: the data crosses the host link (host->device direction, bandwidth-capped in
+//!   arrival order); if the buffer has room the write completes `write_ns` later, else it
+//!   waits (parked) until programs free enough slots: the source of write tail latency.
+//! - **read**: firmware overhead, then per flash page group one die read (tR + channel
+//!   transfer of the pages read) on the die that holds it; buffered or unmapped data comes
+//!   from DRAM. Reads are reserved on their die at once: they wait only for the operation in
+//!   progress, or suspend a program/erase (see `dies`). Then the link (device->host).
+//! - **flash work** is pulled by idle dies, in priority order: GC reads of this die, GC
+//!   erases of this die, then one-shot program units (relocated GC pages first, topped up with
+//!   buffered host pages). Host pages are mapped in the FTL when their unit starts.
+//!
+//! Invariants:
+//! - Physically free superblocks = FTL free blocks - victims not yet erased on every die.
+//!   Background GC starts a victim when that is below `low` (at most two at a time); host pages
+//!   are not mapped while it is at or below `critical` (foreground GC: host writes wait).
+//! - The FTL's own reserve is `critical`, and host pages are mapped only above it, so the FTL
+//!   never collects inside a host write; if it ever did, the work is charged all the same.
+//! - GC reads stop while a die's worth of relocated pages waits for programs, so GC is paced
+//!   by programs and its DRAM use stays bounded.
+//! - Every program, read and erase occupies a die for its full time; so at saturation host
+//!   write throughput = die program throughput / WAF (less GC read and erase time).
+//! - Deterministic: no clock, no unseeded randomness; events at equal times are processed in
+//!   die order.
+
+use serde::Serialize;
+
+use super::dies::{Die, Kind, Suspend, NEVER};
+use super::profile::{Profile, ProfileError};
+use super::wbuf::WriteBuf;
+use crate::ftl::{Ftl, FtlConfig};
+use crate::geometry::Geometry;
+use crate::policy::GcPolicy;
+
+/// Victims GC works on at once: two, so one victim's reads overlap the other's programs
+/// (assumption; controllers pipeline GC).
+const GC_VICTIMS: u64 = 2;
+
+/// How far ahead of the page being mapped its successor's mapping is prefetched.
+const PREFETCH: usize = 8;
+
+/// Logical block (and FTL page) size of the emulated drive.
+pub const LBA_BYTES: u64 = 4096;
+
+/// Timing and shape derived from a profile, in nanoseconds and 4 KiB pages.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    pub dies: u32,
+    /// Pages per one-shot program unit (bits x planes x page).
+    pub unit_pages: u32,
+    /// Pages per multi-plane read (planes x page): one GC read op, and the grouping of host
+    /// reads.
+    pub read_pages: u32,
+    pub read_ns: u64,
+    pub xfer_ns_per_page: f64,
+    pub program_ns: u64,
+    pub erase_ns: u64,
+    pub suspend: Suspend,
+    pub link_ns_per_page: f64,
+    pub read_overhead_ns: u64,
+    pub write_ns: u64,
+    pub dram_ns: u64,
+    pub buffer_pages: u64,
+    pub low: u32,
+    pub critical: u32,
+}
+
+/// Cumulative counters of the drive (never reset, like a drive's SMART/OCP counters).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DriveCounters {
+    pub host_write_bytes: u64,
+    pub host_read_bytes: u64,
+    /// Bytes programmed to flash (host and GC).
+    pub media_write_bytes: u64,
+    /// Superblocks erased.
+    pub erases: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Gc {
+    /// Per die: relocated pages still to read.
+    read_pages: Vec<u64>,
+    read_pages_total: u64,
+    reads_inflight: u32,
+    /// Per die: erases pending / done.
+    erases: Vec<u32>,
+    erased: Vec<u64>,
+    /// Victims started / fully erased.
+    started: u64,
+    done: u64,
+    /// Relocated pages read and waiting for a program.
+    ready: u64,
+    cursor: usize,
+}
+
+impl Gc {
+    fn new(dies: usize) -> Self {
+        Gc {
+            read_pages: vec![0; dies],
+            read_pages_total: 0,
+            reads_inflight: 0,
+            erases: vec![0; dies],
+            erased: vec![0; dies],
+            started: 0,
+            done: 0,
+            ready: 0,
+            cursor: 0,
+        }
+    }
+}
+
+pub struct Drive {
+    t: Timing,
+    cfg: FtlConfig,
+    ftl: Ftl,
+    dies: Vec<Die>,
+    /// Dies with no event (`Die::is_idle`).
+    idle: u32,
+    /// The earliest die event and its die, valid unless `dirty` (a die's event changed).
+    min_ev: (u64, usize),
+    dirty: bool,
+    buf: WriteBuf,
+    gc: Gc,
+    link_in: u64,
+    link_out: u64,
+    now: u64,
+    /// Parked writes admitted since the caller last took them: (tag, completion time).
+    done: Vec<(u64, u64)>,
+    c: DriveCounters,
+}
+
+fn us(v: f64) -> u64 {
+    (v * 1000.0).round() as u64
+}
+
+impl Drive {
+    /// Builds a fresh drive from a checked profile.
+    pub fn new(p: &Profile) -> Result<Drive, ProfileError> {
+        let bad = |m: String| ProfileError(m);
+        let n = &p.nand;
+        let dies = n.channels * n.dies_per_channel;
+        let page_lbas = n.page_kib / 4;
+        let unit_pages = n.bits_per_cell * n.planes * page_lbas;
+        let read_pages = n.planes * page_lbas;
+        let ppb = dies as u64 * n.units_per_block as u64 * unit_pages as u64;
+        let logical = p.capacity_bytes()? / LBA_BYTES;
+        let physical_min = (logical as f64 * (1.0 + p.drive.op)).ceil() as u64;
+        let blocks = physical_min.div_ceil(ppb);
+        if blocks * ppb >= u32::MAX as u64 || logical >= u32::MAX as u64 {
+            return Err(bad(format!(
+                "invalid capacity \"{}\": the emulator addresses at most 2^32 4 KiB pages (16 TiB) including OP",
+                p.drive.capacity
+            )));
+        }
+        let policy: GcPolicy = p
+            .drive
+            .policy
+            .parse()
+            .map_err(|e: crate::PolicyError| bad(e.to_string()))?;
+        let geometry = Geometry {
+            page_bytes: LBA_BYTES,
+            pages_per_block: ppb as u32,
+            blocks: blocks as u32,
+            logical_pages: logical,
+            reserve_blocks: p.gc.critical_watermark,
+        };
+        let cfg = FtlConfig {
+            geometry,
+            policy,
+            streams: 1,
+            gc_frontier: p.drive.gc_frontier,
+            seed: p.drive.seed,
+        };
+        let ftl = Ftl::new(cfg).map_err(|e| {
+            bad(format!(
+                "invalid geometry for capacity {} and op {}: {e}",
+                p.drive.capacity, p.drive.op
+            ))
+        })?;
+        let lbas_mb = LBA_BYTES as f64 / 1e6;
+        let t = Timing {
+            dies,
+            unit_pages,
+            read_pages,
+            read_ns: us(n.read_us),
+            xfer_ns_per_page: lbas_mb / n.channel_mb_s * 1e9,
+            program_ns: us(n.program_us),
+            erase_ns: us(n.erase_us),
+            suspend: Suspend {
+                enabled: n.suspend,
+                cost_ns: us(n.suspend_us),
+                max_per_op: n.max_suspends,
+            },
+            link_ns_per_page: lbas_mb / p.host.link_mb_s * 1e9,
+            read_overhead_ns: us(p.host.read_overhead_us),
+            write_ns: us(p.host.write_us),
+            dram_ns: us(p.host.dram_read_us),
+            buffer_pages: (p.buffer.buffer_kib * 1024 / LBA_BYTES).max(1),
+            low: p.gc.low_watermark,
+            critical: p.gc.critical_watermark,
+        };
+        Ok(Drive {
+            t,
+            cfg,
+            ftl,
+            dies: vec![Die::new(0); dies as usize],
+            idle: dies,
+            min_ev: (NEVER, 0),
+            dirty: false,
+            buf: WriteBuf::new(t.buffer_pages, logical),
+            gc: Gc::new(dies as usize),
+            link_in: 0,
+            link_out: 0,
+            now: 0,
+            done: Vec::new(),
+            c: DriveCounters::default(),
+        })
+    }
+
+    pub fn timing(&self) -> &Timing {
+        &self.t
+    }
+    pub fn geometry(&self) -> &Geometry {
+        self.ftl.geometry()
+    }
+    pub fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+    pub fn counters(&self) -> DriveCounters {
+        DriveCounters {
+            erases: self.gc.done,
+            ..self.c
+        }
+    }
+    /// The virtual clock: the latest time the drive was advanced to.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+    /// Buffer slots in use (pages buffered or being programmed).
+    pub fn buffered_pages(&self) -> u64 {
+        self.buf.used()
+    }
+    /// Writes waiting for buffer room.
+    pub fn parked(&self) -> usize {
+        self.buf.parked()
+    }
+
+    /// A fresh drive (everything unmapped, buffer empty, dies idle) at the current time;
+    /// counters keep counting. Call between jobs, with no write parked.
+    pub fn reset(&mut self) {
+        self.ftl = Ftl::new(self.cfg).expect("the configuration was accepted before");
+        self.buf = WriteBuf::new(self.t.buffer_pages, self.ftl.geometry().logical_pages);
+        self.dies = vec![Die::new(self.now); self.t.dies as usize];
+        self.idle = self.t.dies;
+        self.dirty = true;
+        self.gc = Gc::new(self.t.dies as usize);
+        self.link_in = self.now;
+        self.link_out = self.now;
+        self.done.clear();
+    }
+
+    /// Time of the next internal event (a die finishing or starting work), `u64::MAX` if none.
+    #[inline]
+    pub fn next_event(&mut self) -> u64 {
+        self.earliest().0
+    }
+
+    #[inline]
+    fn earliest(&mut self) -> (u64, usize) {
+        if self.dirty {
+            let (mut best, mut bi) = (NEVER, 0);
+            for (i, d) in self.dies.iter().enumerate() {
+                if d.ev < best {
+                    best = d.ev;
+                    bi = i;
+                }
+            }
+            self.min_ev = (best, bi);
+            self.dirty = false;
+        }
+        self.min_ev
+    }
+
+    /// Processes every internal event up to and including `t`, then sets the clock to `t`.
+    /// Parked writes admitted on the way are available from [`Drive::take_completed`].
+    pub fn advance(&mut self, t: u64) {
+        loop {
+            let (ev, d) = self.earliest();
+            if ev > t {
+                break;
+            }
+            self.now = self.now.max(ev);
+            self.on_event(d, ev);
+        }
+        self.now = self.now.max(t);
+    }
+
+    /// Moves the (tag, completion time) of admitted parked writes into `out`.
+    pub fn take_completed(&mut self, out: &mut Vec<(u64, u64)>) {
+        out.append(&mut self.done);
+    }
+
+    /// True if admitted parked writes are waiting to be taken.
+    #[inline]
+    pub fn has_completed(&self) -> bool {
+        !self.done.is_empty()
+    }
+
+    /// A host read of `pages` 4 KiB pages from `lpn`, arriving at `now` (>= the clock).
+    /// Returns its completion time.
+    pub fn read(&mut self, now: u64, lpn: u64, pages: u64) -> u64 {
+        self.c.host_read_bytes += pages * LBA_BYTES;
+        let t1 = now + self.t.read_overhead_ns;
+        let mut ready = t1 + self.t.dram_ns;
+        let (mut key, mut n, mut die) = (u64::MAX, 0u64, 0usize);
+        let rp = self.t.read_pages as u64;
+        let up = self.t.unit_pages as u64;
+        let nd = self.t.dies as u64;
+        for p in lpn..lpn + pages {
+            if self.buf.contains(p) {
+                continue;
+            }
+            let Some(ppn) = self.ftl.lookup(p) else {
+                continue;
+            };
+            let k = ppn / rp;
+            if k == key {
+                n += 1;
+                continue;
+            }
+            if n > 0 {
+                ready = ready.max(self.die_read(die, t1, n));
+            }
+            key = k;
+            n = 1;
+            die = ((ppn / up) % nd) as usize;
+        }
+        if n > 0 {
+            ready = ready.max(self.die_read(die, t1, n));
+        }
+        let x = (pages as f64 * self.t.link_ns_per_page) as u64;
+        let s = now.max(self.link_out);
+        self.link_out = s + x;
+        ready.max(s) + x
+    }
+
+    #[inline]
+    fn die_read(&mut self, die: usize, t: u64, pages: u64) -> u64 {
+        let dur = self.t.read_ns + (pages as f64 * self.t.xfer_ns_per_page) as u64;
+        // A suspension moves the die's event.
+        self.dirty = true;
+        self.dies[die].read(t, dur, self.t.suspend)
+    }
+
+    /// A host write of `pages` pages from `lpn` arriving at `now`: its completion time, or
+    /// `None` if it waits for buffer room (it completes later, reported with `tag` through
+    /// [`Drive::take_completed`]).
+    pub fn write(&mut self, now: u64, lpn: u64, pages: u64, tag: u64) -> Option<u64> {
+        self.c.host_write_bytes += pages * LBA_BYTES;
+        let x = (pages as f64 * self.t.link_ns_per_page) as u64;
+        let s = now.max(self.link_in);
+        self.link_in = s + x;
+        let ready = s + x;
+        if self.buf.fits(pages) {
+            self.buf.insert(lpn, pages);
+            if self.idle > 0 && self.buf.live() >= self.t.unit_pages as u64 {
+                self.kick(now);
+            }
+            Some(ready + self.t.write_ns)
+        } else {
+            self.buf.park(tag, lpn, pages, ready);
+            None
+        }
+    }
+
+    /// Deallocates `pages` pages from `lpn` (their buffered copies too, which may let parked
+    /// writes in: see [`Drive::take_completed`]). Returns its completion time.
+    pub fn trim(&mut self, now: u64, lpn: u64, pages: u64) -> u64 {
+        for p in lpn..lpn + pages {
+            self.buf.discard(p);
+            self.ftl.trim(p);
+        }
+        self.buf.admit(now, self.t.write_ns, &mut self.done);
+        if self.idle > 0 && self.buf.live() > 0 {
+            self.kick(now);
+        }
+        now + self.t.write_ns
+    }
+
+    /// Physically free superblocks: FTL free blocks less victims not yet erased.
+    #[inline]
+    fn free_phys(&self) -> i64 {
+        self.ftl.free_blocks() as i64 - (self.gc.started - self.gc.done) as i64
+    }
+
+    fn on_event(&mut self, d: usize, t: u64) {
+        self.dirty = true;
+        let die = self.dies[d];
+        match die.kind {
+            Kind::Program => {
+                self.c.media_write_bytes += die.pages as u64 * LBA_BYTES;
+                if die.host_pages > 0 {
+                    self.buf.release(die.host_pages as u64);
+                    self.buf.admit(t, self.t.write_ns, &mut self.done);
+                }
+            }
+            Kind::GcRead => {
+                self.gc.reads_inflight -= 1;
+                self.gc.ready += die.pages as u64;
+            }
+            Kind::Erase => {
+                self.gc.erased[d] += 1;
+                let m = *self.gc.erased.iter().min().expect("dies");
+                if m > self.gc.done {
+                    self.gc.done = m;
+                    self.maybe_gc();
+                }
+            }
+            Kind::Idle => {}
+        }
+        self.dies[d].rest();
+        self.idle += 1;
+        self.try_start(d, t);
+        if self.idle > 0 {
+            self.kick(t);
+        }
+    }
+
+    /// Offers work to every idle die at time `t`.
+    fn kick(&mut self, t: u64) {
+        for d in 0..self.dies.len() {
+            if self.dies[d].is_idle() {
+                self.try_start(d, t);
+            }
+        }
+    }
+
+    /// Starts the next piece of flash work on idle die `d` at `t`, if there is any.
+    fn try_start(&mut self, d: usize, t: u64) {
+        debug_assert!(self.dies[d].is_idle());
+        self.dirty = true;
+        let rf = self.dies[d].read_free;
+        if rf > t {
+            self.dies[d].wake_at(rf);
+            self.idle -= 1;
+            return;
+        }
+        let cap = self.t.unit_pages as u64 * self.t.dies as u64;
+        if self.gc.read_pages[d] > 0 && self.gc.ready < cap {
+            let n = self.gc.read_pages[d].min(self.t.read_pages as u64);
+            self.gc.read_pages[d] -= n;
+            self.gc.read_pages_total -= n;
+            self.gc.reads_inflight += 1;
+            let dur = self.t.read_ns + (n as f64 * self.t.xfer_ns_per_page) as u64;
+            self.dies[d].start(t, Kind::GcRead, dur, n as u32, 0);
+        } else if self.gc.erases[d] > 0 && self.gc.read_pages[d] == 0 {
+            self.gc.erases[d] -= 1;
+            self.dies[d].start(t, Kind::Erase, self.t.erase_ns, 0, 0);
+        } else if let Some((pages, host)) = self.take_unit() {
+            self.dies[d].start(t, Kind::Program, self.t.program_ns, pages, host);
+        } else {
+            return;
+        }
+        self.idle -= 1;
+    }
+
+    /// Forms one program unit: relocated pages first, then buffered host pages (mapped in the
+    /// FTL now). `None` unless a full unit is available, or GC's last relocated pages are.
+    fn take_unit(&mut self) -> Option<(u32, u32)> {
+        let unit = self.t.unit_pages as u64;
+        let host_ok = self.free_phys() > self.t.critical as i64;
+        let host = if host_ok { self.buf.live() } else { 0 };
+        let g = self.gc.ready;
+        // A partial unit costs a whole program: relocated pages wait to be topped up with host
+        // pages or the next victim's, unless nothing else can come (no GC read pending, no host
+        // page buffered).
+        let gc_tail = g > 0
+            && self.gc.read_pages_total == 0
+            && self.gc.reads_inflight == 0
+            && self.buf.live() == 0;
+        // Host pages too: a write waits for room the buffered pages cannot make as a full
+        // unit (a buffer smaller than a unit plus a write), so flush what there is.
+        let host_flush = host > 0 && self.buf.parked() > 0;
+        if g + host < unit && !gc_tail && !host_flush {
+            if !host_ok {
+                self.maybe_gc();
+            }
+            return None;
+        }
+        let gp = g.min(unit);
+        self.gc.ready -= gp;
+        let mut hp = 0u64;
+        if host_ok {
+            while gp + hp < unit {
+                if let Some(ahead) = self.buf.peek(PREFETCH) {
+                    self.ftl.prefetch(ahead);
+                }
+                let Some(lpn) = self.buf.pop_live() else {
+                    break;
+                };
+                let e = self.ftl.write(lpn, 0);
+                if e.erases > 0 {
+                    self.add_gc(e.relocations as u64, e.erases as u64);
+                }
+                hp += 1;
+            }
+            self.maybe_gc();
+        }
+        Some(((gp + hp) as u32, hp as u32))
+    }
+
+    /// Starts background GC victims while physically free superblocks are below `low`.
+    fn maybe_gc(&mut self) {
+        while self.free_phys() < self.t.low as i64 && self.gc.started - self.gc.done < GC_VICTIMS {
+            match self.ftl.collect_one() {
+                Some(e) => self.add_gc(e.relocations as u64, 1),
+                None => break,
+            }
+        }
+    }
+
+    /// Charges the flash work of `victims` collected victims holding `pages` valid pages:
+    /// reads spread over all dies, one erase per die per victim (superblocks span all dies).
+    fn add_gc(&mut self, pages: u64, victims: u64) {
+        let nd = self.t.dies as usize;
+        let base = pages / nd as u64;
+        let rem = (pages % nd as u64) as usize;
+        for i in 0..nd {
+            let d = (self.gc.cursor + i) % nd;
+            self.gc.read_pages[d] += base + u64::from(i < rem);
+            self.gc.erases[d] += victims as u32;
+        }
+        self.gc.cursor = (self.gc.cursor + rem) % nd;
+        self.gc.read_pages_total += pages;
+        self.gc.started += victims;
+        // No kick here: this runs inside `try_start`; callers offer work to idle dies after.
+    }
+}

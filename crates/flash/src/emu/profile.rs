@@ -1,0 +1,382 @@
+//! Emulated-drive profiles: TOML text -> [`Profile`], with `key=value` overrides applied to
+//! the TOML tree before it is checked, so an override is exactly as if the file said it.
+//!
+//! Invariants:
+//! - Leaf key names are unique across sections, so `op=0.2` names one parameter; the long form
+//!   `drive.op=0.2` is accepted too.
+//! - Every error is one line naming the key or value and what was expected.
+//! - The shipped profiles are embedded in the binary ([`builtin`]); this module never reads
+//!   files (the engine does).
+
+use serde::Deserialize;
+use ssdiq_workload::units::parse_size;
+
+/// The shipped profiles, by name.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("default", include_str!("../../profiles/default.toml")),
+    ("nosuspend", include_str!("../../profiles/nosuspend.toml")),
+    ("smallbuf", include_str!("../../profiles/smallbuf.toml")),
+    ("highop", include_str!("../../profiles/highop.toml")),
+    ("2r", include_str!("../../profiles/2r.toml")),
+];
+
+/// The TOML text of a shipped profile.
+pub fn builtin(name: &str) -> Option<&'static str> {
+    BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// Names of the shipped profiles, for error messages.
+pub fn builtin_names() -> String {
+    BUILTIN
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ProfileError(pub String);
+
+fn err<T>(m: String) -> Result<T, ProfileError> {
+    Err(ProfileError(m))
+}
+
+/// A whole profile. Sections mirror the TOML file.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    pub name: String,
+    pub description: String,
+    pub drive: DriveParams,
+    pub nand: NandParams,
+    pub host: HostParams,
+    pub buffer: BufferParams,
+    pub gc: GcParams,
+    #[serde(default)]
+    pub spec: Spec,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DriveParams {
+    /// Logical capacity, a size like "16GiB".
+    pub capacity: String,
+    /// OP = (physical - logical) / logical; physical is rounded up to whole superblocks.
+    pub op: f64,
+    /// GC policy name (greedy, fifo, 2r-greedy, ...).
+    pub policy: String,
+    /// Relocate GC data to its own frontier (always on for 2R policies).
+    pub gc_frontier: bool,
+    /// Seed of the FTL's random choices.
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NandParams {
+    pub channels: u32,
+    pub dies_per_channel: u32,
+    pub planes: u32,
+    pub page_kib: u32,
+    /// One-shot program programs this many pages per plane (TLC: 3).
+    pub bits_per_cell: u32,
+    /// Program units per die in one superblock (sets the erase-block size).
+    pub units_per_block: u32,
+    pub read_us: f64,
+    pub program_us: f64,
+    pub erase_us: f64,
+    pub channel_mb_s: f64,
+    pub suspend: bool,
+    pub suspend_us: f64,
+    pub max_suspends: u32,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HostParams {
+    pub link_mb_s: f64,
+    pub read_overhead_us: f64,
+    pub write_us: f64,
+    pub dram_read_us: f64,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BufferParams {
+    pub buffer_kib: u64,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GcParams {
+    pub low_watermark: u32,
+    pub critical_watermark: u32,
+}
+
+/// A datasheet-style spec; field names as in `ssdiq_suite::spec`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    pub seq_read_mb_s: Option<f64>,
+    pub seq_write_mb_s: Option<f64>,
+    pub rand_read_kiops: Option<f64>,
+    pub rand_write_kiops: Option<f64>,
+    pub read_lat_us: Option<f64>,
+    pub write_lat_us: Option<f64>,
+}
+
+const SPEC_KEYS: [&str; 6] = [
+    "seq_read_mb_s",
+    "seq_write_mb_s",
+    "rand_read_kiops",
+    "rand_write_kiops",
+    "read_lat_us",
+    "write_lat_us",
+];
+
+impl Profile {
+    /// Parses `text` (a profile file's contents), applies `overrides` in order, checks it.
+    pub fn parse(text: &str, overrides: &[(&str, &str)]) -> Result<Profile, ProfileError> {
+        let mut tree: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| ProfileError(one_line(e.message())))?;
+        for (k, v) in overrides {
+            apply_override(&mut tree, k, v)?;
+        }
+        let p: Profile = toml::Value::Table(tree)
+            .try_into()
+            .map_err(|e: toml::de::Error| ProfileError(one_line(e.message())))?;
+        p.check()?;
+        Ok(p)
+    }
+
+    /// Logical capacity in bytes.
+    pub fn capacity_bytes(&self) -> Result<u64, ProfileError> {
+        parse_size(&self.drive.capacity).map_err(|e| ProfileError(format!("capacity: {e}")))
+    }
+
+    fn check(&self) -> Result<(), ProfileError> {
+        let cap = self.capacity_bytes()?;
+        if cap == 0 || !cap.is_multiple_of(4096) {
+            return err(format!(
+                "invalid capacity \"{}\": expected a positive multiple of 4 KiB",
+                self.drive.capacity
+            ));
+        }
+        if !(self.drive.op > 0.0 && self.drive.op.is_finite() && self.drive.op < 10.0) {
+            return err(format!(
+                "invalid op \"{}\": expected a fraction > 0, e.g. 0.12",
+                self.drive.op
+            ));
+        }
+        let n = &self.nand;
+        for (k, v) in [
+            ("channels", n.channels),
+            ("dies_per_channel", n.dies_per_channel),
+            ("planes", n.planes),
+            ("bits_per_cell", n.bits_per_cell),
+            ("units_per_block", n.units_per_block),
+        ] {
+            if v == 0 || v > 1024 {
+                return err(format!(
+                    "invalid {k} \"{v}\": expected a whole number from 1 to 1024"
+                ));
+            }
+        }
+        if n.page_kib < 4 || !n.page_kib.is_multiple_of(4) || n.page_kib > 1024 {
+            return err(format!(
+                "invalid page_kib \"{}\": expected a multiple of 4 up to 1024",
+                n.page_kib
+            ));
+        }
+        for (k, v) in [
+            ("read_us", n.read_us),
+            ("program_us", n.program_us),
+            ("erase_us", n.erase_us),
+            ("suspend_us", n.suspend_us),
+            ("read_overhead_us", self.host.read_overhead_us),
+            ("write_us", self.host.write_us),
+            ("dram_read_us", self.host.dram_read_us),
+        ] {
+            if !(0.0..1e7).contains(&v) {
+                return err(format!("invalid {k} \"{v}\": expected microseconds >= 0"));
+            }
+        }
+        for (k, v) in [
+            ("channel_mb_s", n.channel_mb_s),
+            ("link_mb_s", self.host.link_mb_s),
+        ] {
+            if !(v > 0.0 && v.is_finite()) {
+                return err(format!("invalid {k} \"{v}\": expected MB/s > 0"));
+            }
+        }
+        let g = &self.gc;
+        if g.critical_watermark == 0 || g.low_watermark < g.critical_watermark {
+            return err(format!(
+                "invalid watermarks low_watermark={} critical_watermark={}: expected 1 <= critical <= low",
+                g.low_watermark, g.critical_watermark
+            ));
+        }
+        for (k, v) in [
+            ("seq_read_mb_s", self.spec.seq_read_mb_s),
+            ("seq_write_mb_s", self.spec.seq_write_mb_s),
+            ("rand_read_kiops", self.spec.rand_read_kiops),
+            ("rand_write_kiops", self.spec.rand_write_kiops),
+            ("read_lat_us", self.spec.read_lat_us),
+            ("write_lat_us", self.spec.write_lat_us),
+        ] {
+            if let Some(v) = v {
+                if !(v > 0.0 && v.is_finite()) {
+                    return err(format!("invalid {k} \"{v}\": expected a number > 0"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn one_line(s: &str) -> String {
+    format!(
+        "invalid profile: {}",
+        s.split_whitespace().collect::<Vec<_>>().join(" ")
+    )
+}
+
+/// Every `section.key` leaf of the tree.
+fn leaves(tree: &toml::Table) -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for (s, val) in tree {
+        match val {
+            toml::Value::Table(t) => {
+                for k in t.keys() {
+                    v.push((s.clone(), k.clone()));
+                }
+            }
+            _ => v.push((String::new(), s.clone())),
+        }
+    }
+    v
+}
+
+fn apply_override(tree: &mut toml::Table, key: &str, value: &str) -> Result<(), ProfileError> {
+    let key = key.trim();
+    let value = value.trim();
+    let (want_sec, leaf) = match key.split_once('.') {
+        Some((s, k)) => (Some(s), k),
+        None => (None, key),
+    };
+    let mut found: Vec<(String, String)> = leaves(tree)
+        .into_iter()
+        .filter(|(s, k)| k == leaf && want_sec.is_none_or(|w| w == s))
+        .collect();
+    if found.is_empty() && SPEC_KEYS.contains(&leaf) && want_sec.is_none_or(|w| w == "spec") {
+        found.push(("spec".into(), leaf.into()));
+    }
+    if found.len() != 1 || key == "name" {
+        let mut known: Vec<String> = leaves(tree)
+            .into_iter()
+            .map(|(_, k)| k)
+            .filter(|k| k != "name")
+            .collect();
+        for s in SPEC_KEYS {
+            if !known.iter().any(|k| k == s) {
+                known.push(s.into());
+            }
+        }
+        known.sort();
+        return err(format!(
+            "unknown emu key \"{key}\": expected one of {}",
+            known.join(", ")
+        ));
+    }
+    let (sec, leaf) = found.pop().expect("one match");
+    let slot = if sec.is_empty() {
+        tree
+    } else {
+        tree.entry(sec.clone())
+            .or_insert_with(|| toml::Value::Table(Default::default()))
+            .as_table_mut()
+            .expect("a section")
+    };
+    let old = slot.get(&leaf).cloned();
+    let bad =
+        |what: &str| ProfileError(format!("invalid emu value {key}={value}: expected {what}"));
+    let new = match old {
+        Some(toml::Value::Integer(_)) => toml::Value::Integer(
+            value
+                .parse::<i64>()
+                .ok()
+                .filter(|v| *v >= 0)
+                .ok_or_else(|| bad("a whole number >= 0"))?,
+        ),
+        Some(toml::Value::Boolean(_)) => toml::Value::Boolean(match value {
+            "on" | "true" | "yes" | "1" => true,
+            "off" | "false" | "no" | "0" => false,
+            _ => return Err(bad("on or off")),
+        }),
+        Some(toml::Value::String(_)) => {
+            if leaf == "capacity" {
+                parse_size(value).map_err(|_| bad("a size like 16GiB"))?;
+            }
+            if leaf == "policy" {
+                value
+                    .parse::<crate::GcPolicy>()
+                    .map_err(|_| bad("a GC policy: greedy, fifo, random, dchoices:D, cost-benefit, 2r-greedy or 2r-fifo"))?;
+            }
+            toml::Value::String(value.to_string())
+        }
+        _ => {
+            // Floats, and spec keys the profile leaves out.
+            let v: f64 = value.parse().map_err(|_| bad("a number"))?;
+            if !v.is_finite() {
+                return Err(bad("a finite number"));
+            }
+            toml::Value::Float(v)
+        }
+    };
+    slot.insert(leaf, new);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_parse() {
+        for (name, text) in BUILTIN {
+            let p = Profile::parse(text, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(&p.name, name);
+        }
+    }
+
+    #[test]
+    fn overrides_apply_and_fail_in_one_line() {
+        let t = builtin("default").unwrap();
+        let p = Profile::parse(
+            t,
+            &[("op", "0.2"), ("capacity", "1GiB"), ("suspend", "off")],
+        )
+        .unwrap();
+        assert_eq!(p.drive.op, 0.2);
+        assert_eq!(p.capacity_bytes().unwrap(), 1 << 30);
+        assert!(!p.nand.suspend);
+        let p = Profile::parse(t, &[("nand.read_us", "50"), ("rand_read_kiops", "9")]).unwrap();
+        assert_eq!(p.nand.read_us, 50.0);
+        assert_eq!(p.spec.rand_read_kiops, Some(9.0));
+        for (k, v, want) in [
+            ("opp", "1", "unknown emu key \"opp\""),
+            ("op", "x", "invalid emu value op=x: expected a number"),
+            ("suspend", "maybe", "expected on or off"),
+            ("capacity", "lots", "expected a size"),
+            ("policy", "lifo", "expected a GC policy"),
+            ("channels", "-1", "whole number"),
+            ("op", "0", "invalid op"),
+        ] {
+            let e = Profile::parse(t, &[(k, v)]).unwrap_err().to_string();
+            assert!(e.contains(want), "{k}={v}: {e}");
+            assert!(!e.contains('\n'));
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! A real drive as a suite target: a regular file (recreated on reset) or a block device
+//! (discarded on reset, and formatted through the NVMe layer when that is safe).
+//!
+//! Invariants:
+//! - Opening has no side effects; the caller runs `ssdiq_nvme::safety::check_destructive`
+//!   before building a target for a block device.
+//! - The capacity is a multiple of [`CAPACITY_ALIGN`], so every step's block size divides it.
+//! - A block device is formatted only when its controller has a single namespace: Format NVM
+//!   may apply to every namespace of a controller, and the safety checks cover only this one.
+
+use std::path::{Path, PathBuf};
+
+use ssdiq_engine::target::{Target, TargetFacts, TargetKind};
+use ssdiq_engine::{Clock, DeviceCounters, Executor, Job, RealExecutor, WriteCounters};
+use ssdiq_report::TargetInfo;
+use ssdiq_workload::RwMix;
+
+use crate::target::{SuiteError, SuiteTarget};
+
+/// Capacities are rounded down to this (the largest block size of the plan).
+pub const CAPACITY_ALIGN: u64 = 128 * 1024;
+
+pub struct DeviceTarget {
+    facts: TargetFacts,
+    capacity: u64,
+    exec: RealExecutor,
+    nvme: Option<NvmeCounters>,
+}
+
+impl DeviceTarget {
+    /// A file of `size` bytes (required unless it exists) or a whole block device.
+    pub fn open(path: &Path, size: Option<u64>) -> Result<Self, SuiteError> {
+        let facts = TargetFacts::probe(path)?;
+        let capacity = match (facts.kind, size, facts.size) {
+            (TargetKind::Block, Some(_), _) => {
+                return Err(SuiteError::Invalid(format!(
+                    "invalid --size: {} is a block device; the whole device is used",
+                    path.display()
+                )))
+            }
+            (_, Some(s), _) => s,
+            (_, None, Some(s)) if s > 0 => s,
+            (_, None, _) => {
+                return Err(SuiteError::Invalid(format!(
+                    "{} does not exist or is empty; give --size to create it",
+                    path.display()
+                )))
+            }
+        };
+        let capacity = capacity / CAPACITY_ALIGN * CAPACITY_ALIGN;
+        if capacity < 64 * CAPACITY_ALIGN {
+            return Err(SuiteError::Invalid(format!(
+                "invalid --size \"{}\": the benchmark needs at least 8 MiB",
+                size.unwrap_or(capacity)
+            )));
+        }
+        let nvme = NvmeCounters::probe(&facts);
+        Ok(DeviceTarget {
+            facts,
+            capacity,
+            exec: RealExecutor::new(),
+            nvme,
+        })
+    }
+
+    pub fn is_block(&self) -> bool {
+        self.facts.kind == TargetKind::Block
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.facts.path
+    }
+
+    fn discard_all(&self) -> Result<(), SuiteError> {
+        let mut job = Job::new(
+            self.job_target(),
+            RwMix::parse("trim").expect("built-in mix"),
+            CAPACITY_ALIGN,
+            self.capacity,
+        );
+        job.direct = true;
+        let t = Target::open(&job)?;
+        t.trim(0, self.capacity).map_err(|errno| SuiteError::Reset {
+            target: self.job_target(),
+            reason: format!("BLKDISCARD: {}", std::io::Error::from_raw_os_error(errno)),
+        })
+    }
+
+    /// Formats the namespace with its current LBA format, when that touches nothing else.
+    fn nvme_format(&self) -> Option<String> {
+        let dev = ssdiq_nvme::Device::open(&self.facts.path).ok()?;
+        let ctrl = dev.identify_controller().ok()?;
+        if ctrl.nn != 1 || !ctrl.supports_format() {
+            return None;
+        }
+        let ns = dev.identify_namespace().ok()?;
+        dev.format(ns.lbaf_index, ssdiq_nvme::SecureErase::None)
+            .ok()
+            .map(|_| "NVMe format".to_string())
+    }
+}
+
+impl SuiteTarget for DeviceTarget {
+    fn job_target(&self) -> String {
+        self.facts.path.display().to_string()
+    }
+
+    fn capacity_bytes(&self) -> u64 {
+        self.capacity
+    }
+
+    fn identity(&self) -> TargetInfo {
+        let mut info = TargetInfo {
+            name: self.job_target(),
+            capacity_bytes: self.capacity,
+            emulated: false,
+            reports_media_writes: false,
+            ..Default::default()
+        };
+        if self.nvme.is_some() {
+            if let Ok(dev) = ssdiq_nvme::Device::open(&self.facts.path) {
+                if let Ok(c) = dev.identify_controller() {
+                    info.model = Some(c.model.trim().to_string());
+                    info.serial = Some(c.serial.trim().to_string());
+                    info.firmware = Some(c.firmware.trim().to_string());
+                }
+            }
+            info.reports_media_writes = ssdiq_nvme::write_counters(&self.facts.path)
+                .map(|c| c.media_bytes_written.is_some())
+                .unwrap_or(false);
+        }
+        info
+    }
+
+    fn clock(&self) -> Clock {
+        Clock::Wall
+    }
+
+    fn reset(&mut self) -> Result<String, SuiteError> {
+        match self.facts.kind {
+            TargetKind::File => {
+                let path = &self.facts.path;
+                let reason = |e: std::io::Error| SuiteError::Reset {
+                    target: path.display().to_string(),
+                    reason: e.to_string(),
+                };
+                match std::fs::remove_file(path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(reason(e)),
+                }
+                let f = std::fs::File::create(path).map_err(reason)?;
+                f.set_len(self.capacity).map_err(reason)?;
+                self.facts.size = Some(self.capacity);
+                Ok("file recreated".into())
+            }
+            TargetKind::Block => {
+                self.discard_all()?;
+                Ok(match self.nvme_format() {
+                    Some(f) => format!("BLKDISCARD, then {f}"),
+                    None => "BLKDISCARD".into(),
+                })
+            }
+        }
+    }
+
+    fn counters(&mut self) -> Option<WriteCounters> {
+        self.nvme.as_mut().and_then(|c| c.snapshot())
+    }
+
+    fn executor(&mut self) -> &mut dyn Executor {
+        &mut self.exec
+    }
+}
+
+/// Host/media write counters of an NVMe namespace (SMART, OCP C0h), for the measured WAF.
+pub struct NvmeCounters(pub PathBuf);
+
+impl DeviceCounters for NvmeCounters {
+    fn snapshot(&mut self) -> Option<WriteCounters> {
+        let c = ssdiq_nvme::write_counters(&self.0).ok()?;
+        let clamp = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
+        Some(WriteCounters {
+            host_bytes: clamp(c.host_bytes_written),
+            media_bytes: c.media_bytes_written.map(clamp),
+        })
+    }
+}
+
+impl NvmeCounters {
+    /// Counters for NVMe block devices that answer a SMART query; none for anything else.
+    pub fn probe(facts: &TargetFacts) -> Option<NvmeCounters> {
+        if facts.kind != TargetKind::Block {
+            return None;
+        }
+        let mut c = NvmeCounters(facts.path.clone());
+        c.snapshot().map(|_| c)
+    }
+}

@@ -1,0 +1,88 @@
+//! The emulated SSD (`ssdiq_engine::emu`) as a suite target: virtual time, its own datasheet,
+//! and media-write counters from the flash model.
+//!
+//! Invariants: the drive's state persists across runs of one process, so `reset` is what
+//! makes a run start from an empty drive; the capacity is rounded down to
+//! [`crate::device::CAPACITY_ALIGN`] like every target's.
+
+use ssdiq_engine::emu::EmuExecutor;
+use ssdiq_engine::{Clock, Executor, WriteCounters};
+use ssdiq_report::{Spec, TargetInfo};
+
+use crate::device::CAPACITY_ALIGN;
+use crate::target::{SuiteError, SuiteTarget};
+
+pub struct EmuTarget {
+    name: String,
+    exec: EmuExecutor,
+}
+
+impl EmuTarget {
+    /// `emu:PROFILE[,key=value...]`.
+    pub fn open(name: &str) -> Result<Self, SuiteError> {
+        Ok(EmuTarget {
+            name: name.to_string(),
+            exec: EmuExecutor::open(name)?,
+        })
+    }
+
+    /// The profile's true over-provisioning, (physical - logical) / logical.
+    pub fn op(&self) -> f64 {
+        self.exec.op()
+    }
+}
+
+impl SuiteTarget for EmuTarget {
+    fn job_target(&self) -> String {
+        self.name.clone()
+    }
+
+    fn capacity_bytes(&self) -> u64 {
+        self.exec.capacity_bytes() / CAPACITY_ALIGN * CAPACITY_ALIGN
+    }
+
+    fn identity(&self) -> TargetInfo {
+        TargetInfo {
+            name: self.name.clone(),
+            // The target as given, overrides included: two runs of one profile with different
+            // options must not share a column name in a comparison.
+            model: Some(self.name.clone()),
+            serial: None,
+            firmware: Some(self.exec.description().to_string()),
+            capacity_bytes: self.capacity_bytes(),
+            emulated: true,
+            reports_media_writes: true,
+        }
+    }
+
+    fn builtin_spec(&self) -> Option<Spec> {
+        let s = self.exec.spec();
+        Some(Spec {
+            name: Some(format!("emu:{}", self.exec.profile_name())),
+            capacity_gb: Some(self.exec.capacity_bytes() as f64 / 1e9),
+            seq_read_mb_s: s.seq_read_mb_s,
+            seq_write_mb_s: s.seq_write_mb_s,
+            rand_read_kiops: s.rand_read_kiops,
+            rand_write_kiops: s.rand_write_kiops,
+            read_lat_us: s.read_lat_us,
+            write_lat_us: s.write_lat_us,
+        })
+    }
+
+    fn clock(&self) -> Clock {
+        Clock::Virtual
+    }
+
+    fn reset(&mut self) -> Result<String, SuiteError> {
+        self.exec.reset();
+        Ok("emulated drive reset to empty".into())
+    }
+
+    fn counters(&mut self) -> Option<WriteCounters> {
+        Some(self.exec.write_counters())
+    }
+
+    fn executor(&mut self) -> &mut dyn Executor {
+        &mut self.exec
+    }
+}

@@ -1,0 +1,54 @@
+//! What the suite runs against: a drive it can reset, run jobs on, and ask for its write
+//! counters.
+//!
+//! Invariants:
+//! - `reset` is the only destructive call besides the jobs themselves; whoever builds a
+//!   target for a block device has passed the safety checks of `ssdiq io` first.
+//! - `counters` are cumulative device counts (host and, if known, media bytes); the suite
+//!   takes differences around every round, so a target's counters may start anywhere.
+
+use ssdiq_engine::{Clock, EngineError, Executor, WriteCounters};
+use ssdiq_report::{Spec, TargetInfo};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    /// The run cannot start with these options (bad size, block size, ...): bad input.
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("reset of {target} failed: {reason}")]
+    Reset { target: String, reason: String },
+}
+
+impl SuiteError {
+    /// True for errors raised before anything was written.
+    pub fn is_usage(&self) -> bool {
+        match self {
+            SuiteError::Invalid(_) => true,
+            SuiteError::Engine(e) => e.is_usage(),
+            SuiteError::Reset { .. } => false,
+        }
+    }
+}
+
+/// A drive under test.
+pub trait SuiteTarget {
+    /// The string jobs name as their target (a path, or `emu:...`).
+    fn job_target(&self) -> String;
+    /// Bytes the benchmark addresses (a multiple of every step's block size).
+    fn capacity_bytes(&self) -> u64;
+    /// Who the drive is, for the result's `target` object.
+    fn identity(&self) -> TargetInfo;
+    /// The datasheet the drive carries itself (emulated profiles), if any.
+    fn builtin_spec(&self) -> Option<Spec> {
+        None
+    }
+    /// Which clock the executor measures with.
+    fn clock(&self) -> Clock;
+    /// Brings the drive to a known, empty state. Returns what was done, in a few words.
+    fn reset(&mut self) -> Result<String, SuiteError>;
+    /// Cumulative write counters, if the drive reports them.
+    fn counters(&mut self) -> Option<WriteCounters>;
+    fn executor(&mut self) -> &mut dyn Executor;
+}
