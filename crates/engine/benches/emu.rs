@@ -5,7 +5,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ssdiq_engine::{EmuExecutor, Executor, FillMode, Job, RunControl};
-use ssdiq_flash::{Ftl, FtlConfig};
+use ssdiq_flash::{fill_and_warm, Ftl, FtlConfig};
 use ssdiq_workload::{RwMix, SeededRng};
 
 const BATCH: u64 = 1 << 18;
@@ -26,13 +26,8 @@ fn bench(c: &mut Criterion) {
     let g = *e.drive().geometry();
     let u = g.logical_pages;
     let mut ftl = Ftl::new(FtlConfig::new(g, e.drive().ftl().policy())).unwrap();
-    for l in 0..u {
-        ftl.write(l, 0);
-    }
     let mut rng = SeededRng::new(7);
-    for _ in 0..2 * u {
-        ftl.write(rng.below(u), 0);
-    }
+    fill_and_warm(&mut ftl, 2, &mut rng);
 
     let mut group = c.benchmark_group("emu");
     group.throughput(Throughput::Elements(BATCH));

@@ -12,7 +12,7 @@
 use std::time::Instant;
 
 use ssdiq_engine::{EmuExecutor, Executor, Job, RunControl, Stats};
-use ssdiq_flash::{Ftl, FtlConfig};
+use ssdiq_flash::{fill_and_warm, Ftl, FtlConfig};
 use ssdiq_workload::{Op, RwMix, SeededRng};
 
 /// Host page writes per wall second of the plain FTL (what `ssdiq sim` runs) on the same
@@ -21,13 +21,8 @@ fn ftl_baseline(e: &EmuExecutor) -> f64 {
     let g = *e.drive().geometry();
     let mut ftl = Ftl::new(FtlConfig::new(g, e.drive().ftl().policy())).unwrap();
     let u = g.logical_pages;
-    for l in 0..u {
-        ftl.write(l, 0);
-    }
     let mut rng = SeededRng::new(7);
-    for _ in 0..2 * u {
-        ftl.write(rng.below(u), 0);
-    }
+    fill_and_warm(&mut ftl, 3, &mut rng);
     let t = Instant::now();
     for _ in 0..u {
         ftl.write(rng.below(u), 0);

@@ -4,7 +4,7 @@
 //! of writes, including the random-number draw (as `ssdiq sim` does).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ssdiq_flash::{Ftl, FtlConfig, GcPolicy, Geometry, Provision};
+use ssdiq_flash::{fill_and_warm, Ftl, FtlConfig, GcPolicy, Geometry, Provision};
 use ssdiq_workload::SeededRng;
 
 fn capacity() -> u64 {
@@ -19,13 +19,8 @@ fn bench(c: &mut Criterion) {
     let u = g.logical_pages;
     for policy in [GcPolicy::Greedy, GcPolicy::TwoRGreedy] {
         let mut ftl = Ftl::new(FtlConfig::new(g, policy)).unwrap();
-        for l in 0..u {
-            ftl.write(l, 0);
-        }
         let mut rng = SeededRng::new(7);
-        for _ in 0..u {
-            ftl.write(rng.below(u), 0);
-        }
+        fill_and_warm(&mut ftl, 1, &mut rng);
         const BATCH: u64 = 1 << 20;
         let mut group = c.benchmark_group("ftl");
         group.throughput(Throughput::Elements(BATCH));

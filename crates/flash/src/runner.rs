@@ -87,6 +87,18 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
+/// Brings `ftl` to uniform-random steady state the way benchmarks do: a sequential fill, then
+/// `drive_writes` x logical capacity of uniform random page writes drawn from `rng`.
+pub fn fill_and_warm(ftl: &mut Ftl, drive_writes: u64, rng: &mut ssdiq_workload::SeededRng) {
+    let u = ftl.geometry().logical_pages;
+    for l in 0..u {
+        ftl.write(l, 0);
+    }
+    for _ in 0..drive_writes * u {
+        ftl.write(rng.below(u), 0);
+    }
+}
+
 pub fn simulate(
     cfg: &SimConfig,
     mut on_point: impl FnMut(&SeriesPoint),

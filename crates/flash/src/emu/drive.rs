@@ -29,6 +29,7 @@
 use serde::Serialize;
 
 use super::dies::{Die, Kind, Suspend, NEVER};
+use super::gc::Gc;
 use super::profile::{Profile, ProfileError};
 use super::wbuf::WriteBuf;
 use crate::ftl::{Ftl, FtlConfig};
@@ -77,39 +78,6 @@ pub struct DriveCounters {
     pub media_write_bytes: u64,
     /// Superblocks erased.
     pub erases: u64,
-}
-
-#[derive(Clone, Debug)]
-struct Gc {
-    /// Per die: relocated pages still to read.
-    read_pages: Vec<u64>,
-    read_pages_total: u64,
-    reads_inflight: u32,
-    /// Per die: erases pending / done.
-    erases: Vec<u32>,
-    erased: Vec<u64>,
-    /// Victims started / fully erased.
-    started: u64,
-    done: u64,
-    /// Relocated pages read and waiting for a program.
-    ready: u64,
-    cursor: usize,
-}
-
-impl Gc {
-    fn new(dies: usize) -> Self {
-        Gc {
-            read_pages: vec![0; dies],
-            read_pages_total: 0,
-            reads_inflight: 0,
-            erases: vec![0; dies],
-            erased: vec![0; dies],
-            started: 0,
-            done: 0,
-            ready: 0,
-            cursor: 0,
-        }
-    }
 }
 
 pub struct Drive {
@@ -393,7 +361,7 @@ impl Drive {
     /// Physically free superblocks: FTL free blocks less victims not yet erased.
     #[inline]
     fn free_phys(&self) -> i64 {
-        self.ftl.free_blocks() as i64 - (self.gc.started - self.gc.done) as i64
+        self.ftl.free_blocks() as i64 - self.gc.active() as i64
     }
 
     fn on_event(&mut self, d: usize, t: u64) {
@@ -412,10 +380,7 @@ impl Drive {
                 self.gc.ready += die.pages as u64;
             }
             Kind::Erase => {
-                self.gc.erased[d] += 1;
-                let m = *self.gc.erased.iter().min().expect("dies");
-                if m > self.gc.done {
-                    self.gc.done = m;
+                if self.gc.erased_on(d) {
                     self.maybe_gc();
                 }
             }
@@ -514,7 +479,7 @@ impl Drive {
 
     /// Starts background GC victims while physically free superblocks are below `low`.
     fn maybe_gc(&mut self) {
-        while self.free_phys() < self.t.low as i64 && self.gc.started - self.gc.done < GC_VICTIMS {
+        while self.free_phys() < self.t.low as i64 && self.gc.active() < GC_VICTIMS {
             match self.ftl.collect_one() {
                 Some(e) => self.add_gc(e.relocations as u64, 1),
                 None => break,
@@ -522,20 +487,9 @@ impl Drive {
         }
     }
 
-    /// Charges the flash work of `victims` collected victims holding `pages` valid pages:
-    /// reads spread over all dies, one erase per die per victim (superblocks span all dies).
+    /// Charges the flash work of `victims` collected victims holding `pages` valid pages.
     fn add_gc(&mut self, pages: u64, victims: u64) {
-        let nd = self.t.dies as usize;
-        let base = pages / nd as u64;
-        let rem = (pages % nd as u64) as usize;
-        for i in 0..nd {
-            let d = (self.gc.cursor + i) % nd;
-            self.gc.read_pages[d] += base + u64::from(i < rem);
-            self.gc.erases[d] += victims as u32;
-        }
-        self.gc.cursor = (self.gc.cursor + rem) % nd;
-        self.gc.read_pages_total += pages;
-        self.gc.started += victims;
+        self.gc.add(pages, victims);
         // No kick here: this runs inside `try_start`; callers offer work to idle dies after.
     }
 }

@@ -3,7 +3,8 @@
 //! - [`profile`]: profiles (embedded TOML, `key=value` overrides) and their datasheet spec.
 //! - [`drive`]: the drive: FTL + dies + PLP write buffer + GC + host link; requests in,
 //!   completion times out.
-//! - `dies`: one die's timeline (reads first, suspension). `wbuf`: the write buffer.
+//! - `dies`: one die's timeline (reads first, suspension). `wbuf`: the write buffer. `gc`:
+//!   GC work in flight per die.
 //!
 //! Invariants: no wall clock, no I/O, no unseeded randomness: the same profile and the same
 //! request sequence give bit-identical completion times. Memory per logical page is the FTL's
@@ -11,6 +12,7 @@
 
 pub mod dies;
 pub mod drive;
+mod gc;
 pub mod profile;
 mod wbuf;
 
