@@ -86,8 +86,9 @@ if [ -n "$ZNS" ]; then
         && ok "no OCP log: 'not reported by this drive'" || bad "OCP absence not reported"
 fi
 
-ssdiq info emu:default > /dev/null 2> /tmp/emu.err; rc=$?
-[ $rc = 2 ] && ok "emu: target refused with exit 2: $(cat /tmp/emu.err)" || bad "emu: exit $rc"
+ssdiq info emu:default > /tmp/emu.txt 2> /tmp/emu.err; rc=$?
+[ $rc = 0 ] && grep -q 'emulated' /tmp/emu.txt && ok "ssdiq info on an emulated drive" \
+    || bad "ssdiq info emu:default: exit $rc $(cat /tmp/emu.err)"
 
 echo "== nvme crate hardware tests"
 SSDIQ_NVME_DEV=$DEV SSDIQ_NVME_ZNS=$ZNS /bin/nvme-guest-tests --ignored --test-threads=1 --nocapture > /tmp/t.log 2>&1

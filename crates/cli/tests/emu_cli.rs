@@ -106,3 +106,52 @@ fn emulated_usage_errors() {
         "nothing real is written",
     );
 }
+
+/// Paced probes sample at their own rate and leave the background load its rate: in virtual
+/// time both hold exactly, so the test can ask for 1%.
+#[test]
+fn paced_probes_keep_their_rate_beside_a_rate_limited_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("r.json");
+    ok(&[
+        "io",
+        T,
+        "--rw",
+        "randwrite",
+        "--qd",
+        "8",
+        "--time",
+        "3s",
+        "--rate",
+        "40MB/s",
+        "--probe",
+        "read,write",
+        "--probe-rate",
+        "500",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(v["job"]["probe_rate"]["iops"], 500.0);
+    for p in ["read", "write"] {
+        let iops = v["probes"][p]["iops"].as_f64().unwrap();
+        assert!((iops - 500.0).abs() < 5.0, "{p} probe at {iops} IOPS");
+    }
+    let mb_s = v["ops"]["write"]["mb_s"].as_f64().unwrap();
+    assert!((mb_s - 40.0).abs() < 0.4, "background load {mb_s} MB/s");
+    usage_error(
+        &[
+            "io",
+            T,
+            "--rw",
+            "randread",
+            "--time",
+            "1s",
+            "--probe",
+            "read",
+            "--probe-rate",
+            "0",
+        ],
+        "--probe-rate",
+    );
+}

@@ -384,13 +384,11 @@ impl Loop<'_, '_> {
             }
             Some(io) => {
                 self.slots[s].io = io;
-                if !self.feeds[f].is_probe() {
-                    if let Some(r) = &self.shared.rate {
-                        let at = r.claim(io.len, rel);
-                        if at > rel {
-                            self.heap.push(Reverse((self.t0 + at, s as u32, START)));
-                            return;
-                        }
+                if let Some(r) = self.shared.rate_for(&self.feeds[f]) {
+                    let at = r.claim(io.len, rel);
+                    if at > rel {
+                        self.heap.push(Reverse((self.t0 + at, s as u32, START)));
+                        return;
                     }
                 }
                 self.submit(s, now);

@@ -37,6 +37,8 @@ pub struct Shared<'a> {
     /// Set when every main stream has finished; probes stop then.
     pub main_done: AtomicBool,
     pub rate: Option<RateLimiter>,
+    /// One limiter per probe stream (`Job::probe_rate`), indexed like `Job::probes`.
+    pub probe_rates: Vec<RateLimiter>,
     pub on_error: OnError,
 }
 
@@ -50,7 +52,21 @@ impl<'a> Shared<'a> {
             halt: AtomicBool::new(false),
             main_done: AtomicBool::new(false),
             rate: job.rate.map(RateLimiter::new),
+            probe_rates: match job.probe_rate {
+                Some(r) => job.probes.iter().map(|_| RateLimiter::new(r)).collect(),
+                None => Vec::new(),
+            },
             on_error: job.on_error,
+        }
+    }
+
+    /// The limiter `feed` claims its start times from: the job's shared one for main streams,
+    /// the probe's own one (if paced) for a probe.
+    #[inline]
+    pub fn rate_for(&self, feed: &Feed) -> Option<&RateLimiter> {
+        match feed.probe_index {
+            Some(i) => self.probe_rates.get(i as usize),
+            None => self.rate.as_ref(),
         }
     }
 
@@ -88,6 +104,7 @@ pub struct WorkerCtx<'a> {
 pub struct Feed {
     stream: RequestStream,
     probe: Option<Op>,
+    probe_index: Option<u32>,
     unit: u64,
     bs: u64,
 }
@@ -99,6 +116,7 @@ impl Feed {
             stream: RequestStream::new(&job.pattern, job.mix, job.stream_config(thread))
                 .expect("validated by Job::validate"),
             probe: None,
+            probe_index: None,
             unit: job.offset_align,
             bs: job.bs,
         }
@@ -123,6 +141,7 @@ impl Feed {
             stream: RequestStream::new(&Pattern::Uniform, mix, cfg)
                 .expect("uniform over a non-empty range"),
             probe: Some(op),
+            probe_index: Some(index),
             unit: job.offset_align,
             bs: job.bs,
         }

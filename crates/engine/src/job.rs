@@ -84,6 +84,9 @@ pub struct Job {
     pub rate: Option<Rate>,
     /// One extra queue-depth-1 stream per listed op, measured separately.
     pub probes: Vec<Op>,
+    /// Pace of each probe stream (IOPS or bandwidth); `None` issues back to back. A paced
+    /// probe samples latency without adding load of its own worth mentioning.
+    pub probe_rate: Option<Rate>,
     pub seed: u64,
     pub data: DataPattern,
     pub fill: Option<FillMode>,
@@ -113,6 +116,7 @@ impl Job {
             },
             rate: None,
             probes: Vec::new(),
+            probe_rate: None,
             seed: 1,
             data: DataPattern::Random,
             fill: None,
@@ -221,17 +225,9 @@ impl Job {
             range_bytes: self.range_bytes,
             size_bound: self.bound.bytes,
             time_bound_s: self.bound.time_ns.map(|t| t as f64 / 1e9),
-            rate: self.rate.map(|r| match r {
-                Rate::BytesPerSec(b) => RateInfo {
-                    bytes_per_s: Some(b),
-                    iops: None,
-                },
-                Rate::IoPerSec(i) => RateInfo {
-                    bytes_per_s: None,
-                    iops: Some(i),
-                },
-            }),
+            rate: self.rate.map(RateInfo::from),
             probes: self.probes.iter().map(|o| o.name().to_string()).collect(),
+            probe_rate: self.probe_rate.map(RateInfo::from),
             seed: self.seed,
             data: self.data.to_string(),
             fill: self.fill,
@@ -246,6 +242,21 @@ impl Job {
 pub struct RateInfo {
     pub bytes_per_s: Option<f64>,
     pub iops: Option<f64>,
+}
+
+impl From<Rate> for RateInfo {
+    fn from(r: Rate) -> Self {
+        match r {
+            Rate::BytesPerSec(b) => RateInfo {
+                bytes_per_s: Some(b),
+                iops: None,
+            },
+            Rate::IoPerSec(i) => RateInfo {
+                bytes_per_s: None,
+                iops: Some(i),
+            },
+        }
+    }
 }
 
 /// The serialisable description of a job (the `"job"` object of the JSON result).
@@ -263,6 +274,8 @@ pub struct JobInfo {
     pub time_bound_s: Option<f64>,
     pub rate: Option<RateInfo>,
     pub probes: Vec<String>,
+    /// Pace of each probe; `null` when probes issue back to back.
+    pub probe_rate: Option<RateInfo>,
     pub seed: u64,
     pub data: String,
     pub fill: Option<FillMode>,

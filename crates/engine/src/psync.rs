@@ -28,11 +28,7 @@ pub fn run_thread(
     let mut rbuf = AlignedBuf::new(bs as usize);
     let mut wbuf = AlignedBuf::new(bs as usize);
     data.init(wbuf.as_mut_slice(), 0);
-    let rate = if feed.is_probe() {
-        None
-    } else {
-        shared.rate.as_ref()
-    };
+    let rate = shared.rate_for(feed);
     let mut writes = 0u64;
     loop {
         let now = clock.now_ns();

@@ -118,11 +118,7 @@ pub fn run_thread(
     let mut pending: Option<(Io, u64)> = None;
     let mut ended = false;
     let mut writes = 0u64;
-    let rate = if feed.is_probe() {
-        None
-    } else {
-        shared.rate.as_ref()
-    };
+    let rate = shared.rate_for(feed);
 
     // Clock of the last reap: bounds checks use it (a time bound is checked once per batch),
     // only the rate limiter needs a fresh read per request.

@@ -33,6 +33,10 @@ pub enum Bound {
     },
 }
 
+/// Pace of each latency probe: 20,000 samples per probe in the full 20 s step (P99.9 rests
+/// on 20 of them), and a write probe adds 4 MB/s, which the background load makes room for.
+pub const PROBE_IOPS: f64 = 1000.0;
+
 /// The background load of the latency-under-load step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LoadFraction(pub f64);
@@ -48,6 +52,10 @@ pub struct Step {
     pub bound: Bound,
     /// QD1 probe streams that run beside the main load.
     pub probes: Vec<&'static str>,
+    /// I/Os per second of each probe. The paper's probe thread runs at io-depth 1; left
+    /// unpaced, a write probe on a drive with 10 µs buffered writes adds ~400 MB/s of its own
+    /// and the "25% load" is no longer 25%, so the probes sample at a fixed pace instead.
+    pub probe_iops: Option<f64>,
     /// For latency under load: the main load's rate as a fraction of the spec random-write
     /// bandwidth (or of the measured one when there is no spec).
     pub load: Option<LoadFraction>,
@@ -111,6 +119,7 @@ impl Plan {
             threads: t,
             bound,
             probes: Vec::new(),
+            probe_iops: None,
             load: None,
         };
         let mut steps = vec![
@@ -158,6 +167,7 @@ impl Plan {
             Bound::Seconds(if o.quick { 2.0 } else { 20.0 }),
         );
         lat.probes = vec!["read", "write"];
+        lat.probe_iops = Some(PROBE_IOPS);
         lat.load = Some(LoadFraction(0.25));
         steps.push(lat);
         Plan {

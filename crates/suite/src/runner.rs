@@ -96,17 +96,26 @@ pub fn run(
         let rate = step
             .load
             .and_then(|f| load_rate(f.0, &result, o.spec.as_ref()));
-        if let Some((bytes_per_s, basis)) = &rate {
-            result.derived.load_mb_s = Some(bytes_per_s / 1e6);
-            result.derived.load_basis = Some(basis.clone());
-        }
-        let outcome = run_step(
-            target,
-            step,
-            i,
-            rate.as_ref().map(|r| Rate::BytesPerSec(r.0)),
-            &cx(i + 3),
-        )?;
+        // The write probe is part of the load: the background writes take the rest.
+        let probe_bytes_per_s = match step.probe_iops {
+            Some(iops) if step.probes.contains(&"write") => iops * step.bs as f64,
+            _ => 0.0,
+        };
+        let main_rate = rate.as_ref().map(|(total, basis)| {
+            let main = (total - probe_bytes_per_s).max(total * 0.5);
+            result.derived.load_mb_s = Some(total / 1e6);
+            result.derived.load_basis = Some(if probe_bytes_per_s > 0.0 {
+                format!(
+                    "{basis}: background writes {:.1} MB/s plus the write probe's {:.1} MB/s",
+                    main / 1e6,
+                    (total - main) / 1e6
+                )
+            } else {
+                basis.clone()
+            });
+            Rate::BytesPerSec(main)
+        });
+        let outcome = run_step(target, step, i, main_rate, &cx(i + 3))?;
         let mut s = step_result(step, &outcome, target.capacity_bytes());
         s.rate_mb_s = rate.map(|r| r.0 / 1e6);
         info.elapsed_s += s.elapsed_s.unwrap_or(0.0);
@@ -138,6 +147,7 @@ fn precondition(
         threads: 1,
         bound: crate::plan::Bound::Seconds(0.0),
         probes: Vec::new(),
+        probe_iops: None,
         load: None,
     };
     cx.observer.phase(&Phase {

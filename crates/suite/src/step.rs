@@ -109,6 +109,7 @@ pub fn job(step: &Step, target: &str, capacity: u64, seed: u64) -> Job {
         .iter()
         .map(|p| if *p == "read" { Op::Read } else { Op::Write })
         .collect();
+    j.probe_rate = step.probe_iops.map(Rate::IoPerSec);
     j
 }
 

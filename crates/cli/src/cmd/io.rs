@@ -74,6 +74,9 @@ pub struct Args {
     /// Extra queue-depth-1 latency probes running beside the load, e.g. read,write.
     #[arg(long)]
     probe: Option<String>,
+    /// Pace of each probe, e.g. 1k (IOPS) or 4MB/s (default: back to back).
+    #[arg(long, requires = "probe")]
+    probe_rate: Option<String>,
     /// io_uring or psync.
     #[arg(long, default_value = "io_uring")]
     engine: String,
@@ -223,6 +226,12 @@ fn job_from_args(
     if let Some(p) = &args.probe {
         job.probes = parse_probes(p)?;
     }
+    job.probe_rate = args
+        .probe_rate
+        .as_deref()
+        .map(parse_rate)
+        .transpose()
+        .map_err(|e| usage(format!("--probe-rate: {e}")))?;
     job.engine = EngineKind::parse(&args.engine).map_err(engine_usage)?;
     job.direct = !args.buffered;
     job.fill = match args.fill.as_deref() {
