@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Opens an HTML report in headless Chromium, takes a screenshot and fails on a blank or broken
-# page. Uses the golden sample run, so it tests the renderer, not a benchmark.
+# Opens HTML reports in headless Chromium, takes screenshots and fails on a blank or broken
+# page: the comparison report of the golden sample run (tests the renderer), and the report
+# a real `ssdiq run --quick` on the emulated SSD writes (tests what a user opens).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if ! command -v chromium >/dev/null; then
@@ -10,17 +11,31 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cargo build --release -q -p ssdiq
+mkdir -p target/render
+
+# check_html NAME FILE MIN_CHARTS
+check_html() {
+    local name=$1 file=$2 min=$3
+    local flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+                 --disable-background-networking --disable-component-update --disable-sync
+                 --user-data-dir="$out/profile-$name" --hide-scrollbars)
+    timeout 120 chromium "${flags[@]}" --dump-dom "file://$file" >"$out/$name.dom.html" 2>/dev/null
+    local svgs
+    svgs=$(grep -o '<svg' "$out/$name.dom.html" | wc -l)
+    grep -q 'Table 2: SSD performance' "$out/$name.dom.html" \
+        || { echo "$name: Table 2 missing from the rendered DOM"; exit 1; }
+    [ "$svgs" -ge "$min" ] \
+        || { echo "$name: expected >= $min charts in the rendered DOM, found $svgs"; exit 1; }
+    timeout 120 chromium "${flags[@]}" --window-size=1280,3000 --screenshot="$out/$name.png" \
+        "file://$file" >/dev/null 2>&1
+    python3 tests/render/png_check.py "$out/$name.png"
+    cp "$out/$name.png" "target/render/$name.png"
+    echo "html render $name: ok ($svgs charts)"
+}
+
 sample=crates/report/tests/golden/sample-run.json
-./target/release/ssdiq report "$sample" "$sample" --html "$out/report.html" --color never >/dev/null
-flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-       --disable-background-networking --disable-component-update --disable-sync
-       --user-data-dir="$out/profile" --hide-scrollbars)
-timeout 120 chromium "${flags[@]}" --dump-dom "file://$out/report.html" >"$out/dom.html" 2>/dev/null
-svgs=$(grep -o '<svg' "$out/dom.html" | wc -l)
-grep -q 'Table 2: SSD performance' "$out/dom.html" || { echo "Table 2 missing from the rendered DOM"; exit 1; }
-[ "$svgs" -ge 6 ] || { echo "expected >= 6 charts in the rendered DOM, found $svgs"; exit 1; }
-timeout 120 chromium "${flags[@]}" --window-size=1280,3000 --screenshot="$out/report.png" \
-    "file://$out/report.html" >/dev/null 2>&1
-python3 tests/render/png_check.py "$out/report.png"
-mkdir -p target/render && cp "$out/report.png" target/render/report.png
-echo "html render: ok ($svgs charts)"
+./target/release/ssdiq report "$sample" "$sample" --html "$out/compare.html" --color never >/dev/null
+check_html compare "$out/compare.html" 6
+
+./target/release/ssdiq run --quick --quiet --out "$out/run" >/dev/null
+check_html run "$out/run/report.html" 6

@@ -32,6 +32,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Printing into a closed pipe (`ssdiq report a.json | head`) ends the process quietly, as
+    // for any Unix filter, instead of panicking in `println!`.
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => cmd::run::main(a),

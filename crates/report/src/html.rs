@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use crate::chart::{line_chart, Line, LineChart};
 use crate::colour::Colour;
-use crate::model::RunResult;
+use crate::model::{RunResult, StepResult};
 use crate::table::{build_tables, Table};
 
 const CSS: &str = "body{font-family:sans-serif;margin:2em;color:#222;max-width:1200px}\
@@ -62,6 +62,30 @@ fn chart_div(svg: Option<String>) -> String {
         .unwrap_or_default()
 }
 
+/// Throughput over time: one point per round, or per second when the step ran a single round
+/// (latency under load), since one point draws no line.
+fn throughput_points(step: &StepResult) -> Vec<(f64, f64)> {
+    if step.series.len() >= 2 {
+        return step.series.iter().map(|p| (p.t_s, p.mb_s)).collect();
+    }
+    let mut per_second: std::collections::BTreeMap<u64, (f64, f64)> = Default::default();
+    for p in step
+        .seconds
+        .iter()
+        .filter(|p| !p.stream.starts_with("probe"))
+    {
+        let e = per_second.entry(p.t_s.to_bits()).or_insert((p.t_s, 0.0));
+        e.1 += p.mb_s;
+    }
+    let mut pts: Vec<(f64, f64)> = per_second.into_values().collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if pts.len() >= 2 {
+        pts
+    } else {
+        step.series.iter().map(|p| (p.t_s, p.mb_s)).collect()
+    }
+}
+
 /// The charts of one result: throughput and WAF over time per step, probe latency CDFs.
 fn charts(r: &RunResult) -> String {
     let mut s = String::new();
@@ -83,7 +107,7 @@ fn charts(r: &RunResult) -> String {
                 y_label: "MB/s",
                 lines: vec![Line {
                     label: &step.pattern,
-                    points: step.series.iter().map(|p| (p.t_s, p.mb_s)).collect(),
+                    points: throughput_points(step),
                 }],
                 band,
                 log_x: false,
@@ -96,7 +120,7 @@ fn charts(r: &RunResult) -> String {
             .iter()
             .filter_map(|p| Some((p.t_s, p.waf?)))
             .collect();
-        if !waf.is_empty() {
+        if waf.len() >= 2 {
             let title = format!("{}: WAF", step.name);
             s.push_str(&chart_div(line_chart(
                 &LineChart {
