@@ -19,10 +19,10 @@ pub fn run_markdown(r: &RunResult) -> String {
         s,
         "# SSD-iq: {}{}\n",
         t.model.as_deref().unwrap_or(&t.name),
-        if r.partial {
-            " (partial: the run was stopped)"
-        } else {
-            ""
+        match (r.partial, r.run.as_ref().and_then(|i| i.error.as_deref())) {
+            (true, Some(e)) => format!(" (partial: {e})"),
+            (true, None) => " (partial: the run was stopped)".to_string(),
+            _ => String::new(),
         }
     );
     let _ = writeln!(s, "- target: `{}`", t.name);

@@ -233,6 +233,7 @@ mod tests {
             precondition_s: 640.0,
             elapsed_s: 4321.0,
             reset: "emulated drive reset".into(),
+            error: None,
         });
         r.derived.load_basis = Some("25% of the spec random-write bandwidth (286.7 MB/s)".into());
         let got = crate::document::run_markdown(&r);

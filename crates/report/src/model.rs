@@ -182,6 +182,10 @@ pub struct RunInfo {
     pub elapsed_s: f64,
     /// How the target was reset before preconditioning.
     pub reset: String,
+    /// The error that ended the run early, if one did (the steps before it are kept and the
+    /// result is marked partial).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -115,7 +115,16 @@ pub fn run(
             });
             Rate::BytesPerSec(main)
         });
-        let outcome = run_step(target, step, i, main_rate, &cx(i + 3))?;
+        // A failing step (an I/O error on a real drive) must not throw away the steps that
+        // finished: keep them, mark the run partial, and say what ended it.
+        let outcome = match run_step(target, step, i, main_rate, &cx(i + 3)) {
+            Ok(o) => o,
+            Err(e) => {
+                info.error = Some(format!("step {}: {e}", step.name));
+                result.partial = true;
+                break;
+            }
+        };
         let mut s = step_result(step, &outcome, target.capacity_bytes());
         s.rate_mb_s = rate.map(|r| r.0 / 1e6);
         info.elapsed_s += s.elapsed_s.unwrap_or(0.0);

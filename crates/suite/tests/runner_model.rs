@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ssdiq_engine::series::SeriesSink;
 use ssdiq_engine::stats::StreamId;
 use ssdiq_engine::{Clock, EngineError, Executor, Job, Recorder, RunControl, Stats, WriteCounters};
-use ssdiq_report::model::steps;
+use ssdiq_report::model::{steps, RunResult};
 use ssdiq_report::TargetInfo;
 use ssdiq_suite::plan::{Plan, PlanOptions};
 use ssdiq_suite::{run, RunOptions, Silent, SuiteError, SuiteTarget};
@@ -27,6 +27,8 @@ struct Model {
     media: f64,
     jobs: u32,
     stop_after: Option<(u32, Arc<AtomicBool>)>,
+    /// The job number that fails like a drive returning EIO.
+    fail_at: Option<u32>,
 }
 
 impl Model {
@@ -38,6 +40,12 @@ impl Model {
 impl Executor for Model {
     fn run(&mut self, job: &Job, ctl: &RunControl<'_>) -> Result<Stats, EngineError> {
         self.jobs += 1;
+        if self.fail_at == Some(self.jobs) {
+            return Err(EngineError::io(
+                "pwrite at offset 4096",
+                std::io::Error::from_raw_os_error(5), // EIO,
+            ));
+        }
         if let Some((n, flag)) = &self.stop_after {
             if self.jobs >= *n {
                 flag.store(true, Ordering::Relaxed);
@@ -131,6 +139,7 @@ fn target(stop_after: Option<(u32, Arc<AtomicBool>)>) -> ModelTarget {
         media: 0.0,
         jobs: 0,
         stop_after,
+        fail_at: None,
     })
 }
 
@@ -147,16 +156,15 @@ fn options() -> RunOptions {
     }
 }
 
+/// The whole quick plan with no stop requested.
+fn run_to_end(t: &mut ModelTarget) -> RunResult {
+    run(t, &options(), Arc::new(AtomicBool::new(false)), &Silent).unwrap()
+}
+
 #[test]
 fn steady_windows_and_derived_metrics() {
     let mut t = target(None);
-    let r = run(
-        &mut t,
-        &options(),
-        Arc::new(AtomicBool::new(false)),
-        &Silent,
-    )
-    .unwrap();
+    let r = run_to_end(&mut t);
     assert!(!r.partial);
     assert_eq!(r.steps.len(), 7);
     let u = r.step(steps::RAND_WRITE_UNIFORM).unwrap();
@@ -200,4 +208,18 @@ fn a_stop_keeps_the_steps_so_far() {
     let names: Vec<_> = r.steps.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, [steps::SEQ_READ]);
     assert_eq!(r.steps[0].series.len(), 3);
+}
+
+#[test]
+fn an_error_keeps_the_steps_so_far_and_says_what_ended_the_run() {
+    let mut t = target(None);
+    // Job 1 is the preconditioning; seq_read runs 5+ rounds; fail in the step after it.
+    t.0.fail_at = Some(12);
+    let r = run_to_end(&mut t);
+    assert!(r.partial);
+    assert_eq!(r.steps[0].name, steps::SEQ_READ);
+    assert!(r.steps.len() < 7, "{}", r.steps.len());
+    let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
+    assert!(err.starts_with("step "), "{err}");
+    assert!(err.contains("pwrite at offset 4096"), "{err}");
 }

@@ -173,6 +173,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         print!("{}", summary(&result, &out));
     }
+    if let Some(e) = result.run.as_ref().and_then(|r| r.error.as_deref()) {
+        eprintln!("ssdiq: error: {e}; the steps before it are saved, marked partial");
+        return Ok(ExitCode::from(1));
+    }
     if result.partial {
         eprintln!("ssdiq: interrupted; results are partial");
         return Ok(ExitCode::from(130));
