@@ -79,6 +79,7 @@ cp tests/qemu/guest.sh "$root/guest.sh"
 chmod +x "$root/init"
 (cd "$root" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1 > "$work/initrd.gz")
 truncate -s 1G "$work/ns1.img" "$work/ns2.img"
+truncate -s 64M "$work/ns3.img"
 
 # --- boot --------------------------------------------------------------------------------
 stamp "booting the guest (TCG)"
@@ -94,6 +95,9 @@ timeout 300 qemu-system-x86_64 -accel tcg -smp 2 -m 512 -nographic -nodefaults -
     -device nvme,serial=zns,id=nvme1 \
     -drive "file=$work/ns2.img,if=none,id=nvm2,format=raw,cache=unsafe,discard=unmap,detect-zeroes=unmap" \
     -device nvme-ns,drive=nvm2,bus=nvme1,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=on,zoned.zone_size=64M \
+    -device nvme,serial=suite,id=nvme2,ocp=on \
+    -drive "file=$work/ns3.img,if=none,id=nvm3,format=raw,cache=unsafe,discard=unmap,detect-zeroes=unmap" \
+    -device nvme-ns,drive=nvm3,bus=nvme2,nsid=1 \
     </dev/null
 qrc=$?
 set -e

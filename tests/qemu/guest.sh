@@ -8,7 +8,7 @@ echo "guest kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) cpus"
 ls -l /dev/nvme* /dev/ng* 2>&1
 
 # Find the namespaces by controller serial, not by enumeration order.
-DEV= ; ZNS=
+DEV= ; ZNS= ; RUN=
 for b in /sys/block/nvme*n*; do
     n=${b##*/}
     case $n in nvme*c*n*) continue ;; esac   # hidden multipath path devices
@@ -17,10 +17,12 @@ for b in /sys/block/nvme*n*; do
     case $s in
         fdpocp) DEV=/dev/$n ;;
         zns) ZNS=/dev/$n ;;
+        suite) RUN=/dev/$n ;;
     esac
 done
 [ -n "$DEV" ] && ok "OCP+FDP namespace is $DEV" || bad "no namespace with serial fdpocp"
 [ -n "$ZNS" ] && ok "zoned namespace is $ZNS" || bad "no namespace with serial zns"
+[ -n "$RUN" ] && ok "suite namespace is $RUN" || bad "no namespace with serial suite"
 
 # Sum of the write counters in an info JSON: "<host> <media>".
 counters() {
@@ -90,12 +92,37 @@ ssdiq info emu:default > /tmp/emu.txt 2> /tmp/emu.err; rc=$?
 [ $rc = 0 ] && grep -q 'emulated' /tmp/emu.txt && ok "ssdiq info on an emulated drive" \
     || bad "ssdiq info emu:default: exit $rc $(cat /tmp/emu.err)"
 
+# The whole benchmark on a real NVMe stack: reset through the NVMe layer, measured WAF from
+# the OCP log. QEMU writes each LBA once, so its media bytes equal the host bytes.
+if [ -n "$RUN" ]; then
+    echo "== ssdiq run --quick on $RUN"
+    t=$(date +%s)
+    ssdiq run "$RUN" --quick --allow-destroy "$RUN" --out /tmp/run --quiet; rc=$?
+    echo "ssdiq run: exit $rc after $(($(date +%s) - t)) s"
+    [ $rc = 0 ] && ok "ssdiq run exit 0" || bad "ssdiq run exit $rc"
+    [ -f /tmp/run/report.md ] && cat /tmp/run/report.md
+    grep '"reset"' /tmp/run/run.json
+    grep -q '"reset": "NVMe format"' /tmp/run/run.json \
+        && ok "reset by NVMe format (the lone namespace of a lone controller)" \
+        || bad "the reset did not format the namespace"
+    grep -q '"reports_media_writes": true' /tmp/run/run.json \
+        && ok "run sees the OCP media counters" || bad "run found no media counters"
+    # rand_write_uniform's measured WAF: QEMU has no GC, so 1.0 within SMART's rounding.
+    w=$(awk '/"name": "rand_write_uniform"/ {f = 1}
+             f && /"waf_measured"/ {gsub(/[^0-9.]/, ""); print; exit}' /tmp/run/run.json)
+    echo "rand_write_uniform measured WAF: $w"
+    case $w in
+        0.9[5-9]*|1.0[0-5]*|1) ok "measured WAF $w from SMART and OCP" ;;
+        *) bad "measured WAF '$w', expected ~1.0" ;;
+    esac
+fi
+
 echo "== nvme crate hardware tests"
 SSDIQ_NVME_DEV=$DEV SSDIQ_NVME_ZNS=$ZNS /bin/nvme-guest-tests --ignored --test-threads=1 --nocapture > /tmp/t.log 2>&1
 rc=$?
 cat /tmp/t.log
-[ $rc = 0 ] && grep -q 'test result: ok. 7 passed' /tmp/t.log \
-    && ok "nvme hardware tests: 7 passed" || bad "nvme hardware tests (exit $rc)"
+[ $rc = 0 ] && grep -q 'test result: ok. 8 passed' /tmp/t.log \
+    && ok "nvme hardware tests: 8 passed" || bad "nvme hardware tests (exit $rc)"
 
 if [ $fail = 0 ]; then echo SSDIQ-GUEST-OK; else echo SSDIQ-GUEST-FAILED; fi
 exit $fail

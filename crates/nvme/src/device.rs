@@ -5,12 +5,14 @@ use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::cmd::{self, lid, DsmRange, Placement, SanitizeAction, SecureErase, NSID_ALL};
 use crate::fdp::{self, FdpConfig, FdpStats, RuhAttributes, RuhStatus};
 use crate::identify::{self, IdentifyController, IdentifyNamespace};
 use crate::ioctl::{self, Outcome, PassthruCmd64, Queue};
 use crate::ocp::{self, OcpSmartLog};
+use crate::reset::{self, ResetMethod, SanitizeState, SanitizeStatus};
 use crate::smart::{self, SmartLog};
 use crate::NvmeError;
 
@@ -250,6 +252,18 @@ impl Device {
             Some(&mut buf),
         )?;
         identify::decode_identify_controller(&buf)
+    }
+
+    /// The active namespace IDs of the controller (Identify CNS 0x02, the first 1024).
+    pub fn active_namespaces(&self) -> Result<Vec<u32>, NvmeError> {
+        let mut buf = vec![0u8; 4096];
+        self.submit(
+            "identify active namespace list",
+            Queue::Admin,
+            cmd::identify(2, 0),
+            Some(&mut buf),
+        )?;
+        Ok(identify::decode_namespace_list(&buf))
     }
 
     pub fn identify_namespace(&self) -> Result<IdentifyNamespace, NvmeError> {
@@ -494,6 +508,57 @@ impl Device {
             )));
         }
         self.sanitize_raw(SanitizeAction::BlockErase)
+    }
+
+    /// The Sanitize Status log (controller scope).
+    pub fn sanitize_status(&self) -> Result<SanitizeStatus, NvmeError> {
+        reset::decode_sanitize_status(&self.get_log_page(lid::SANITIZE_STATUS, NSID_ALL, 0, 512)?)
+    }
+
+    /// Erases this namespace with the strongest command that touches nothing else (see
+    /// [`reset::choose_reset`]) and waits until the drive is done. Returns what was done, for
+    /// the report; `Ok` with [`ResetMethod::DeallocateOnly`] means the caller must deallocate.
+    pub fn erase_namespace(&self, timeout: Duration) -> Result<ResetMethod, NvmeError> {
+        let nsid = self.need_nsid()?;
+        let ctrl = self.identify_controller()?;
+        let method = reset::choose_reset(&ctrl, &self.active_namespaces()?, nsid);
+        match method {
+            ResetMethod::SanitizeBlockErase => {
+                self.sanitize_raw(SanitizeAction::BlockErase)?;
+                self.wait_for_sanitize(timeout)?;
+            }
+            ResetMethod::Format => {
+                let ns = self.identify_namespace()?;
+                self.format(ns.lbaf_index, SecureErase::None)?;
+            }
+            ResetMethod::DeallocateOnly(_) => {}
+        }
+        Ok(method)
+    }
+
+    /// Polls the Sanitize Status log until the operation started last has ended.
+    fn wait_for_sanitize(&self, timeout: Duration) -> Result<(), NvmeError> {
+        let start = Instant::now();
+        loop {
+            let st = self.sanitize_status()?;
+            match st.state {
+                SanitizeState::Completed | SanitizeState::CompletedNoDeallocate => return Ok(()),
+                SanitizeState::Failed => {
+                    return Err(NvmeError::Unsupported(
+                        "sanitize block erase failed (Sanitize Status log: failed)".into(),
+                    ))
+                }
+                _ if start.elapsed() > timeout => {
+                    return Err(NvmeError::Unsupported(format!(
+                        "sanitize block erase still {:?} after {} s ({:.0}% done)",
+                        st.state,
+                        timeout.as_secs(),
+                        st.fraction_done() * 100.0
+                    )))
+                }
+                _ => std::thread::sleep(Duration::from_millis(250)),
+            }
+        }
     }
 
     /// Sends Sanitize without checking SANICAP (the caller has checked, or is probing).

@@ -30,8 +30,11 @@ pub struct IdentifyController {
     pub fna: u8,
     /// Log page attributes.
     pub lpa: u8,
-    /// Number of namespaces.
+    /// Number of namespaces the controller supports (not how many exist: see
+    /// `Device::active_namespaces`).
     pub nn: u32,
+    /// Controller multi-path I/O and namespace sharing capabilities.
+    pub cmic: u8,
     /// Total NVM capacity in bytes (0 if not reported).
     pub tnvmcap: u128,
     /// Unallocated NVM capacity in bytes.
@@ -82,6 +85,15 @@ impl IdentifyController {
     pub fn supports_write_zeroes(&self) -> bool {
         self.oncs & (1 << 3) != 0
     }
+    /// CMIC bit 1: the NVM subsystem may contain two or more controllers, so subsystem-wide
+    /// commands (sanitize) may reach namespaces this controller cannot list.
+    pub fn may_share_subsystem(&self) -> bool {
+        self.cmic & (1 << 1) != 0
+    }
+    /// FNA bit 0: Format NVM applies to every namespace of the controller.
+    pub fn format_applies_to_all_namespaces(&self) -> bool {
+        self.fna & 1 != 0
+    }
     /// FNA bit 2: cryptographic erase supported as part of Format NVM.
     pub fn format_crypto_erase(&self) -> bool {
         self.fna & (1 << 2) != 0
@@ -117,6 +129,7 @@ pub fn decode_identify_controller(buf: &[u8]) -> Result<IdentifyController, Nvme
         serial: ascii(buf, 4, 20),
         model: ascii(buf, 24, 40),
         firmware: ascii(buf, 64, 8),
+        cmic: u8_(buf, 76),
         mdts: u8_(buf, 77),
         cntlid: u16_(buf, 78),
         version: u32_(buf, 80),
@@ -203,6 +216,14 @@ impl IdentifyNamespace {
 }
 
 /// Decodes a 4096-byte Identify Namespace data structure.
+/// An Identify namespace list (CNS 0x02): ascending NSIDs, ended by the first zero.
+pub fn decode_namespace_list(buf: &[u8]) -> Vec<u32> {
+    buf.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .take_while(|&id| id != 0)
+        .collect()
+}
+
 pub fn decode_identify_namespace(buf: &[u8]) -> Result<IdentifyNamespace, NvmeError> {
     need(buf, 4096, "identify namespace")?;
     let nsfeat = u8_(buf, 24);
@@ -321,6 +342,32 @@ mod tests {
         assert!(!c.supports_dsm() && !c.supports_write_zeroes() && !c.supports_fdp());
         assert!(c.format_crypto_erase());
         assert!(decode_identify_controller(&b[..4095]).is_err());
+    }
+
+    #[test]
+    fn namespace_list_ends_at_the_first_zero() {
+        let mut b = vec![0u8; 4096];
+        for (i, id) in [1u32, 2, 7].iter().enumerate() {
+            put(&mut b, i * 4, &id.to_le_bytes());
+        }
+        put(&mut b, 16, &9u32.to_le_bytes()); // after the terminator: not a namespace
+        assert_eq!(decode_namespace_list(&b), [1, 2, 7]);
+        assert!(decode_namespace_list(&[0u8; 4096]).is_empty());
+        let full: Vec<u8> = (1..=1024u32).flat_map(|i| i.to_le_bytes()).collect();
+        assert_eq!(decode_namespace_list(&full).len(), 1024);
+    }
+
+    #[test]
+    fn format_scope_bit() {
+        let mut b = qemu_like_controller();
+        b[524] = 0;
+        assert!(!decode_identify_controller(&b)
+            .unwrap()
+            .format_applies_to_all_namespaces());
+        b[524] = 1;
+        assert!(decode_identify_controller(&b)
+            .unwrap()
+            .format_applies_to_all_namespaces());
     }
 
     fn namespace() -> Vec<u8> {

@@ -5,6 +5,7 @@
 //! - [`ioctl`]: `struct nvme_passthru_cmd64` and the passthrough ioctls, as the kernel has them.
 //! - [`cmd`]: pure command encoders (dword layouts).
 //! - [`identify`], [`smart`], [`ocp`], [`fdp`]: pure decoders over byte buffers.
+//! - [`reset`]: which erase reaches only one namespace, and the Sanitize Status log.
 //! - [`device`]: an open device node mapped through sysfs, with typed commands.
 //! - [`info`]: the report `ssdiq info` renders.
 //!
@@ -19,6 +20,7 @@ pub mod identify;
 pub mod info;
 pub mod ioctl;
 pub mod ocp;
+pub mod reset;
 pub mod safety;
 pub mod smart;
 

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use ssdiq_nvme::cmd::SanitizeAction;
+use ssdiq_nvme::reset::{self, ResetMethod};
 use ssdiq_nvme::{
     write_counters, Device, DsmRange, InfoReport, NodeKind, NvmeError, Placement, SecureErase,
 };
@@ -199,6 +200,36 @@ fn format_erases_and_switches_block_size() {
         assert!(matches!(e, NvmeError::Unsupported(_)), "{e}");
     }
     println!("format: SES=1 erased; LBA format {orig} -> {k4} (4096) -> {orig} (512)");
+}
+
+#[test]
+#[ignore = "needs an NVMe device; runs in the QEMU guest"]
+fn erase_namespace_does_what_it_reports() {
+    let d = open();
+    let c = d.identify_controller().unwrap();
+    let active = d.active_namespaces().unwrap();
+    assert_eq!(active, [1], "one namespace on the FDP controller");
+    let data = pattern(64 * 1024, 9);
+    d.write(16, &data, Placement::None).unwrap();
+    let method = d
+        .erase_namespace(std::time::Duration::from_secs(60))
+        .unwrap();
+    println!(
+        "erase: cmic {:#x} fna {:#x} active {active:?} sanicap {:#x} -> {method:?}",
+        c.cmic, c.fna, c.sanicap
+    );
+    assert_eq!(method, reset::choose_reset(&c, &active, 1));
+    let mut buf = vec![0u8; data.len()];
+    d.read(16, &mut buf).unwrap();
+    match method {
+        ResetMethod::DeallocateOnly(why) => {
+            // Nothing was sent: the data is still there, and the reason names the risk.
+            assert_eq!(buf, data);
+            assert!(why.contains("other"), "{why}");
+        }
+        ResetMethod::Format => assert!(buf.iter().all(|&b| b == 0), "format erased"),
+        ResetMethod::SanitizeBlockErase => panic!("QEMU has no sanitize"),
+    }
 }
 
 #[test]

@@ -47,7 +47,7 @@ pub fn table(t: &Table) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::*;
     use crate::table::build_tables;

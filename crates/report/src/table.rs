@@ -106,7 +106,8 @@ pub fn build_tables(results: &[&RunResult]) -> (Table, Table) {
     let sp = |r: &RunResult| r.spec.clone().unwrap_or_default();
     let mut t2 = Vec::new();
     t2.push(row("Capacity [GB]", "", results, |r| {
-        plain(Some(r.target.capacity_bytes as f64 / 1e9), 0)
+        let gb = r.target.capacity_bytes as f64 / 1e9;
+        plain(Some(gb), if gb >= 10.0 { 0 } else { 2 })
     }));
     t2.push(row("Seq. Read [MB/s]", "Spec", results, |r| {
         spec(sp(r).seq_read_mb_s, 0)
@@ -242,7 +243,16 @@ pub fn build_tables(results: &[&RunResult]) -> (Table, Table) {
             }));
         }
     }
-    let pct = |v: Option<f64>| plain(v.map(|v| v * 100.0), 1);
+    // An estimate above 100% means the drive wrote almost nothing extra (no GC seen, or a
+    // cache in front): no OP figure follows from that, only that it is large.
+    let pct = |v: Option<f64>| match v {
+        Some(v) if v > 1.0 => Cell {
+            text: "> 100".into(),
+            colour: None,
+            spec: false,
+        },
+        v => plain(v.map(|v| v * 100.0), 1),
+    };
     t3.push(row("Estimated OP [%]", "1/(2 WA)", results, |r| {
         pct(r.derived.op_estimate_formula)
     }));
@@ -282,8 +292,42 @@ pub fn build_tables(results: &[&RunResult]) -> (Table, Table) {
         rows: t3,
         notes: vec![
             "WA (measured) = media / host writes where the drive reports media writes; WA (implied) = sequential write bandwidth / random write bandwidth. TwoZ/Zipf coloured against Unif (green better, red worse).".into(),
-            "Estimated OP is a lower bound: greedy GC is optimal for uniform writes, so a worse GC implies more OP than estimated.".into(),
+            "Estimated OP is a lower bound: greedy GC is optimal for uniform writes, so a worse GC implies more OP than estimated; \"> 100\" means the uniform WA was too close to 1 to tell.".into(),
         ],
     };
     (table2, table3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::markdown::tests::sample;
+
+    fn cell<'a>(t: &'a Table, metric: &str, variant: &str) -> &'a str {
+        let mut current = "";
+        for r in &t.rows {
+            if !r.metric.is_empty() {
+                current = &r.metric;
+            }
+            if current == metric && r.variant == variant {
+                return &r.cells[0].text;
+            }
+        }
+        panic!("no row {metric}/{variant}")
+    }
+
+    #[test]
+    fn small_drives_keep_their_capacity_and_a_wa_near_one_gives_no_op_figure() {
+        let mut r = sample();
+        let (t2, t3) = build_tables(&[&r]);
+        assert_eq!(cell(&t2, "Capacity [GB]", ""), "960");
+        assert_eq!(cell(&t3, "Estimated OP [%]", "greedy model"), "14.7");
+        r.target.capacity_bytes = 67_108_864;
+        r.derived.op_estimate_formula = Some(0.496);
+        r.derived.op_estimate_greedy = Some(3.875);
+        let (t2, t3) = build_tables(&[&r]);
+        assert_eq!(cell(&t2, "Capacity [GB]", ""), "0.07");
+        assert_eq!(cell(&t3, "Estimated OP [%]", "1/(2 WA)"), "49.6");
+        assert_eq!(cell(&t3, "Estimated OP [%]", "greedy model"), "> 100");
+    }
 }

@@ -5,17 +5,25 @@
 //! - Opening has no side effects; the caller runs `ssdiq_nvme::safety::check_destructive`
 //!   before building a target for a block device.
 //! - The capacity is a multiple of [`CAPACITY_ALIGN`], so every step's block size divides it.
-//! - A block device is formatted only when its controller has a single namespace: Format NVM
-//!   may apply to every namespace of a controller, and the safety checks cover only this one.
+//! - An NVMe namespace is erased as the SSD-iq paper does it (sanitize block erase), or by
+//!   format, only when that reaches no other namespace (`ssdiq_nvme::reset::choose_reset`):
+//!   the safety checks cover only this one. Otherwise, and for other block devices, every
+//!   LBA is discarded, and the reset string says which happened and why.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use ssdiq_engine::target::{Target, TargetFacts, TargetKind};
 use ssdiq_engine::{Clock, DeviceCounters, Executor, Job, RealExecutor, WriteCounters};
+use ssdiq_nvme::reset::ResetMethod;
 use ssdiq_report::TargetInfo;
 use ssdiq_workload::RwMix;
 
 use crate::target::{SuiteError, SuiteTarget};
+
+/// A sanitize block erase takes seconds to minutes on real drives; past this, something is
+/// wrong and the run stops rather than benchmark a drive still erasing.
+const SANITIZE_TIMEOUT: Duration = Duration::from_secs(3600);
 
 /// Capacities are rounded down to this (the largest block size of the plan).
 pub const CAPACITY_ALIGN: u64 = 128 * 1024;
@@ -86,17 +94,18 @@ impl DeviceTarget {
         })
     }
 
-    /// Formats the namespace with its current LBA format, when that touches nothing else.
-    fn nvme_format(&self) -> Option<String> {
+    /// Erases an NVMe namespace by sanitize or format when that reaches nothing else; `None`
+    /// for other block devices, `Some(Err)` when the drive refused.
+    fn nvme_erase(&self) -> Option<Result<ResetMethod, SuiteError>> {
         let dev = ssdiq_nvme::Device::open(&self.facts.path).ok()?;
-        let ctrl = dev.identify_controller().ok()?;
-        if ctrl.nn != 1 || !ctrl.supports_format() {
-            return None;
-        }
-        let ns = dev.identify_namespace().ok()?;
-        dev.format(ns.lbaf_index, ssdiq_nvme::SecureErase::None)
-            .ok()
-            .map(|_| "NVMe format".to_string())
+        dev.nsid()?;
+        Some(
+            dev.erase_namespace(SANITIZE_TIMEOUT)
+                .map_err(|e| SuiteError::Reset {
+                    target: self.job_target(),
+                    reason: e.to_string(),
+                }),
+        )
     }
 }
 
@@ -154,13 +163,18 @@ impl SuiteTarget for DeviceTarget {
                 self.facts.size = Some(self.capacity);
                 Ok("file recreated".into())
             }
-            TargetKind::Block => {
-                self.discard_all()?;
-                Ok(match self.nvme_format() {
-                    Some(f) => format!("BLKDISCARD, then {f}"),
-                    None => "BLKDISCARD".into(),
-                })
-            }
+            TargetKind::Block => match self.nvme_erase().transpose()? {
+                Some(ResetMethod::SanitizeBlockErase) => Ok("NVMe sanitize (block erase)".into()),
+                Some(ResetMethod::Format) => Ok("NVMe format".into()),
+                Some(ResetMethod::DeallocateOnly(why)) => {
+                    self.discard_all()?;
+                    Ok(format!("BLKDISCARD ({why})"))
+                }
+                None => {
+                    self.discard_all()?;
+                    Ok("BLKDISCARD".into())
+                }
+            },
         }
     }
 
