@@ -2,114 +2,21 @@
 //! refusals change zero bytes, `--allow-destroy` overrides, trim reads back as zeros,
 //! device validation. They need root and losetup; otherwise each test says why and passes.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::{Mutex, MutexGuard};
+use std::process::Command;
 
 use serde_json::Value;
 
-fn ssdiq(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
-        .args(args)
-        .output()
-        .expect("run ssdiq")
-}
-
-/// Loop tests run one at a time: attaching, mounting and detaching devices concurrently races
-/// on device numbers (a just-detached device is handed to the next test while still closing).
-fn serial() -> MutexGuard<'static, ()> {
-    static SERIAL: Mutex<()> = Mutex::new(());
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// A loop device over a backing file, detached (and unmounted) on drop.
-struct Loop {
-    dev: String,
-    mount: Option<PathBuf>,
-}
-
-impl Loop {
-    /// Attaches `backing`; `None` (with the reason printed) if not root or losetup fails.
-    fn attach(backing: &Path) -> Option<Loop> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc_geteuid() } != 0 {
-            eprintln!("skipped: loop-device tests need root");
-            return None;
-        }
-        let out = Command::new("losetup")
-            .args(["-f", "--show"])
-            .arg(backing)
-            .output();
-        match out {
-            Ok(o) if o.status.success() => Some(Loop {
-                dev: String::from_utf8_lossy(&o.stdout).trim().to_string(),
-                mount: None,
-            }),
-            Ok(o) => {
-                eprintln!(
-                    "skipped: losetup failed: {}",
-                    String::from_utf8_lossy(&o.stderr).trim()
-                );
-                None
-            }
-            Err(e) => {
-                eprintln!("skipped: losetup not runnable: {e}");
-                None
-            }
-        }
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        if let Some(m) = &self.mount {
-            let _ = Command::new("umount").arg(m).status();
-        }
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-    }
-}
-
-extern "C" {
-    #[link_name = "geteuid"]
-    fn libc_geteuid() -> u32;
-}
-
-fn backing(dir: &Path, name: &str, size: u64) -> PathBuf {
-    let p = dir.join(name);
-    let f = std::fs::File::create(&p).unwrap();
-    f.set_len(size).unwrap();
-    p
-}
-
-fn mkfs_ext4(p: &Path) -> bool {
-    match Command::new("mkfs.ext4").args(["-q", "-F"]).arg(p).status() {
-        Ok(s) if s.success() => true,
-        _ => {
-            eprintln!("skipped: mkfs.ext4 unavailable");
-            false
-        }
-    }
-}
-
-/// FNV-1a over the whole file: any changed byte changes it.
-fn checksum(p: &Path) -> u64 {
-    std::fs::read(p)
-        .unwrap()
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
-        })
-}
+mod common;
+use common::loopdev::{backing, checksum, ext4_on_loop, is_root, serial, Loop};
+use common::ssdiq;
 
 #[test]
 fn refuses_ext4_device_and_changes_zero_bytes() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
-    let img = backing(dir.path(), "ext4.img", 32 << 20);
-    if !mkfs_ext4(&img) {
+    let Some((img, lo)) = ext4_on_loop(dir.path(), 32 << 20) else {
         return;
-    }
-    let Some(lo) = Loop::attach(&img) else { return };
+    };
     let before = checksum(&img);
     let j = dir.path().join("r.json");
     for rw in ["randwrite", "trim", "write-zeroes", "randrw:50"] {
@@ -158,11 +65,9 @@ fn refuses_ext4_device_and_changes_zero_bytes() {
 fn allow_destroy_naming_the_device_overwrites_it() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
-    let img = backing(dir.path(), "ext4.img", 16 << 20);
-    if !mkfs_ext4(&img) {
+    let Some((img, lo)) = ext4_on_loop(dir.path(), 16 << 20) else {
         return;
-    }
-    let Some(lo) = Loop::attach(&img) else { return };
+    };
     let before = checksum(&img);
     let j = dir.path().join("r.json");
     let out = ssdiq(&[
@@ -194,11 +99,7 @@ fn allow_destroy_naming_the_device_overwrites_it() {
 fn refuses_mounted_device_even_with_allow_destroy() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
-    let img = backing(dir.path(), "ext4.img", 16 << 20);
-    if !mkfs_ext4(&img) {
-        return;
-    }
-    let Some(mut lo) = Loop::attach(&img) else {
+    let Some((_img, mut lo)) = ext4_on_loop(dir.path(), 16 << 20) else {
         return;
     };
     let mnt = dir.path().join("mnt");
@@ -298,8 +199,7 @@ struct Dm(String);
 
 impl Dm {
     fn create(name: &str, table: &str) -> Option<Dm> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc_geteuid() } != 0 {
+        if !is_root() {
             eprintln!("skipped: device-mapper tests need root");
             return None;
         }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 mod common;
+use common::loopdev::{checksum, ext4_on_loop, serial};
 use common::{assert_golden_shape, ssdiq};
 
 fn s(p: &Path) -> &str {
@@ -266,4 +267,46 @@ fn more_op_means_less_waf_and_a_higher_estimate() {
     assert!(wh < wl, "WAF with more OP {wh} vs {wl}");
     let est = |r: &Value| num(&r["derived"]["op_estimate_greedy"]);
     assert!(est(&high) > est(&low), "{} vs {}", est(&high), est(&low));
+}
+
+#[test]
+fn quick_run_on_a_loop_device_refuses_a_filesystem_until_named() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let Some((img, lo)) = ext4_on_loop(dir.path(), 32 << 20) else {
+        return;
+    };
+    let before = checksum(&img);
+    let out = dir.path().join("out");
+    let o = ssdiq(&["run", &lo.dev, "--quick", "--out", s(&out)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("ext2/3/4 filesystem"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!out.exists(), "nothing written");
+    assert_eq!(checksum(&img), before, "the refused run changed bytes");
+    // A block device is used whole.
+    let o = ssdiq(&["run", &lo.dev, "--size", "16M", "--allow-destroy", &lo.dev]);
+    assert_eq!(o.status.code(), Some(2));
+
+    let o = ssdiq(&[
+        "run",
+        &lo.dev,
+        "--quick",
+        "--quiet",
+        "--allow-destroy",
+        &lo.dev,
+        "--out",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = check_complete(&out);
+    assert_eq!(r["target"]["name"], lo.dev.as_str());
+    assert_eq!(r["target"]["capacity_bytes"], 32 << 20);
+    assert_eq!(r["target"]["reports_media_writes"], false);
+    // A loop device is not NVMe: the reset discards every LBA.
+    assert_eq!(r["run"]["reset"], "BLKDISCARD");
+    assert_eq!(r["run"]["precondition_bytes"], 32 << 20);
+    drop(lo);
+    assert_ne!(checksum(&img), before);
 }
