@@ -5,14 +5,14 @@ use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::cmd::{self, lid, DsmRange, Placement, SanitizeAction, SecureErase, NSID_ALL};
 use crate::fdp::{self, FdpConfig, FdpStats, RuhAttributes, RuhStatus};
 use crate::identify::{self, IdentifyController, IdentifyNamespace};
 use crate::ioctl::{self, Outcome, PassthruCmd64, Queue};
 use crate::ocp::{self, OcpSmartLog};
-use crate::reset::{self, ResetMethod, SanitizeState, SanitizeStatus};
+use crate::reset::{self, ResetMethod, SanitizeStatus};
 use crate::smart::{self, SmartLog};
 use crate::NvmeError;
 
@@ -525,7 +525,11 @@ impl Device {
         match method {
             ResetMethod::SanitizeBlockErase => {
                 self.sanitize_raw(SanitizeAction::BlockErase)?;
-                self.wait_for_sanitize(timeout)?;
+                reset::wait_for_sanitize(
+                    || self.sanitize_status(),
+                    timeout,
+                    Duration::from_millis(250),
+                )?;
             }
             ResetMethod::Format => {
                 let ns = self.identify_namespace()?;
@@ -534,31 +538,6 @@ impl Device {
             ResetMethod::DeallocateOnly(_) => {}
         }
         Ok(method)
-    }
-
-    /// Polls the Sanitize Status log until the operation started last has ended.
-    fn wait_for_sanitize(&self, timeout: Duration) -> Result<(), NvmeError> {
-        let start = Instant::now();
-        loop {
-            let st = self.sanitize_status()?;
-            match st.state {
-                SanitizeState::Completed | SanitizeState::CompletedNoDeallocate => return Ok(()),
-                SanitizeState::Failed => {
-                    return Err(NvmeError::Unsupported(
-                        "sanitize block erase failed (Sanitize Status log: failed)".into(),
-                    ))
-                }
-                _ if start.elapsed() > timeout => {
-                    return Err(NvmeError::Unsupported(format!(
-                        "sanitize block erase still {:?} after {} s ({:.0}% done)",
-                        st.state,
-                        timeout.as_secs(),
-                        st.fraction_done() * 100.0
-                    )))
-                }
-                _ => std::thread::sleep(Duration::from_millis(250)),
-            }
-        }
     }
 
     /// Sends Sanitize without checking SANICAP (the caller has checked, or is probing).

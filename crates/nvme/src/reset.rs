@@ -9,6 +9,8 @@
 //! - When neither is safe or supported, the caller deallocates the namespace's LBAs instead
 //!   and says why; a reset never silently does less than it reports.
 
+use std::time::{Duration, Instant};
+
 use serde::{Deserialize, Serialize};
 
 use crate::bytes::{need, u16_, u32_};
@@ -78,6 +80,36 @@ pub struct SanitizeStatus {
 impl SanitizeStatus {
     pub fn fraction_done(&self) -> f64 {
         self.progress as f64 / 65536.0
+    }
+}
+
+/// Polls the Sanitize Status log (through `poll`) every `interval` until the sanitize started
+/// last has ended: `Ok` when it completed, an error when it failed or outlasted `timeout`.
+pub fn wait_for_sanitize(
+    mut poll: impl FnMut() -> Result<SanitizeStatus, NvmeError>,
+    timeout: Duration,
+    interval: Duration,
+) -> Result<(), NvmeError> {
+    let start = Instant::now();
+    loop {
+        let st = poll()?;
+        match st.state {
+            SanitizeState::Completed | SanitizeState::CompletedNoDeallocate => return Ok(()),
+            SanitizeState::Failed => {
+                return Err(NvmeError::Unsupported(
+                    "sanitize block erase failed (Sanitize Status log: failed)".into(),
+                ))
+            }
+            _ if start.elapsed() > timeout => {
+                return Err(NvmeError::Unsupported(format!(
+                    "sanitize block erase still {:?} after {} s ({:.0}% done)",
+                    st.state,
+                    timeout.as_secs(),
+                    st.fraction_done() * 100.0
+                )))
+            }
+            _ => std::thread::sleep(interval),
+        }
     }
 }
 
@@ -157,6 +189,72 @@ mod tests {
             ResetMethod::DeallocateOnly(why) => assert!(why.contains("neither"), "{why}"),
             m => panic!("{m:?}"),
         }
+    }
+
+    fn status(state: SanitizeState, progress: u16) -> SanitizeStatus {
+        SanitizeStatus {
+            progress,
+            state,
+            global_data_erased: false,
+            block_erase_estimate_s: None,
+        }
+    }
+
+    /// A drive whose status log answers `script` in turn, then its last entry forever.
+    fn scripted(script: Vec<SanitizeState>) -> impl FnMut() -> Result<SanitizeStatus, NvmeError> {
+        let mut i = 0;
+        move || {
+            let st = script[i.min(script.len() - 1)];
+            i += 1;
+            Ok(status(st, 16384))
+        }
+    }
+
+    #[test]
+    fn waiting_ends_with_the_sanitize() {
+        use SanitizeState::*;
+        let fast = Duration::from_millis(1);
+        let long = Duration::from_secs(60);
+        let mut polls = 0;
+        let mut count = scripted(vec![InProgress, InProgress, InProgress, Completed]);
+        wait_for_sanitize(
+            || {
+                polls += 1;
+                count()
+            },
+            long,
+            fast,
+        )
+        .unwrap();
+        assert_eq!(polls, 4, "stops at the first completed status");
+        wait_for_sanitize(
+            scripted(vec![InProgress, CompletedNoDeallocate]),
+            long,
+            fast,
+        )
+        .unwrap();
+        let e = wait_for_sanitize(scripted(vec![InProgress, Failed]), long, fast).unwrap_err();
+        assert!(e.to_string().contains("failed"), "{e}");
+        let e = wait_for_sanitize(scripted(vec![InProgress]), Duration::from_millis(20), fast)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("still InProgress after 0 s (25% done)"),
+            "{e}"
+        );
+        // An error reading the log ends the wait with that error.
+        let e = wait_for_sanitize(
+            || {
+                Err(NvmeError::Status {
+                    command: "get log page",
+                    status: 0x2109,
+                })
+            },
+            long,
+            fast,
+        )
+        .unwrap_err();
+        assert!(matches!(e, NvmeError::Status { .. }), "{e}");
     }
 
     #[test]
