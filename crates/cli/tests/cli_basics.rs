@@ -1,13 +1,7 @@
 //! End-to-end checks of the `ssdiq` binary that every subcommand shares.
 
-use std::process::Command;
-
-fn ssdiq(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
-        .args(args)
-        .output()
-        .expect("run ssdiq")
-}
+mod common;
+use common::ssdiq;
 
 #[test]
 fn every_subcommand_has_help_with_a_purpose_and_an_example() {

@@ -3,17 +3,12 @@
 
 mod common;
 
-use common::{assert_golden_shape, ssdiq, usage_error};
+use common::{assert_golden_shape, usage_error};
 use serde_json::Value;
 
+/// The stdout of a run that must succeed.
 fn ok(args: &[&str]) -> String {
-    let out = ssdiq(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    String::from_utf8_lossy(&common::ok(args).stdout).into_owned()
 }
 
 const T: &str = "emu:default,capacity=256MiB,units_per_block=1";

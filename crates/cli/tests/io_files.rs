@@ -1,38 +1,13 @@
 //! End-to-end tests of `ssdiq io` on regular files: statistics and JSON, validation, trim,
 //! rate limiting measured from the engine's own series, probes, SIGINT, golden key structure.
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
 
 mod common;
-
-fn ssdiq(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
-        .args(args)
-        .output()
-        .expect("run ssdiq")
-}
-
-fn ok(args: &[&str]) -> Output {
-    let out = ssdiq(args);
-    assert!(
-        out.status.success(),
-        "ssdiq {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{json, ok, s, ssdiq};
 
 #[test]
 fn randread_reports_consistent_stats() {

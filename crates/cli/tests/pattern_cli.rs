@@ -1,13 +1,7 @@
 //! End-to-end tests of `ssdiq pattern`.
 
-use std::process::Command;
-
-fn ssdiq(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
-        .args(args)
-        .output()
-        .expect("run ssdiq")
-}
+mod common;
+use common::ssdiq;
 
 #[test]
 fn bad_input_is_one_line_exit_2_and_writes_nothing() {

@@ -9,15 +9,7 @@ use serde_json::Value;
 
 mod common;
 use common::loopdev::{checksum, ext4_on_loop, serial};
-use common::{assert_golden_shape, ssdiq};
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
+use common::{assert_golden_shape, json, s, ssdiq};
 
 #[track_caller]
 fn num(v: &Value) -> f64 {

@@ -1,13 +1,7 @@
 //! End-to-end tests of `ssdiq sim`.
 
-use std::process::Command;
-
-fn ssdiq(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
-        .args(args)
-        .output()
-        .expect("run ssdiq")
-}
+mod common;
+use common::ssdiq;
 
 const SMALL: [&str; 8] = [
     "sim",

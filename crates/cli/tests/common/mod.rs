@@ -1,5 +1,5 @@
-//! Helpers shared by the CLI test binaries: running the binary, one-line usage errors, and the
-//! golden JSON key structure.
+//! Helpers shared by the CLI test binaries: running the binary, success and one-line usage
+//! errors, reading result documents, and the golden JSON key structure.
 
 #![allow(dead_code)]
 
@@ -15,6 +15,28 @@ pub fn ssdiq(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run ssdiq")
+}
+
+/// Runs ssdiq and asserts it succeeded, showing its stderr if not.
+#[track_caller]
+pub fn ok(args: &[&str]) -> Output {
+    let out = ssdiq(args);
+    assert!(
+        out.status.success(),
+        "ssdiq {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// A JSON document written by ssdiq.
+pub fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// A path as an argument.
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
 }
 
 /// Exit 2 with one line on stderr containing `needle`.
