@@ -171,6 +171,22 @@ pub(crate) mod tests {
         }
     }
 
+    /// Compares `got` with `tests/golden/NAME` (rewritten under UPDATE_GOLDEN=1), failing with
+    /// `changed`; returns the golden text.
+    #[track_caller]
+    fn golden(name: &str, got: &str, changed: &str) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/golden")
+            .join(name);
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(&path, got).unwrap();
+        }
+        let want = std::fs::read_to_string(&path)
+            .expect("golden file; run with UPDATE_GOLDEN=1 to create");
+        assert_eq!(got, want, "{changed}");
+        want
+    }
+
     /// The sample as a result document: a golden file for the `run` schema, and the input
     /// of the HTML render check in CI.
     #[test]
@@ -207,15 +223,10 @@ pub(crate) mod tests {
                 .collect();
         }
         let got = serde_json::to_string_pretty(&r).unwrap() + "\n";
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/sample-run.json");
-        if std::env::var_os("UPDATE_GOLDEN").is_some() {
-            std::fs::write(path, &got).unwrap();
-        }
-        let want =
-            std::fs::read_to_string(path).expect("golden file; run with UPDATE_GOLDEN=1 to create");
-        assert_eq!(
-            got, want,
-            "the run schema changed; additions are fine, renames need ssdiq/2"
+        let want = golden(
+            "sample-run.json",
+            &got,
+            "the run schema changed; additions are fine, renames need ssdiq/2",
         );
         let back: RunResult = serde_json::from_str(&want).unwrap();
         assert_eq!(back, r);
@@ -237,15 +248,10 @@ pub(crate) mod tests {
         });
         r.derived.load_basis = Some("25% of the spec random-write bandwidth (286.7 MB/s)".into());
         let got = crate::document::run_markdown(&r);
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/run-report.md");
-        if std::env::var_os("UPDATE_GOLDEN").is_some() {
-            std::fs::write(path, &got).unwrap();
-        }
-        let want =
-            std::fs::read_to_string(path).expect("golden file; run with UPDATE_GOLDEN=1 to create");
-        assert_eq!(
-            got, want,
-            "run report layout changed; rerun with UPDATE_GOLDEN=1 and review"
+        golden(
+            "run-report.md",
+            &got,
+            "run report layout changed; rerun with UPDATE_GOLDEN=1 and review",
         );
     }
 
@@ -254,15 +260,10 @@ pub(crate) mod tests {
         let r = sample();
         let (t2, t3) = build_tables(&[&r, &r]);
         let got = format!("{}\n{}", table(&t2), table(&t3));
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/tables.md");
-        if std::env::var_os("UPDATE_GOLDEN").is_some() {
-            std::fs::write(path, &got).unwrap();
-        }
-        let want =
-            std::fs::read_to_string(path).expect("golden file; run with UPDATE_GOLDEN=1 to create");
-        assert_eq!(
-            got, want,
-            "Markdown layout changed; if intended, rerun with UPDATE_GOLDEN=1 and review the diff"
+        golden(
+            "tables.md",
+            &got,
+            "Markdown layout changed; if intended, rerun with UPDATE_GOLDEN=1 and review the diff",
         );
     }
 
