@@ -38,19 +38,19 @@ pub fn choose_reset(ctrl: &IdentifyController, active: &[u32], nsid: u32) -> Res
     if ctrl.supports_format() && (!ctrl.format_applies_to_all_namespaces() || alone) {
         return ResetMethod::Format;
     }
+    if !ctrl.sanitize_block_erase() && !ctrl.supports_format() {
+        return ResetMethod::DeallocateOnly(
+            "the drive supports neither sanitize block erase nor format".into(),
+        );
+    }
     let scope = if ctrl.may_share_subsystem() {
         "the subsystem may have other controllers".to_string()
     } else {
         format!("{} namespaces are active", active.len())
     };
-    ResetMethod::DeallocateOnly(
-        match (ctrl.sanitize_block_erase(), ctrl.supports_format()) {
-            (false, false) => "the drive supports neither sanitize block erase nor format".into(),
-            (true, _) | (_, true) => {
-                format!("sanitize and format would reach other namespaces ({scope})")
-            }
-        },
-    )
+    ResetMethod::DeallocateOnly(format!(
+        "sanitize and format would reach other namespaces ({scope})"
+    ))
 }
 
 /// SSTAT bits 2:0 of the Sanitize Status log.
