@@ -23,8 +23,9 @@ if [ $need_apt = 1 ]; then
                 | sed 's/^Suites:.*/Suites: bookworm-backports/' \
                 > /etc/apt/sources.list.d/bookworm-backports.sources
         else
-            echo 'deb http://deb.debian.org/debian bookworm-backports main' \
-                > /etc/apt/sources.list.d/bookworm-backports.list
+            # one-line sources: reuse the machine's own bookworm mirror line
+            awk '$1=="deb" { for (i = 2; i <= NF; i++) if ($i == "bookworm") { $i = "bookworm-backports"; print; exit } }' \
+                /etc/apt/sources.list > /etc/apt/sources.list.d/bookworm-backports.list
         fi
     fi
     stamp "apt-get update"
