@@ -9,7 +9,7 @@
 //! - Histograms are allocated once per stream before the job; recording never allocates.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+pub use ssdiq_schema::{LatencySummary, OpSummary};
 
 pub const SIGFIG: u8 = 3;
 pub const MAX_NS: u64 = 3_600_000_000_000;
@@ -106,35 +106,9 @@ impl OpStats {
             } else {
                 self.over_1ms as f64 / self.ios as f64
             },
+            cdf: Vec::new(),
         }
     }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct LatencySummary {
-    pub mean: f64,
-    pub p50: u64,
-    pub p90: u64,
-    pub p99: u64,
-    #[serde(rename = "p99.9")]
-    pub p99_9: u64,
-    #[serde(rename = "p99.99")]
-    pub p99_99: u64,
-    #[serde(rename = "p99.999")]
-    pub p99_999: u64,
-    pub max: u64,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct OpSummary {
-    pub ios: u64,
-    pub bytes: u64,
-    pub iops: f64,
-    /// Decimal megabytes (10^6 bytes) per second.
-    pub mb_s: f64,
-    pub lat_ns: LatencySummary,
-    /// Fraction of I/Os that took longer than 1 ms.
-    pub over_1ms: f64,
 }
 
 #[cfg(test)]

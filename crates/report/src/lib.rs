@@ -1,4 +1,4 @@
-//! The result model of `ssdiq run` and its renderers.
+//! The renderers of ssdiq results (the `ssdiq/1` schema of `ssdiq-schema`).
 //!
 //! Invariants: this crate depends on nothing but the model; renderers are pure functions
 //! from results to text, so every number in a report comes from a result file.

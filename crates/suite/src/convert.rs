@@ -4,8 +4,8 @@
 //! different runs share their x positions.
 
 use ssdiq_engine::hist::OpStats;
-use ssdiq_engine::series::SeriesPoint as EngineSecond;
-use ssdiq_report::model::{CdfPoint, LatencySummary, OpSummary, SecondPoint};
+use ssdiq_engine::series::JobSecond;
+use ssdiq_schema::{CdfPoint, OpSummary, SecondPoint};
 
 /// Percentiles of the CDF points in a result.
 const CDF_PERCENTILES: [f64; 16] = [
@@ -15,24 +15,7 @@ const CDF_PERCENTILES: [f64; 16] = [
 
 /// One op's totals over `elapsed_ns`, with its latency CDF.
 pub fn op_summary(s: &OpStats, elapsed_ns: u64) -> OpSummary {
-    let e = s.summary(elapsed_ns);
-    let l = e.lat_ns;
     OpSummary {
-        ios: e.ios,
-        bytes: e.bytes,
-        iops: e.iops,
-        mb_s: e.mb_s,
-        lat_ns: LatencySummary {
-            mean: l.mean,
-            p50: l.p50,
-            p90: l.p90,
-            p99: l.p99,
-            p99_9: l.p99_9,
-            p99_99: l.p99_99,
-            p99_999: l.p99_999,
-            max: l.max,
-        },
-        over_1ms: e.over_1ms,
         cdf: if s.ios == 0 {
             Vec::new()
         } else {
@@ -44,11 +27,12 @@ pub fn op_summary(s: &OpStats, elapsed_ns: u64) -> OpSummary {
                 })
                 .collect()
         },
+        ..s.summary(elapsed_ns)
     }
 }
 
 /// A round's per-second points, shifted to start `offset_s` into the step.
-pub fn seconds(points: &[EngineSecond], offset_s: f64) -> impl Iterator<Item = SecondPoint> + '_ {
+pub fn seconds(points: &[JobSecond], offset_s: f64) -> impl Iterator<Item = SecondPoint> + '_ {
     points.iter().map(move |p| SecondPoint {
         t_s: offset_s + p.second as f64,
         stream: p.stream.clone(),
