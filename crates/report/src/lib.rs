@@ -4,12 +4,17 @@
 //! from results to text, so every number in a report comes from a result file.
 
 pub mod chart;
+pub mod charts;
 pub mod colour;
 pub mod csv;
 pub mod document;
+pub mod facts;
+pub mod figures;
 pub mod html;
 pub mod markdown;
 pub mod model;
+pub mod page;
+pub mod paper;
 pub mod table;
 pub mod terminal;
 

@@ -20,7 +20,7 @@ pub fn table(t: &Table) -> String {
     let _ = writeln!(s, "### {}\n", t.title);
     let _ = write!(s, "| Metric | |");
     for c in &t.columns {
-        let _ = write!(s, " {c} |");
+        let _ = write!(s, " {}{} |", c.name, if c.published { "*" } else { "" });
     }
     let _ = write!(s, "\n|---|---|");
     for _ in &t.columns {
@@ -35,7 +35,8 @@ pub fn table(t: &Table) -> String {
             } else {
                 c.text.clone()
             };
-            let _ = write!(s, " {}{} |", text, marker(c.colour));
+            let diff = c.diff.as_ref().map(|d| format!(" ({d})")).unwrap_or_default();
+            let _ = write!(s, " {}{}{} |", text, marker(c.colour), diff);
         }
         s.push('\n');
     }

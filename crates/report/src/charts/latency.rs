@@ -1,0 +1,114 @@
+//! Latency under load: percentile curves on a nines axis (the whole distribution, tail
+//! included) and latency per interval over time (stalls show as spikes or gaps).
+
+use crate::chart::line::Stroke;
+use crate::chart::{Axis, LineChart, Series, Unit};
+use crate::model::{steps, OpSummary, SecondPoint};
+
+use super::Drive;
+
+/// `read` -> "Read", for titles.
+fn title_case(op: &str) -> String {
+    let mut c = op.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// The (percentile, ns) points of a stream's distribution that a nines axis can show; the
+/// maximum is placed at the percentile of the last of `ios` samples, `100 (1 - 1/ios)`.
+pub fn percentile_points(o: &OpSummary) -> Vec<[f64; 2]> {
+    let mut pts: Vec<[f64; 2]> = o
+        .cdf
+        .iter()
+        .filter(|c| c.p < 100.0)
+        .map(|c| [c.p, c.ns as f64])
+        .collect();
+    if o.ios > 1 {
+        let p_max = 100.0 * (1.0 - 1.0 / o.ios as f64);
+        if pts.last().is_none_or(|l| l[0] < p_max) {
+            pts.push([p_max, o.lat_ns.max as f64]);
+        }
+    }
+    pts
+}
+
+/// The percentiles of one probe stream (`read`, `write`) under load, one line per drive.
+pub fn tail(drives: &[Drive], probe: &str) -> LineChart {
+    let mut c = LineChart::new(
+        format!("{} latency under load, by percentile", title_case(probe)),
+        Axis::nines("percentile"),
+        Axis::log("latency").unit(Unit::Nanos),
+    );
+    for d in drives {
+        let Some(o) = d
+            .run
+            .step(steps::LATENCY_UNDER_LOAD)
+            .and_then(|s| s.probes.get(probe))
+        else {
+            continue;
+        };
+        c.series
+            .push(Series::new(&d.name, d.colour, percentile_points(o)));
+    }
+    c
+}
+
+/// Runs of consecutive seconds with completions (a second without any ends a run, so a
+/// stall is a gap, not a line across it).
+fn runs_of(points: &[&SecondPoint], pick: impl Fn(&SecondPoint) -> f64) -> Vec<Vec<[f64; 2]>> {
+    let mut out: Vec<Vec<[f64; 2]>> = vec![Vec::new()];
+    for p in points {
+        if p.ios == 0 {
+            if !out.last().is_some_and(|r| r.is_empty()) {
+                out.push(Vec::new());
+            }
+            continue;
+        }
+        out.last_mut()
+            .expect("never empty")
+            .push([p.t_s, pick(p)]);
+    }
+    out.retain(|r| !r.is_empty());
+    out
+}
+
+/// Latency of a probe stream per second over the latency-under-load step: P99 (solid) and
+/// mean (thin), one colour per drive.
+pub fn over_time(drives: &[Drive], probe: &str) -> LineChart {
+    let stream = format!("probe_{probe}");
+    let mut c = LineChart::new(
+        format!("{} latency under load, per second", title_case(probe)),
+        Axis::linear("time [s]"),
+        Axis::log("latency").unit(Unit::Nanos),
+    );
+    for d in drives {
+        let Some(step) = d.run.step(steps::LATENCY_UNDER_LOAD) else {
+            continue;
+        };
+        let full = super::steps::full_seconds(step);
+        let pts: Vec<&SecondPoint> = step
+            .seconds
+            .iter()
+            .filter(|p| p.stream == stream && full(p.t_s))
+            .collect();
+        let stats: [(&str, Stroke, fn(&SecondPoint) -> f64); 2] = [
+            ("P99", Stroke::Solid, |p| p.lat_p99_ns as f64),
+            ("mean", Stroke::Thin, |p| p.lat_mean_ns),
+        ];
+        for (stat, stroke, pick) in stats {
+            let label = if drives.len() > 1 {
+                format!("{} {stat}", d.name)
+            } else {
+                stat.to_string()
+            };
+            for run in runs_of(&pts, pick) {
+                let markers = run.len() <= 30;
+                let mut s = Series::new(&label, d.colour, run).stroke(stroke);
+                s.markers = markers && stroke == Stroke::Solid;
+                c.series.push(s);
+            }
+        }
+    }
+    c
+}
