@@ -206,7 +206,11 @@ mod tests {
         assert_eq!(c[0].ns, 100);
         assert!(c.iter().any(|x| x.p == 50.0));
         let p999 = c.iter().find(|x| (x.p - 99.9).abs() < 1e-9).unwrap();
-        assert!((p999.ns as f64 - 1_998_000.0).abs() <= 2_000.0, "{}", p999.ns);
+        assert!(
+            (p999.ns as f64 - 1_998_000.0).abs() <= 2_000.0,
+            "{}",
+            p999.ns
+        );
         assert_eq!(c.last().unwrap().p, 100.0);
         assert_eq!(c.last().unwrap().ns, 2_000_000);
         assert!(c.windows(2).all(|w| w[0].p < w[1].p && w[0].ns <= w[1].ns));

@@ -85,9 +85,15 @@ fn load_applied(s: &StepResult) -> Option<String> {
     if s.ops.is_empty() {
         return None;
     }
-    let mut text = format!("{load:.1} MB/s background {}", s.rw.trim_start_matches("rand"));
+    let mut text = format!(
+        "{load:.1} MB/s background {}",
+        s.rw.trim_start_matches("rand")
+    );
     for (name, p) in &s.probes {
-        text.push_str(&format!(", {name} probe {:.1} MB/s ({:.0} IOPS)", p.mb_s, p.iops));
+        text.push_str(&format!(
+            ", {name} probe {:.1} MB/s ({:.0} IOPS)",
+            p.mb_s, p.iops
+        ));
     }
     Some(text)
 }

@@ -15,7 +15,11 @@ pub struct Skewed<T> {
 impl<T> Skewed<T> {
     /// The three values with the paper's labels, uniform first.
     pub fn labelled(&self) -> [(&'static str, &T); 3] {
-        [("Unif", &self.unif), ("TwoZ", &self.twoz), ("Zipf", &self.zipf)]
+        [
+            ("Unif", &self.unif),
+            ("TwoZ", &self.twoz),
+            ("Zipf", &self.zipf),
+        ]
     }
 }
 

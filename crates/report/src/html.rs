@@ -148,7 +148,10 @@ pub fn chart_sections(results: &[&RunResult], reference: Option<&Reference>) -> 
         (steps::SEQ_READ, "Sequential reads"),
         (steps::RAND_READ, "Random reads"),
         (steps::SEQ_WRITE, "Sequential writes"),
-        (steps::LATENCY_UNDER_LOAD, "Latency under load: background writes"),
+        (
+            steps::LATENCY_UNDER_LOAD,
+            "Latency under load: background writes",
+        ),
     ] {
         other.push(line(
             step_charts::throughput(&drives, name, &format!("{what}: throughput")),
@@ -186,7 +189,13 @@ fn swatch(hex: &str) -> String {
 /// measured and published drives.
 fn html_table(t: &Table, colours: &[String]) -> String {
     let mut s = String::new();
-    let _ = write!(s, "<div><h3>{}</h3><table>", esc(&t.title));
+    // Many drives (a comparison with published drives): a compact table that fits a laptop.
+    let wide = if t.columns.len() > 5 {
+        " class=\"wide\""
+    } else {
+        ""
+    };
+    let _ = write!(s, "<div><h3>{}</h3><table{wide}>", esc(&t.title));
     let measured = t.columns.iter().filter(|c| !c.published).count();
     let published = t.columns.len() - measured;
     if published > 0 {
@@ -282,7 +291,10 @@ fn facts_table(drives: &[Drive], colours: &[String]) -> String {
     for k in keys {
         let _ = write!(s, "<tr><td>{}</td>", esc(k));
         for f in &facts {
-            let v = f.iter().find(|f| f.key == k).map_or("-", |f| f.value.as_str());
+            let v = f
+                .iter()
+                .find(|f| f.key == k)
+                .map_or("-", |f| f.value.as_str());
             let _ = write!(s, "<td>{}</td>", esc(v));
         }
         s.push_str("</tr>");
@@ -304,7 +316,11 @@ pub fn render_against(results: &[&RunResult], reference: Option<&Reference>) -> 
     let title = match (names.len(), reference) {
         (1, None) => format!("SSD-iq report: {}", names[0]),
         (_, None) => format!("SSD-iq comparison: {}", names.join(", ")),
-        (_, Some(r)) => format!("SSD-iq: {} against the {}", names.join(", "), r.short_source),
+        (_, Some(r)) => format!(
+            "SSD-iq: {} against the {}",
+            names.join(", "),
+            r.short_source
+        ),
     };
     let clocks: Vec<&str> = results
         .iter()
@@ -331,7 +347,8 @@ pub fn render_against(results: &[&RunResult], reference: Option<&Reference>) -> 
         sub.push('.');
     }
     let mut page = Page::new(&title, &sub);
-    let mut key: Vec<(String, String)> = names.iter().cloned().zip(colours.iter().cloned()).collect();
+    let mut key: Vec<(String, String)> =
+        names.iter().cloned().zip(colours.iter().cloned()).collect();
     if let Some(r) = reference {
         key.push((
             format!("{} drives (published)", r.short_source),
@@ -385,7 +402,7 @@ pub fn render_against(results: &[&RunResult], reference: Option<&Reference>) -> 
             page.raw(&format!("<h3>{}{}</h3>", swatch(c), esc(&d.name)));
         }
         let rows: Vec<Vec<String>> = step_rows(d.run).into_iter().map(|r| r.to_vec()).collect();
-        page.raw(&simple_table("steps", &STEP_HEADER, &rows, true));
+        page.raw(&simple_table("steps", &STEP_HEADER, &rows, 3));
     }
     let mut footer = String::from(
         "Every measured number on this page comes from the run results (run.json); the page needs no network and no script.",
@@ -394,4 +411,203 @@ pub fn render_against(results: &[&RunResult], reference: Option<&Reference>) -> 
         footer.push_str(&format!(" Published figures: {}.", r.source));
     }
     page.finish(&footer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::markdown::tests::{golden, sample};
+    use crate::model::{CdfPoint, Convergence, SecondPoint, SeriesPoint};
+
+    /// The sample drive with the data charts are drawn from: rounds and seconds of the
+    /// random-write steps, per-second probe latency, latency distributions. `slow` scales
+    /// the write probe's tail (a drive with write stalls).
+    fn drive(model: &str, slow: f64) -> RunResult {
+        let mut r = sample();
+        r.target.model = Some(model.into());
+        for s in r
+            .steps
+            .iter_mut()
+            .filter(|s| s.name.starts_with("rand_write"))
+        {
+            s.series = (1..=6)
+                .map(|i| SeriesPoint {
+                    t_s: i as f64 * 10.0,
+                    mb_s: 290.0 + 300.0 / i as f64,
+                    iops: 0.0,
+                    waf: Some(4.2 - 2.0 / i as f64),
+                })
+                .collect();
+            s.seconds = (0..60)
+                .map(|t| SecondPoint {
+                    t_s: t as f64,
+                    stream: "write".into(),
+                    ios: 1000,
+                    mb_s: 290.0 + 600.0 / (t + 1) as f64,
+                    ..Default::default()
+                })
+                .collect();
+            s.elapsed_s = Some(60.0);
+            s.convergence = Some(Convergence {
+                converged: true,
+                rounds: 6,
+                window_first: Some(1),
+                drive_writes: 1.4,
+            });
+        }
+        let lat = r
+            .steps
+            .iter_mut()
+            .find(|s| s.name == steps::LATENCY_UNDER_LOAD)
+            .unwrap();
+        lat.elapsed_s = Some(4.4);
+        lat.rw = "randwrite".into();
+        lat.ops.insert(
+            "write".into(),
+            crate::model::OpSummary {
+                mb_s: 68.6,
+                iops: 16750.0,
+                ..Default::default()
+            },
+        );
+        for (probe, base, tail) in [("read", 60e3, 1.0), ("write", 12e3, slow)] {
+            let o = lat.probes.get_mut(probe).unwrap();
+            o.ios = 10_000;
+            o.lat_ns.max = (base * 40.0 * tail) as u64;
+            o.lat_ns.p99_9 = (base * 6.0 * tail) as u64;
+            o.cdf = [
+                (0.0, 0.5),
+                (50.0, 1.0),
+                (90.0, 1.3),
+                (99.0, 2.0),
+                (99.9, 6.0 * tail),
+            ]
+            .iter()
+            .map(|&(p, f)| CdfPoint {
+                p,
+                ns: (base * f) as u64,
+            })
+            .chain([CdfPoint {
+                p: 100.0,
+                ns: (base * 40.0 * tail) as u64,
+            }])
+            .collect();
+            // Seconds 0-3 full, second 2 without completions (a stall), 4 cut short.
+            for t in 0..5u64 {
+                lat.seconds.push(SecondPoint {
+                    t_s: t as f64,
+                    stream: format!("probe_{probe}"),
+                    ios: if t == 2 { 0 } else { 1000 },
+                    lat_mean_ns: base * (1.0 + t as f64 / 10.0),
+                    lat_p99_ns: (base * 2.0 * tail) as u64,
+                    ..Default::default()
+                });
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn chart_data_matches_golden() {
+        let (a, b) = (drive("drive A", 1.0), drive("drive B", 50.0));
+        let reference = crate::paper::reference("ssd-iq").unwrap();
+        let sections = chart_sections(&[&a, &b], Some(&reference));
+        // One line per chart, so a change shows as the charts it touches.
+        let mut got = String::new();
+        for s in &sections {
+            got.push_str(&format!("# {} ({})\n", s.title, s.id));
+            for c in &s.charts {
+                got.push_str(&serde_json::to_string(c).unwrap());
+                got.push('\n');
+            }
+        }
+        golden(
+            "report-charts.jsonl",
+            &got,
+            "the numbers fed to the report's charts changed; rerun with UPDATE_GOLDEN=1 and review",
+        );
+    }
+
+    #[test]
+    fn tail_points_end_at_the_max_and_stalls_are_gaps() {
+        let a = drive("drive A", 1.0);
+        let drives = charts::drives(&[&a]);
+        let t = latency::tail(&drives, "read");
+        let pts = &t.series[0].points;
+        assert_eq!(
+            pts.last().unwrap(),
+            &[99.99, 2_400_000.0],
+            "max at 1 - 1/ios"
+        );
+        assert!(pts.iter().all(|p| p[0] < 100.0));
+        let o = latency::over_time(&drives, "write");
+        let p99: Vec<&Vec<[f64; 2]>> = o
+            .series
+            .iter()
+            .filter(|s| s.label == "P99")
+            .map(|s| &s.points)
+            .collect();
+        assert_eq!(p99.len(), 2, "second 2 had no completions: two runs");
+        assert_eq!(p99[0].len(), 2);
+        assert_eq!(p99[1].len(), 1, "second 4 (half cut) is left out");
+    }
+
+    #[test]
+    fn one_page_with_facts_tables_and_every_chart() {
+        let mut a = drive("drive <A>", 1.0);
+        a.run = Some(crate::model::RunInfo {
+            seed: 7,
+            reset: "sanitize block erase".into(),
+            ..Default::default()
+        });
+        a.target.firmware = Some("FW1.2".into());
+        a.derived.load_basis = Some("25% of the spec".into());
+        let b = drive("drive B", 50.0);
+        let html = render(&[&a, &b]);
+        assert!(html.starts_with("<!DOCTYPE html>"));
+        assert!(html.contains("drive &lt;A&gt;"), "names are escaped");
+        for want in [
+            "FW1.2",
+            "sanitize block erase",
+            "seed 7",
+            "load applied",
+            "preconditioning",
+        ] {
+            assert!(html.contains(want), "{want}");
+        }
+        assert!(html.contains("Table 2") && html.contains("Table 3"));
+        assert!(html.contains("class=\"help\""), "metrics are explained");
+        assert!(
+            html.contains("×50"),
+            "differences from the first drive are shown"
+        );
+        assert!(html.contains("@media print"));
+        let charts: usize = chart_sections(&[&a, &b], None)
+            .iter()
+            .map(|s| s.charts.len())
+            .sum();
+        assert_eq!(html.matches("<svg").count(), charts);
+        assert!(charts >= 14, "{charts}");
+        assert!(!html.contains("<script"));
+        // The only URLs are SVG namespace identifiers, which are never fetched.
+        assert_eq!(
+            html.matches("http").count(),
+            html.matches("http://www.w3.org/").count()
+        );
+    }
+
+    #[test]
+    fn a_result_without_series_draws_no_empty_charts() {
+        let r = sample();
+        let html = render(&[&r]);
+        let sections = chart_sections(&[&r], None);
+        assert!(sections.iter().all(|s| !s.charts.is_empty()));
+        assert_eq!(
+            html.matches("<svg").count(),
+            sections.iter().map(|s| s.charts.len()).sum::<usize>()
+        );
+        let against = render_against(&[&r], crate::paper::reference("ssd-iq").as_ref());
+        assert!(against.contains("Micron 7450 PRO") && against.contains("published *"));
+        assert!(against.contains("Drives compared"));
+    }
 }

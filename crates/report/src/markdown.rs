@@ -35,7 +35,11 @@ pub fn table(t: &Table) -> String {
             } else {
                 c.text.clone()
             };
-            let diff = c.diff.as_ref().map(|d| format!(" ({d})")).unwrap_or_default();
+            let diff = c
+                .diff
+                .as_ref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default();
             let _ = write!(s, " {}{}{} |", text, marker(c.colour), diff);
         }
         s.push('\n');
@@ -175,7 +179,7 @@ pub(crate) mod tests {
     /// Compares `got` with `tests/golden/NAME` (rewritten under UPDATE_GOLDEN=1), failing with
     /// `changed`; returns the golden text.
     #[track_caller]
-    fn golden(name: &str, got: &str, changed: &str) -> String {
+    pub(crate) fn golden(name: &str, got: &str, changed: &str) -> String {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/golden")
             .join(name);

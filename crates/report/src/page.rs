@@ -33,6 +33,7 @@ td.num{text-align:right;white-space:nowrap}td.spec{background:#fff}td.meas{backg
 td.green{background:#b7e1b0}td.yellow{background:#f5e6a3}td.red{background:#f0aaa5}\
 td.metric{max-width:210px;min-width:150px}.help{font-size:12px;color:#666;font-weight:normal;margin-top:2px}\
 .diff{display:block;font-size:11px;color:#444}.diff.big{font-weight:700;color:#000}\
+table.wide{font-size:13px}table.wide td,table.wide th{padding:2px 5px}table.wide td.metric{min-width:120px;max-width:170px}\
 th.pub,td.pub{color:#555}th .sw{margin-right:5px;vertical-align:-2px}\
 table.facts td:first-child{color:#555;white-space:nowrap}\
 @media print{body{max-width:none;padding:0;font-size:11pt}.grid{grid-template-columns:1fr}\
@@ -109,7 +110,11 @@ impl Page {
 
     pub fn finish(mut self, footer: &str) -> String {
         if !footer.is_empty() {
-            let _ = write!(self.html, "<p class=\"note\" style=\"margin-top:40px\">{}</p>", esc(footer));
+            let _ = write!(
+                self.html,
+                "<p class=\"note\" style=\"margin-top:40px\">{}</p>",
+                esc(footer)
+            );
         }
         self.html.push_str("</body></html>\n");
         self.html
@@ -151,10 +156,16 @@ impl Figure {
     }
 }
 
-/// A plain table: header cells, then rows of cells (escaped here); with `num`, cells that
-/// read as numbers (and `-`) are right-aligned.
-pub fn simple_table(class: &str, header: &[&str], rows: &[Vec<String>], num: bool) -> String {
-    let mut s = format!("<table class=\"{class}\">");
+/// A plain table: header cells, then rows of cells (escaped here); the first `text_cols`
+/// columns are left-aligned text, the others right-aligned numbers.
+pub fn simple_table(
+    class: &str,
+    header: &[&str],
+    rows: &[Vec<String>],
+    text_cols: usize,
+) -> String {
+    let wide = if header.len() > 10 { " wide" } else { "" };
+    let mut s = format!("<table class=\"{class}{wide}\">");
     if !header.is_empty() {
         s.push_str("<tr>");
         for h in header {
@@ -165,8 +176,7 @@ pub fn simple_table(class: &str, header: &[&str], rows: &[Vec<String>], num: boo
     for r in rows {
         s.push_str("<tr>");
         for (i, c) in r.iter().enumerate() {
-            let numeric = c.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-');
-            if num && i > 0 && numeric {
+            if i >= text_cols {
                 let _ = write!(s, "<td class=\"num\">{}</td>", esc(c));
             } else {
                 let _ = write!(s, "<td>{}</td>", esc(c));

@@ -82,7 +82,10 @@ pub fn diff_text(value: f64, base: f64) -> Option<String> {
     } else if r >= 10.0 {
         format!("×{r:.0}")
     } else {
-        format!("×{}", crate::chart::axis::format_number(r, if r >= 0.1 { 2 } else { 3 }))
+        format!(
+            "×{}",
+            crate::chart::axis::format_number(r, if r >= 0.1 { 2 } else { 3 })
+        )
     })
 }
 
@@ -169,13 +172,23 @@ impl Rows<'_> {
 
 /// Throughput under skew: Unif against the spec, TwoZ/Zipf against Unif.
 fn skew_kiops(r: &mut Rows, help: &str) {
-    r.add("Rnd. Write [k IOPS]", "Spec", help, |d| spec(d.spec.rand_write_kiops, 0));
+    r.add("Rnd. Write [k IOPS]", "Spec", help, |d| {
+        spec(d.spec.rand_write_kiops, 0)
+    });
     r.add("", "Unif", "", |d| {
         let s = d.spec.rand_write_kiops;
-        num(d.rand_write_kiops.unif, 0, |v| s.map(|s| colour::against_spec(v, s)), false)
+        num(
+            d.rand_write_kiops.unif,
+            0,
+            |v| s.map(|s| colour::against_spec(v, s)),
+            false,
+        )
     });
     for (label, pick) in [
-        ("TwoZ", (|w| w.twoz) as fn(&Skewed<Option<f64>>) -> Option<f64>),
+        (
+            "TwoZ",
+            (|w| w.twoz) as fn(&Skewed<Option<f64>>) -> Option<f64>,
+        ),
         ("Zipf", |w| w.zipf),
     ] {
         r.add("", label, "", |d| {
@@ -238,22 +251,39 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
         )
     });
 
-    let mut r = Rows { drives, rows: Vec::new() };
-    r.add("Capacity [GB]", "", "Capacity benchmarked, decimal GB.", |d| {
-        let gb = d.capacity_gb;
-        plain(gb, if gb.unwrap_or(0.0) >= 10.0 { 0 } else { 2 })
-    });
-    r.add("Seq. Read [MB/s]", "Spec", "Sequential reads over the filled drive. Spec: the datasheet.", |d| {
-        spec(d.spec.seq_read_mb_s, 0)
-    });
+    let mut r = Rows {
+        drives,
+        rows: Vec::new(),
+    };
+    r.add(
+        "Capacity [GB]",
+        "",
+        "Capacity benchmarked, decimal GB.",
+        |d| {
+            let gb = d.capacity_gb;
+            plain(gb, if gb.unwrap_or(0.0) >= 10.0 { 0 } else { 2 })
+        },
+    );
+    r.add(
+        "Seq. Read [MB/s]",
+        "Spec",
+        "Sequential reads over the filled drive. Spec: the datasheet.",
+        |d| spec(d.spec.seq_read_mb_s, 0),
+    );
     r.add("", "Measured", "", |d| plain(d.seq_read_mb_s, 0));
-    r.add("Seq. Write [MB/s]", "Spec", "Sequential writes; below spec when a write cache runs out.", |d| {
-        spec(d.spec.seq_write_mb_s, 0)
-    });
+    r.add(
+        "Seq. Write [MB/s]",
+        "Spec",
+        "Sequential writes; below spec when a write cache runs out.",
+        |d| spec(d.spec.seq_write_mb_s, 0),
+    );
     r.add("", "Measured", "", |d| plain(d.seq_write_mb_s, 0));
-    r.add("Rnd. Read [k IOPS]", "Spec", "4 KiB uniform random reads over the whole drive.", |d| {
-        spec(d.spec.rand_read_kiops, 0)
-    });
+    r.add(
+        "Rnd. Read [k IOPS]",
+        "Spec",
+        "4 KiB uniform random reads over the whole drive.",
+        |d| spec(d.spec.rand_read_kiops, 0),
+    );
     r.add("", "Measured", "", |d| plain(d.rand_read_kiops, 0));
     skew_kiops(
         &mut r,
@@ -290,7 +320,10 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
         notes: notes2,
     };
 
-    let mut r = Rows { drives, rows: Vec::new() };
+    let mut r = Rows {
+        drives,
+        rows: Vec::new(),
+    };
     r.add(
         "Media write counters",
         "",
@@ -301,7 +334,8 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
             None => Cell::empty(),
         },
     );
-    let was: [(&str, &str, fn(&DriveFigures) -> &Skewed<Option<f64>>); 2] = [
+    type Wa = fn(&DriveFigures) -> &Skewed<Option<f64>>;
+    let was: [(&str, &str, Wa); 2] = [
         (
             "WA (measured)",
             "Write amplification: media writes / host writes over the steady window, from the drive's counters.",
@@ -315,10 +349,21 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
     ];
     for (kind, help, pick) in was {
         r.add(kind, "Unif", help, |d| plain(pick(d).unif, 2));
-        for (label, w) in [("TwoZ", (|w| w.twoz) as fn(&Skewed<Option<f64>>) -> Option<f64>), ("Zipf", |w| w.zipf)] {
+        for (label, w) in [
+            (
+                "TwoZ",
+                (|w| w.twoz) as fn(&Skewed<Option<f64>>) -> Option<f64>,
+            ),
+            ("Zipf", |w| w.zipf),
+        ] {
             r.add("", label, "", |d| {
                 let u = pick(d).unif;
-                num(w(pick(d)), 2, |v| u.and_then(|u| colour::skew_lower_is_better(v, u)), false)
+                num(
+                    w(pick(d)),
+                    2,
+                    |v| u.and_then(|u| colour::skew_lower_is_better(v, u)),
+                    false,
+                )
             });
         }
     }
@@ -340,7 +385,11 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
     r.add("", "greedy model", "", |d| pct(d.op_greedy));
     for (i, label) in ["Unif", "TwoZ", "Zipf"].iter().enumerate() {
         r.add(
-            if i == 0 { "Steady state [drive writes]" } else { "" },
+            if i == 0 {
+                "Steady state [drive writes]"
+            } else {
+                ""
+            },
             label,
             if i == 0 {
                 "Drive writes of the step until its throughput was steady (SNIA PTS rule)."
@@ -357,7 +406,11 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
                             if c.converged { "" } else { " (not steady)" }
                         ),
                         value: Some(c.drive_writes),
-                        colour: if c.converged { None } else { Some(Colour::Yellow) },
+                        colour: if c.converged {
+                            None
+                        } else {
+                            Some(Colour::Yellow)
+                        },
                         spec: false,
                         diff: None,
                     },

@@ -112,7 +112,11 @@ fn the_paper_op_estimate_is_its_one_over_twice_the_uniform_wa() {
         let w = wa(&d)[0].unwrap();
         let op = d.op_formula.unwrap();
         let (lo, hi) = (1.0 / (2.0 * (w + 0.05)), 1.0 / (2.0 * (w - 0.05)));
-        assert!(op >= lo - 5e-4 && op <= hi + 5e-4, "{}: {op} for WA {w}", d.name);
+        assert!(
+            op >= lo - 5e-4 && op <= hi + 5e-4,
+            "{}: {op} for WA {w}",
+            d.name
+        );
     }
     assert!(paper::reference("no-such-paper").is_none());
 }

@@ -46,7 +46,11 @@ mod tests {
         let o = op_summary(&s, 1_000_000_000);
         assert_eq!(o.ios, 1000);
         assert!((o.iops - 1000.0).abs() < 1e-9);
-        assert_eq!(o.cdf.len(), 30 + 1 + 1, "3 nines resolved, the median, the max");
+        assert_eq!(
+            o.cdf.len(),
+            30 + 1 + 1,
+            "3 nines resolved, the median, the max"
+        );
         assert!(o.cdf.windows(2).all(|w| w[0].ns <= w[1].ns));
         assert_eq!(o.cdf.last().unwrap().ns, 1_000_000);
         assert!(op_summary(&OpStats::default(), 1).cdf.is_empty());

@@ -378,7 +378,11 @@ mod tests {
     fn linear_ticks_are_round_and_start_at_zero() {
         let l = Axis::linear("MB/s").layout([6980.0, 7000.0]);
         assert_eq!(l.lo, 0.0);
-        assert!(l.hi >= 7000.0 * 1.02, "headroom above a flat line: {}", l.hi);
+        assert!(
+            l.hi >= 7000.0 * 1.02,
+            "headroom above a flat line: {}",
+            l.hi
+        );
         assert_eq!(labels(&l), ["0", "2000", "4000", "6000", "8000"]);
         let l = Axis::linear("WAF").layout([1.0, 4.95]);
         assert_eq!(labels(&l), ["0", "1", "2", "3", "4", "5", "6"]);
@@ -410,7 +414,10 @@ mod tests {
         assert_eq!(a.to_plot(100.0), None);
         let l = a.layout([50.0, 99.995]);
         assert_eq!(l.hi, 5.0);
-        assert_eq!(labels(&l), ["0", "50", "90", "99", "99.9", "99.99", "99.999"]);
+        assert_eq!(
+            labels(&l),
+            ["0", "50", "90", "99", "99.9", "99.99", "99.999"]
+        );
     }
 
     #[test]

@@ -54,7 +54,10 @@ impl Shape {
         match self {
             Shape::Disc => area.draw(&Circle::new((x, y), 6, c.filled())),
             Shape::Ring => area.draw(&Circle::new((x, y), 6, c.stroke_width(2))),
-            Shape::Square => area.draw(&Rectangle::new([(x - 5, y - 5), (x + 5, y + 5)], c.filled())),
+            Shape::Square => area.draw(&Rectangle::new(
+                [(x - 5, y - 5), (x + 5, y + 5)],
+                c.filled(),
+            )),
             Shape::Triangle => area.draw(&Polygon::new(
                 vec![(x, y - 7), (x + 6, y + 5), (x - 6, y + 5)],
                 c.filled(),
@@ -133,7 +136,10 @@ impl DotChart {
         if !self.has_data() {
             return None;
         }
-        let values = self.rows.iter().flat_map(|r| r.values.iter().flatten().copied());
+        let values = self
+            .rows
+            .iter()
+            .flat_map(|r| r.values.iter().flatten().copied());
         let bounds = self.zones.iter().flat_map(|z| [z.from, z.to]).flatten();
         let x = self.x.layout(values.chain(bounds));
         let n = self.rows.len();
@@ -248,7 +254,10 @@ mod tests {
         let texts = crate::chart::svg_texts(&svg);
         let has = |w: &str| texts.iter().any(|t| t == w);
         assert!(has("Samsung PM9A3") && has("drive a"), "{texts:?}");
-        assert!(has("100 µs"), "the red zone's start is on the axis: {texts:?}");
+        assert!(
+            has("100 µs"),
+            "the red zone's start is on the axis: {texts:?}"
+        );
         assert!(has("P99.9"), "marks have a legend");
         assert_eq!(c.height(), 2 * ROW_H + 84);
     }

@@ -132,7 +132,9 @@ pub enum Key {
 impl Key {
     fn label(&self) -> &str {
         match self {
-            Key::Line { label, .. } | Key::Marker { label, .. } | Key::Swatch { label, .. } => label,
+            Key::Line { label, .. } | Key::Marker { label, .. } | Key::Swatch { label, .. } => {
+                label
+            }
         }
     }
 }
@@ -150,12 +152,28 @@ pub fn legend_width(keys: &[Key], max: u32) -> u32 {
     ((chars as f64 * CHAR_W + 46.0).ceil() as u32).min(max)
 }
 
-/// Draws `keys` top-down in `area`; labels too long for it end in an ellipsis.
+/// Draws `keys` top-down in `area`; labels too long for it end in an ellipsis, and keys
+/// beyond the area's height are counted in a last line ("+ 12 more").
 pub fn legend(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, keys: &[Key]) -> Option<()> {
-    let width = area.dim_in_pixel().0 as f64;
-    let max_chars = ((width - 40.0) / CHAR_W).floor().max(4.0) as usize;
+    let (width, height) = area.dim_in_pixel();
+    let max_chars = ((width as f64 - 40.0) / CHAR_W).floor().max(4.0) as usize;
     let text = font().pos(Pos::new(HPos::Left, VPos::Center));
-    for (i, k) in keys.iter().enumerate() {
+    let fit = ((height as i32 - 22) / 22).max(1) as usize;
+    let shown = if keys.len() > fit {
+        fit - 1
+    } else {
+        keys.len()
+    };
+    if shown < keys.len() {
+        let y = 22 + shown as i32 * 22;
+        area.draw(&Text::new(
+            format!("+ {} more", keys.len() - shown),
+            (6, y),
+            text.clone(),
+        ))
+        .ok()?;
+    }
+    for (i, k) in keys.iter().take(shown).enumerate() {
         let y = 22 + i as i32 * 22;
         let (x0, x1) = (6, 30);
         match k {

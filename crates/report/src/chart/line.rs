@@ -179,10 +179,7 @@ impl LineChart {
                 .ok()?;
                 if s.markers || pts.len() == 1 {
                     chart
-                        .draw_series(
-                            pts.iter()
-                                .map(|&p| Circle::new(p, 3, colour.filled())),
-                        )
+                        .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
                         .ok()?;
                 }
             }

@@ -21,6 +21,15 @@ pub use palette::Rgb;
 pub(crate) fn svg_texts(svg: &str) -> Vec<String> {
     svg.split("<text")
         .skip(1)
-        .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim().to_string()))
+        .filter_map(|t| {
+            Some(
+                t.split_once('>')?
+                    .1
+                    .split_once("</text>")?
+                    .0
+                    .trim()
+                    .to_string(),
+            )
+        })
         .collect()
 }

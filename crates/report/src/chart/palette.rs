@@ -20,14 +20,14 @@ impl Rgb {
 
 /// Colours of measured drives (and of runs of a sweep), in order.
 const SERIES: [Rgb; 8] = [
-    Rgb(31, 119, 180),  // blue
-    Rgb(230, 117, 10),  // orange
-    Rgb(123, 63, 176),  // purple
-    Rgb(23, 162, 184),  // teal
-    Rgb(214, 55, 154),  // magenta
-    Rgb(140, 86, 75),   // brown
-    Rgb(44, 62, 140),   // navy
-    Rgb(138, 138, 0),   // olive
+    Rgb(31, 119, 180), // blue
+    Rgb(230, 117, 10), // orange
+    Rgb(123, 63, 176), // purple
+    Rgb(23, 162, 184), // teal
+    Rgb(214, 55, 154), // magenta
+    Rgb(140, 86, 75),  // brown
+    Rgb(44, 62, 140),  // navy
+    Rgb(138, 138, 0),  // olive
 ];
 
 /// The colour of the `i`-th drive or run; repeats after eight.

@@ -65,13 +65,13 @@ fn runs_of(points: &[&SecondPoint], pick: impl Fn(&SecondPoint) -> f64) -> Vec<V
             }
             continue;
         }
-        out.last_mut()
-            .expect("never empty")
-            .push([p.t_s, pick(p)]);
+        out.last_mut().expect("never empty").push([p.t_s, pick(p)]);
     }
     out.retain(|r| !r.is_empty());
     out
 }
+
+type Pick = fn(&SecondPoint) -> f64;
 
 /// Latency of a probe stream per second over the latency-under-load step: P99 (solid) and
 /// mean (thin), one colour per drive.
@@ -92,7 +92,7 @@ pub fn over_time(drives: &[Drive], probe: &str) -> LineChart {
             .iter()
             .filter(|p| p.stream == stream && full(p.t_s))
             .collect();
-        let stats: [(&str, Stroke, fn(&SecondPoint) -> f64); 2] = [
+        let stats: [(&str, Stroke, Pick); 2] = [
             ("P99", Stroke::Solid, |p| p.lat_p99_ns as f64),
             ("mean", Stroke::Thin, |p| p.lat_mean_ns),
         ];

@@ -104,12 +104,14 @@ pub fn throughput(drives: &[Drive], step_name: &str, title: &str) -> LineChart {
                 c.series
                     .push(Series::new(thin, d.colour, seconds).stroke(Stroke::Thin));
             }
-            c.series.push(
-                Series::new(label(drives, d, "per round"), d.colour, rounds).markers(),
-            );
-        } else {
             c.series
-                .push(Series::new(label(drives, d, "per second"), d.colour, seconds));
+                .push(Series::new(label(drives, d, "per round"), d.colour, rounds).markers());
+        } else {
+            c.series.push(Series::new(
+                label(drives, d, "per second"),
+                d.colour,
+                seconds,
+            ));
         }
     }
     c
