@@ -16,9 +16,11 @@
 pub mod compress;
 pub mod device;
 pub mod driver;
+pub mod experiment;
 pub mod metrics;
 pub mod page;
 pub mod pool;
+pub mod setup;
 pub mod space;
 pub mod store;
 
