@@ -24,7 +24,9 @@ pub struct Outcome {
     pub metrics: Metrics,
     pub load_wall_s: f64,
     pub warmup_ops: u64,
+    /// Wall seconds of the whole run and of the measured window alone.
     pub wall_s: f64,
+    pub measure_wall_s: f64,
     /// Stopped early (signal): the window is shorter than asked.
     pub partial: bool,
     pub metadata_bytes: u64,
@@ -55,13 +57,16 @@ pub fn run(
     r.run(store, ops, p.warmup, stop, &mut |_, c| progress(Phase::Warmup, c))?;
     let warmup_ops = r.clock.ops;
     let a = Snapshot::take(store, r.clock);
+    let tm = Instant::now();
     r.run(store, ops, p.measure, stop, &mut |_, c| progress(Phase::Measure, c))?;
     let b = Snapshot::take(store, r.clock);
+    let measure_wall_s = tm.elapsed().as_secs_f64();
     Ok(Outcome {
         metrics: Metrics::between(&a, &b),
         load_wall_s,
         warmup_ops,
         wall_s: t0.elapsed().as_secs_f64(),
+        measure_wall_s,
         partial: stop(),
         metadata_bytes: store.metadata_bytes(),
         groups: store.space().map_or((0, 0), |s| s.group_counts()),
