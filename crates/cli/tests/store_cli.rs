@@ -54,13 +54,14 @@ fn fdp_and_zns_rows_reach_ssd_waf_one() {
     let dir = tempfile::tempdir().unwrap();
     let j = dir.path().join("t.json");
     ok(&[
-        "store", EMU, "--rows", "fdp,zns", "--warmup", "1.5", "--measure", "0.5", "--open-zones",
+        "store", "emu:default,capacity=512MiB,units_per_block=1", "--rows", "fdp,zns", "--warmup", "1.5", "--measure", "0.5", "--open-zones",
         "8", "--quiet", "--json", s(&j),
     ]);
     let d = json(&j);
     for r in ["fdp", "zns"] {
         let w = m(&d, r, "ssd_waf");
-        assert!((0.99..=1.05).contains(&w), "{r}: SSD WAF {w}");
+        // Below 1 is possible: rewrites absorbed by the drive's write buffer never reach flash.
+        assert!((0.9..=1.05).contains(&w), "{r}: SSD WAF {w}");
         assert!(m(&d, r, "db_waf") < 1.0);
     }
     // ZNS returns the OP space to the host: a larger device for the same dataset.
@@ -94,7 +95,7 @@ fn bad_input_is_one_line_and_exit_2() {
     usage_error(&["store", "--size", "1G"], "--size is for file targets");
     usage_error(&["store", "--zone", "1MiB", "--align-gc-unit"], "exclude each other");
     usage_error(&["store", "--pattern", "zipf"], "zipf");
-    usage_error(&["store", "--theta", "-1"], "invalid --theta");
+    usage_error(&["store", "--theta", "0"], "invalid --theta");
     usage_error(&["store", "--data-ratio", "0.5"], "invalid data ratio 0.5");
     usage_error(&["store", "/nonexistent-dir/db"], "does not exist");
     usage_error(&["store", "--json", "/nonexistent-dir/x.json"], "does not exist");
