@@ -32,6 +32,8 @@ pub struct Outcome {
     pub metadata_bytes: u64,
     /// (groups with live data, imbalanced groups) at the end (NoWA bookkeeping).
     pub groups: (u64, u64),
+    /// The space manager's counters over the whole run (load and warm-up included).
+    pub space_totals: Option<crate::space::SpaceCounters>,
 }
 
 /// Which phase a progress report is from.
@@ -70,5 +72,6 @@ pub fn run(
         partial: stop(),
         metadata_bytes: store.metadata_bytes(),
         groups: store.space().map_or((0, 0), |s| s.group_counts()),
+        space_totals: store.space().map(|s| s.counters),
     })
 }

@@ -126,7 +126,8 @@ pub struct Args {
     no_verify: bool,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// File targets: the file's size (created or extended).
+    /// File targets: the file's size (created or extended); devices: use only their first
+    /// SIZE bytes (whole zones on a zoned namespace).
     #[arg(long)]
     size: Option<String>,
     /// Write the result as JSON.
@@ -352,9 +353,18 @@ fn open_device(a: &Args, o: &Options) -> anyhow::Result<Box<dyn Device>> {
     let size = a.size.as_deref().map(parse_size).transpose().or_usage()?;
     Ok(match o.backend {
         BackendChoice::Conventional => Box::new(FileDevice::open(path, size).map_err(dev_usage)?),
-        BackendChoice::Fdp => Box::new(NvmeDevice::open_fdp(path).map_err(dev_usage)?),
+        BackendChoice::Fdp => {
+            let mut d = NvmeDevice::open_fdp(path).map_err(dev_usage)?;
+            if let Some(s) = size {
+                d.limit(s).map_err(dev_usage)?;
+            }
+            Box::new(d)
+        }
         BackendChoice::Zns => {
             let mut d = NvmeDevice::open_zoned(path).map_err(dev_usage)?;
+            if let Some(s) = size {
+                d.limit(s).map_err(dev_usage)?;
+            }
             d.reset_all_zones().map_err(dev_usage)?;
             Box::new(d)
         }

@@ -113,6 +113,26 @@ impl NvmeDevice {
         })
     }
 
+    /// Uses only the first `bytes` of the namespace (whole zones on a zoned one).
+    pub fn limit(&mut self, bytes: u64) -> Result<(), DeviceError> {
+        if bytes > self.info.capacity || bytes < 4096 {
+            return Err(DeviceError::Invalid(format!(
+                "invalid --size {bytes}: expected 4 KiB up to the namespace's {} bytes",
+                self.info.capacity
+            )));
+        }
+        match self.info.zoned.as_mut() {
+            Some(z) => {
+                z.zones = (bytes / z.zone_bytes).max(1) as u32;
+                self.info.capacity = z.zones as u64 * z.zone_bytes;
+            }
+            None => self.info.capacity = bytes / 4096 * 4096,
+        }
+        self.info.description
+            .push_str(&format!(", first {}", ssdiq_workload::units::format_size(self.info.capacity)));
+        Ok(())
+    }
+
     /// Resets every zone (a fresh start, as ZLeanStore does).
     pub fn reset_all_zones(&mut self) -> Result<(), DeviceError> {
         Ok(self.dev.zone_reset(0, true)?)
