@@ -26,8 +26,21 @@ fn table1_orderings_on_a_small_emulated_drive() {
     let j = dir.path().join("t1.json");
     let h = dir.path().join("t1.html");
     let out = ok(&[
-        "store", EMU, "--rows", "in-place,oop,comp,aligned", "--warmup", "1.5", "--measure", "0.5",
-        "--open-zones", "8", "--quiet", "--json", s(&j), "--html", s(&h),
+        "store",
+        EMU,
+        "--rows",
+        "in-place,oop,comp,aligned",
+        "--warmup",
+        "1.5",
+        "--measure",
+        "0.5",
+        "--open-zones",
+        "8",
+        "--quiet",
+        "--json",
+        s(&j),
+        "--html",
+        s(&h),
     ]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("paper"), "{text}");
@@ -54,8 +67,19 @@ fn fdp_and_zns_rows_reach_ssd_waf_one() {
     let dir = tempfile::tempdir().unwrap();
     let j = dir.path().join("t.json");
     ok(&[
-        "store", "emu:default,capacity=512MiB,units_per_block=1", "--rows", "fdp,zns", "--warmup", "1.5", "--measure", "0.5", "--open-zones",
-        "8", "--quiet", "--json", s(&j),
+        "store",
+        "emu:default,capacity=512MiB,units_per_block=1",
+        "--rows",
+        "fdp,zns",
+        "--warmup",
+        "1.5",
+        "--measure",
+        "0.5",
+        "--open-zones",
+        "8",
+        "--quiet",
+        "--json",
+        s(&j),
     ]);
     let d = json(&j);
     for r in ["fdp", "zns"] {
@@ -75,30 +99,69 @@ fn page_level_driver_on_a_file() {
     let f = dir.path().join("db.img");
     let j = dir.path().join("r.json");
     ok(&[
-        "store", s(&f), "--size", "64MiB", "--compression", "--gdt", "--zone", "1MiB",
-        "--open-zones", "4", "--pattern", "zipf:0.9", "--read-fraction", "0.2", "--warmup",
-        "1", "--measure-ops", "20k", "--quiet", "--json", s(&j),
+        "store",
+        s(&f),
+        "--size",
+        "64MiB",
+        "--compression",
+        "--gdt",
+        "--zone",
+        "1MiB",
+        "--open-zones",
+        "4",
+        "--pattern",
+        "zipf:0.9",
+        "--read-fraction",
+        "0.2",
+        "--warmup",
+        "1",
+        "--measure-ops",
+        "20k",
+        "--quiet",
+        "--json",
+        s(&j),
     ]);
     let d = json(&j);
     let r = &d["rows"][0];
     assert_eq!(r["outcome"]["metrics"]["ops"], 20000);
-    assert!(r["outcome"]["metrics"]["ssd_waf"].is_null(), "a file has no media counters");
+    assert!(
+        r["outcome"]["metrics"]["ssd_waf"].is_null(),
+        "a file has no media counters"
+    );
     assert!(r["outcome"]["metrics"]["db_waf"].as_f64().unwrap() > 0.0);
 }
 
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
-    usage_error(&["store", "--backend", "tape"], "invalid --backend \"tape\"");
+    usage_error(
+        &["store", "--backend", "tape"],
+        "invalid --backend \"tape\"",
+    );
     usage_error(&["store", "--fill", "1.5"], "invalid fill 1.5");
-    usage_error(&["store", "--rows", "best"], "invalid --rows entry \"best\"");
-    usage_error(&["store", "--in-place", "--compression"], "need out-of-place writes");
+    usage_error(
+        &["store", "--rows", "best"],
+        "invalid --rows entry \"best\"",
+    );
+    usage_error(
+        &["store", "--in-place", "--compression"],
+        "need out-of-place writes",
+    );
     usage_error(&["store", "--size", "1G"], "--size is for file targets");
-    usage_error(&["store", "--zone", "1MiB", "--align-gc-unit"], "exclude each other");
+    usage_error(
+        &["store", "--zone", "1MiB", "--align-gc-unit"],
+        "exclude each other",
+    );
     usage_error(&["store", "--pattern", "zipf"], "zipf");
     usage_error(&["store", "--theta", "0"], "invalid --theta");
     usage_error(&["store", "--data-ratio", "0.5"], "invalid data ratio 0.5");
     usage_error(&["store", "/nonexistent-dir/db"], "does not exist");
-    usage_error(&["store", "--json", "/nonexistent-dir/x.json"], "does not exist");
-    usage_error(&["store", "--backend", "fdp", "--open-zones", "16"], "reclaim unit handles");
+    usage_error(
+        &["store", "--json", "/nonexistent-dir/x.json"],
+        "does not exist",
+    );
+    usage_error(
+        &["store", "--backend", "fdp", "--open-zones", "16"],
+        "reclaim unit handles",
+    );
     usage_error(&["store", "emu:nope"], "unknown emu profile");
 }

@@ -169,7 +169,10 @@ mod tests {
     fn decodes_a_report() {
         let mut b = vec![0u8; 192];
         b[0] = 2;
-        for (i, (start, wp, st)) in [(0u64, 8u64, 0x2u8), (16384, 16384, 0x1)].iter().enumerate() {
+        for (i, (start, wp, st)) in [(0u64, 8u64, 0x2u8), (16384, 16384, 0x1)]
+            .iter()
+            .enumerate()
+        {
             let d = &mut b[64 + i * 64..];
             d[0] = 2;
             d[1] = st << 4;

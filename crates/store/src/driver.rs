@@ -243,7 +243,10 @@ impl Runner {
                 }
                 continue;
             }
-            assert!(tw != u64::MAX, "every worker waits and the drive has no event");
+            assert!(
+                tw != u64::MAX,
+                "every worker waits and the drive has no event"
+            );
             break;
         }
         let Reverse((t, w)) = self.heap.pop().expect("peeked");

@@ -53,14 +53,26 @@ pub fn run(
 ) -> Result<Outcome, StoreError> {
     let t0 = Instant::now();
     let pages = store.config().pages;
-    store.load(&mut |n| progress(Phase::Load { pages: n, of: pages }, Clock::default()))?;
+    store.load(&mut |n| {
+        progress(
+            Phase::Load {
+                pages: n,
+                of: pages,
+            },
+            Clock::default(),
+        )
+    })?;
     let load_wall_s = t0.elapsed().as_secs_f64();
     let mut r = Runner::new(p.workers, p.op_cpu_ns);
-    r.run(store, ops, p.warmup, stop, &mut |_, c| progress(Phase::Warmup, c))?;
+    r.run(store, ops, p.warmup, stop, &mut |_, c| {
+        progress(Phase::Warmup, c)
+    })?;
     let warmup_ops = r.clock.ops;
     let a = Snapshot::take(store, r.clock);
     let tm = Instant::now();
-    r.run(store, ops, p.measure, stop, &mut |_, c| progress(Phase::Measure, c))?;
+    r.run(store, ops, p.measure, stop, &mut |_, c| {
+        progress(Phase::Measure, c)
+    })?;
     let b = Snapshot::take(store, r.clock);
     let measure_wall_s = tm.elapsed().as_secs_f64();
     Ok(Outcome {

@@ -40,7 +40,11 @@ pub enum PageError {
     #[error("page {pid}: bad magic (not a page written by the store)")]
     Magic { pid: u64 },
     #[error("page {pid}: checksum mismatch (stored {stored:#010x}, computed {computed:#010x})")]
-    Checksum { pid: u64, stored: u32, computed: u32 },
+    Checksum {
+        pid: u64,
+        stored: u32,
+        computed: u32,
+    },
     #[error("page {want}: the location holds page {got}")]
     WrongPage { want: u64, got: u64 },
     #[error("page {pid}: version {got} read, {want} was written last")]

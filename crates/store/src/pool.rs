@@ -128,7 +128,8 @@ impl Pool {
 
     /// Frames holding dirty pages.
     pub fn dirty_frames(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..self.owner.len() as u32).filter(|&f| self.owner[f as usize] != NIL && self.dirty[f as usize])
+        (0..self.owner.len() as u32)
+            .filter(|&f| self.owner[f as usize] != NIL && self.dirty[f as usize])
     }
 }
 

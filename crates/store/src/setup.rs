@@ -84,26 +84,50 @@ pub struct Derived {
 
 pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived), String> {
     if !(o.fill > 0.0 && o.fill < 1.0) {
-        return Err(format!("invalid fill {}: expected a fraction between 0 and 1", o.fill));
+        return Err(format!(
+            "invalid fill {}: expected a fraction between 0 and 1",
+            o.fill
+        ));
     }
     if !(o.buffer > 0.0 && o.buffer <= 1.0) {
-        return Err(format!("invalid buffer {}: expected a fraction of the dataset up to 1", o.buffer));
+        return Err(format!(
+            "invalid buffer {}: expected a fraction of the dataset up to 1",
+            o.buffer
+        ));
     }
     if !(1..=31).contains(&o.records_per_page) {
-        return Err(format!("invalid records per page {}: expected 1 to 31", o.records_per_page));
+        return Err(format!(
+            "invalid records per page {}: expected 1 to 31",
+            o.records_per_page
+        ));
     }
     if !(o.data_ratio >= 1.0 && o.data_ratio <= 20.0) {
-        return Err(format!("invalid data ratio {}: expected 1 (incompressible) to 20", o.data_ratio));
+        return Err(format!(
+            "invalid data ratio {}: expected 1 (incompressible) to 20",
+            o.data_ratio
+        ));
     }
     if o.evict_batch == 0 || o.evict_batch > 4096 {
-        return Err(format!("invalid eviction batch {}: expected 1 to 4096 pages", o.evict_batch));
+        return Err(format!(
+            "invalid eviction batch {}: expected 1 to 4096 pages",
+            o.evict_batch
+        ));
     }
     let k = o.open_zones;
     if !o.out_of_place {
-        if o.compression || o.gdt || o.nowa || o.align.is_some() || o.backend != BackendChoice::Conventional {
+        if o.compression
+            || o.gdt
+            || o.nowa
+            || o.align.is_some()
+            || o.backend != BackendChoice::Conventional
+        {
             return Err("compression, GDT, NoWA, GC-unit alignment and the FDP/ZNS backends need out-of-place writes".into());
         }
-        let dwb = if o.dwb { o.evict_batch as u64 * PAGE } else { 0 };
+        let dwb = if o.dwb {
+            o.evict_batch as u64 * PAGE
+        } else {
+            0
+        };
         let pages = ((info.capacity.saturating_sub(dwb)) as f64 * o.fill / PAGE as f64) as u64;
         return Ok((
             StoreConfig {
@@ -128,20 +152,35 @@ pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived
     }
     let (zone_bytes, zone_capacity, zones, gc_unit, aligned) = match o.backend {
         BackendChoice::Zns => {
-            let z = info
-                .zoned
-                .ok_or_else(|| format!("{} is not zoned; the ZNS backend needs a zoned device", info.description))?;
+            let z = info.zoned.ok_or_else(|| {
+                format!(
+                    "{} is not zoned; the ZNS backend needs a zoned device",
+                    info.description
+                )
+            })?;
             if o.zone.is_some() || o.align.is_some() {
-                return Err("the ZNS backend uses the device's zones; drop --zone and --align-gc-unit".into());
+                return Err(
+                    "the ZNS backend uses the device's zones; drop --zone and --align-gc-unit"
+                        .into(),
+                );
             }
             if z.max_open > 0 && k > z.max_open {
                 return Err(format!("{k} open zones; the device allows {}", z.max_open));
             }
-            (z.zone_bytes, z.zone_capacity, z.zones, Some(z.zone_bytes), true)
+            (
+                z.zone_bytes,
+                z.zone_capacity,
+                z.zones,
+                Some(z.zone_bytes),
+                true,
+            )
         }
         _ => {
             if info.zoned.is_some() {
-                return Err(format!("{} is zoned; use the ZNS backend", info.description));
+                return Err(format!(
+                    "{} is zoned; use the ZNS backend",
+                    info.description
+                ));
             }
             let unit = match o.align {
                 Some(Some(u)) => Some(u),
@@ -170,7 +209,9 @@ pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived
                 (Some(_), None, None) => unreachable!("alignment without a unit was refused"),
             };
             if zone < PAGE || !zone.is_multiple_of(PAGE) {
-                return Err(format!("zone size {zone}: expected a positive multiple of 4 KiB"));
+                return Err(format!(
+                    "zone size {zone}: expected a positive multiple of 4 KiB"
+                ));
             }
             let zones = (info.capacity / zone).min(u32::MAX as u64 - 1) as u32;
             (zone, zone, zones, unit, o.align.is_some())

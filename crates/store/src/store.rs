@@ -129,14 +129,21 @@ impl Store {
         let space = match &cfg.layout {
             Layout::InPlace { dwb } => {
                 if info.zoned.is_some() {
-                    return bad("in-place writes need a conventional device, not a zoned one".into());
+                    return bad(
+                        "in-place writes need a conventional device, not a zoned one".into(),
+                    );
                 }
-                let need = (cfg.pages + if *dwb { cfg.evict_batch as u64 } else { 0 }) * PAGE as u64;
+                let need =
+                    (cfg.pages + if *dwb { cfg.evict_batch as u64 } else { 0 }) * PAGE as u64;
                 if need > info.capacity {
                     return bad(format!(
                         "{} pages{} need {need} bytes; the device has {}",
                         cfg.pages,
-                        if *dwb { " and the double-write area" } else { "" },
+                        if *dwb {
+                            " and the double-write area"
+                        } else {
+                            ""
+                        },
                         info.capacity
                     ));
                 }
@@ -145,7 +152,10 @@ impl Store {
             Layout::OutOfPlace { space, compression } => {
                 let s = space;
                 if s.zone_capacity < PAGE as u64 || !s.zone_capacity.is_multiple_of(PAGE as u64) {
-                    return bad(format!("zone capacity {} is not a positive multiple of 4 KiB", s.zone_capacity));
+                    return bad(format!(
+                        "zone capacity {} is not a positive multiple of 4 KiB",
+                        s.zone_capacity
+                    ));
                 }
                 if s.zone_bytes * s.zones as u64 > info.capacity.max(s.zone_bytes * s.zones as u64)
                     || s.zone_bytes * (s.zones as u64) > info.capacity
@@ -162,14 +172,22 @@ impl Store {
                     ));
                 }
                 let room = (s.zones - s.max_open) as u64 * (s.zone_capacity / PAGE as u64);
-                let worst = if *compression { cfg.pages / 2 } else { cfg.pages };
+                let worst = if *compression {
+                    cfg.pages / 2
+                } else {
+                    cfg.pages
+                };
                 if worst > room {
                     return bad(format!(
                         "{} pages do not fit: {} zones less {} open hold {room} pages{}",
                         cfg.pages,
                         s.zones,
                         s.max_open,
-                        if *compression { " (two per slot at best)" } else { "" }
+                        if *compression {
+                            " (two per slot at best)"
+                        } else {
+                            ""
+                        }
                     ));
                 }
                 if matches!(s.backend, crate::space::Backend::Zns) && info.zoned.is_none() {
@@ -249,7 +267,12 @@ impl Store {
             for p in pid..end {
                 self.gen.init(&mut page, p);
                 let stored: &[u8] = match (&self.cfg.layout, &mut self.comp) {
-                    (Layout::OutOfPlace { compression: true, .. }, c) => c.compress(&page),
+                    (
+                        Layout::OutOfPlace {
+                            compression: true, ..
+                        },
+                        c,
+                    ) => c.compress(&page),
                     _ => &page,
                 };
                 self.items.push(Item {
@@ -338,7 +361,6 @@ impl Store {
         self.counters.read_bytes += PAGE as u64;
         Ok(())
     }
-
 
     /// Evicts one batch of frames by CLOCK, writing the dirty ones.
     fn evict_batch(&mut self) -> Result<(), StoreError> {
@@ -479,7 +501,13 @@ impl Store {
                 continue;
             }
             self.fetch_into_slot(pid)?;
-            decode(self.space.as_ref(), &self.slot, &self.versions, pid, &mut frame)?;
+            decode(
+                self.space.as_ref(),
+                &self.slot,
+                &self.versions,
+                pid,
+                &mut frame,
+            )?;
             n += 1;
         }
         Ok(n)

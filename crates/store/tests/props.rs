@@ -114,11 +114,22 @@ proptest! {
 
 #[test]
 fn gc_runs_and_moves_pages_in_every_out_of_place_variant() {
-    for v in [Variant::Oop, Variant::Comp, Variant::CompGdt, Variant::CompGdtNowa, Variant::Fdp, Variant::Zns] {
+    for v in [
+        Variant::Oop,
+        Variant::Comp,
+        Variant::CompGdt,
+        Variant::CompGdtNowa,
+        Variant::Fdp,
+        Variant::Zns,
+    ] {
         let mut s = store(v, 7, 2.0);
         let mut rng = ssdiq_workload::SeededRng::new(1);
         for _ in 0..20_000 {
-            let pid = if rng.below(4) == 0 { rng.below(PAGES) } else { rng.below(20) };
+            let pid = if rng.below(4) == 0 {
+                rng.below(PAGES)
+            } else {
+                rng.below(20)
+            };
             s.update(pid, rng.below(14) as u32).unwrap();
         }
         s.check().unwrap();
@@ -141,7 +152,9 @@ fn corruption_on_the_device_is_detected() {
     let mut slot = vec![0u8; 4096];
     s.device().read(off, &mut slot).unwrap();
     slot[l.offset as usize + 40] ^= 0xff;
-    s.device().write(off, &slot, ssdiq_store::Placement::None).unwrap();
+    s.device()
+        .write(off, &slot, ssdiq_store::Placement::None)
+        .unwrap();
     let e = s.read(5).unwrap_err().to_string();
     assert!(e.contains("page 5"), "{e}");
 }

@@ -192,7 +192,10 @@ fn expand_rows(s: &str) -> Vec<String> {
     for r in s.split(',').map(str::trim).filter(|r| !r.is_empty()) {
         match r {
             "table1" => v.extend(
-                ["in-place", "oop", "comp", "gdt", "nowa", "aligned", "nocomp"].map(String::from),
+                [
+                    "in-place", "oop", "comp", "gdt", "nowa", "aligned", "nocomp",
+                ]
+                .map(String::from),
             ),
             "table2" => v.extend(["in-place", "aligned", "zns"].map(String::from)),
             "table3" => v.extend(["in-place", "aligned", "fdp"].map(String::from)),
@@ -208,9 +211,11 @@ fn parse_fraction(flag: &str, s: &str) -> anyhow::Result<f64> {
         Some(p) => p.trim().parse::<f64>().map(|x| x / 100.0),
         None => t.parse::<f64>(),
     };
-    v.ok()
-        .filter(|v| v.is_finite())
-        .ok_or_else(|| usage(format!("invalid {flag} \"{s}\": expected a number like 0.9 or 90%")))
+    v.ok().filter(|v| v.is_finite()).ok_or_else(|| {
+        usage(format!(
+            "invalid {flag} \"{s}\": expected a number like 0.9 or 90%"
+        ))
+    })
 }
 
 /// A bound in bytes: a plain number is in device capacities.
@@ -239,7 +244,11 @@ fn parse_count(flag: &str, s: &str) -> anyhow::Result<u64> {
         .ok()
         .filter(|v| *v > 0.0 && v.is_finite())
         .map(|v| (v * mult) as u64)
-        .ok_or_else(|| usage(format!("invalid {flag} \"{s}\": expected a count like 1M or 500k")))
+        .ok_or_else(|| {
+            usage(format!(
+                "invalid {flag} \"{s}\": expected a count like 1M or 500k"
+            ))
+        })
 }
 
 fn base_options(a: &Args) -> anyhow::Result<Options> {
@@ -293,7 +302,12 @@ fn workload(a: &Args) -> anyhow::Result<Workload> {
                 .parse::<f64>()
                 .ok()
                 .filter(|t| *t > 0.0 && t.is_finite())
-                .ok_or_else(|| usage(format!("invalid --theta \"{}\": expected a number > 0", a.theta)))?,
+                .ok_or_else(|| {
+                    usage(format!(
+                        "invalid --theta \"{}\": expected a number > 0",
+                        a.theta
+                    ))
+                })?,
             read_fraction: rf,
         },
     })
@@ -330,7 +344,9 @@ fn open_device(a: &Args, o: &Options) -> anyhow::Result<Box<dyn Device>> {
                 max_open: o.open_zones.min(u16::MAX as u32) as u16,
             },
         };
-        return Ok(Box::new(EmuDevice::open(&a.target, mode).map_err(dev_usage)?));
+        return Ok(Box::new(
+            EmuDevice::open(&a.target, mode).map_err(dev_usage)?,
+        ));
     }
     let path = Path::new(&a.target);
     let facts = ssdiq_engine::target::TargetFacts::probe(path).map_err(|e| usage(e.to_string()))?;
@@ -345,10 +361,12 @@ fn open_device(a: &Args, o: &Options) -> anyhow::Result<Box<dyn Device>> {
         }
     }
     if block {
-        ssdiq_nvme::safety::check_destructive(path, a.allow_destroy.as_deref()).map_err(|e| match e {
-            ssdiq_nvme::safety::SafetyError::Refused(m) => usage(m),
-            other => anyhow::Error::new(other),
-        })?;
+        ssdiq_nvme::safety::check_destructive(path, a.allow_destroy.as_deref()).map_err(
+            |e| match e {
+                ssdiq_nvme::safety::SafetyError::Refused(m) => usage(m),
+                other => anyhow::Error::new(other),
+            },
+        )?;
     }
     let size = a.size.as_deref().map(parse_size).transpose().or_usage()?;
     Ok(match o.backend {

@@ -106,15 +106,36 @@ fn opt(v: Option<f64>, digits: usize) -> String {
 fn cells(r: &RowResult) -> Vec<(&'static str, String, String)> {
     let m = &r.outcome.metrics;
     let p = paper_row(&r.name);
-    let pf = |f: fn(&PaperRow) -> Option<f64>, d: usize| p.as_ref().map_or("".into(), |p| opt(f(p), d));
+    let pf =
+        |f: fn(&PaperRow) -> Option<f64>, d: usize| p.as_ref().map_or("".into(), |p| opt(f(p), d));
     vec![
-        ("kops/s", format!("{:.0}", m.ops_per_s / 1e3), p.map_or("".into(), |p| format!("{:.0}", p.ops_k))),
+        (
+            "kops/s",
+            format!("{:.0}", m.ops_per_s / 1e3),
+            p.map_or("".into(), |p| format!("{:.0}", p.ops_k)),
+        ),
         ("DB WAF", format!("{:.2}", m.db_waf), pf(|p| p.db_waf, 2)),
         ("SSD WAF", opt(m.ssd_waf, 2), pf(|p| p.ssd_waf, 2)),
-        ("total WAF", opt(m.total_waf, 2), pf(|p| Some(p.db_waf? * p.ssd_waf?), 2)),
-        ("logical B/op", format!("{:.0}", m.logical_bytes_per_op), pf(|p| p.logical_bytes_per_op, 0)),
-        ("physical B/op", opt(m.physical_bytes_per_op, 0), pf(|p| p.physical_bytes_per_op, 0)),
-        ("hit ratio", format!("{:.3}", m.hit_ratio), pf(|p| p.hit_ratio, 3)),
+        (
+            "total WAF",
+            opt(m.total_waf, 2),
+            pf(|p| Some(p.db_waf? * p.ssd_waf?), 2),
+        ),
+        (
+            "logical B/op",
+            format!("{:.0}", m.logical_bytes_per_op),
+            pf(|p| p.logical_bytes_per_op, 0),
+        ),
+        (
+            "physical B/op",
+            opt(m.physical_bytes_per_op, 0),
+            pf(|p| p.physical_bytes_per_op, 0),
+        ),
+        (
+            "hit ratio",
+            format!("{:.3}", m.hit_ratio),
+            pf(|p| p.hit_ratio, 3),
+        ),
     ]
 }
 
@@ -133,7 +154,12 @@ pub fn row_line(r: &RowResult) -> String {
 
 pub fn render_text(res: &StoreResult) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "ssdiq store on {}{}", res.target, if res.partial { " (partial)" } else { "" });
+    let _ = writeln!(
+        s,
+        "ssdiq store on {}{}",
+        res.target,
+        if res.partial { " (partial)" } else { "" }
+    );
     if let Some(r) = res.rows.first() {
         let _ = writeln!(s, "device: {}", r.device.description);
         let _ = writeln!(
@@ -165,7 +191,10 @@ pub fn render_text(res: &StoreResult) -> String {
             s.push('\n');
         }
     }
-    let _ = writeln!(s, "write drilldown (bytes per user page written: user / double-write / DB GC / SSD GC):");
+    let _ = writeln!(
+        s,
+        "write drilldown (bytes per user page written: user / double-write / DB GC / SSD GC):"
+    );
     for r in &res.rows {
         let m = &r.outcome.metrics;
         let d = &m.drilldown;
@@ -188,7 +217,9 @@ pub fn render_text(res: &StoreResult) -> String {
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// One page, no scripts: the table (ours over the paper's) and the write drilldown as bars.
@@ -203,7 +234,11 @@ td,th{border:1px solid #bbb;padding:3px 8px}td.num{text-align:right}tr.paper td{
         h,
         "<h1>Page store: {}</h1>{}",
         esc(&res.target),
-        if res.partial { "<p><b>partial</b></p>" } else { "" }
+        if res.partial {
+            "<p><b>partial</b></p>"
+        } else {
+            ""
+        }
     );
     if let Some(r) = res.rows.first() {
         let _ = write!(h, "<p>{}</p>", esc(&r.device.description));
@@ -214,13 +249,22 @@ td,th{border:1px solid #bbb;padding:3px 8px}td.num{text-align:right}tr.paper td{
     }
     h.push_str("</tr>");
     for r in &res.rows {
-        let _ = write!(h, "<tr><td>{}</td><td>{}</td>", esc(&r.name), esc(&r.zone_size));
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td>",
+            esc(&r.name),
+            esc(&r.zone_size)
+        );
         for (_, ours, _) in cells(r) {
             let _ = write!(h, "<td class=\"num\">{ours}</td>");
         }
         h.push_str("</tr>");
         if let Some(p) = paper_row(&r.name) {
-            let _ = write!(h, "<tr class=\"paper\"><td>paper ({})</td><td></td>", p.table);
+            let _ = write!(
+                h,
+                "<tr class=\"paper\"><td>paper ({})</td><td></td>",
+                p.table
+            );
             for (_, _, theirs) in cells(r) {
                 let _ = write!(h, "<td class=\"num\">{theirs}</td>");
             }
@@ -231,16 +275,31 @@ td,th{border:1px solid #bbb;padding:3px 8px}td.num{text-align:right}tr.paper td{
     let max = res
         .rows
         .iter()
-        .map(|r| r.outcome.metrics.total_waf.unwrap_or(r.outcome.metrics.db_waf))
+        .map(|r| {
+            r.outcome
+                .metrics
+                .total_waf
+                .unwrap_or(r.outcome.metrics.db_waf)
+        })
         .fold(1.0f64, f64::max);
     let w = 600.0;
-    let _ = write!(h, "<svg width=\"{}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">", w + 220.0, res.rows.len() * 28 + 10);
+    let _ = write!(
+        h,
+        "<svg width=\"{}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">",
+        w + 220.0,
+        res.rows.len() * 28 + 10
+    );
     for (i, r) in res.rows.iter().enumerate() {
         let m = &r.outcome.metrics;
         let d = &m.drilldown;
         let per = |b: u64| b as f64 / (m.user_pages.max(1) as f64 * 4096.0);
         let y = i * 28 + 5;
-        let _ = write!(h, "<text x=\"0\" y=\"{}\" font-size=\"13\">{}</text>", y + 15, esc(&r.name));
+        let _ = write!(
+            h,
+            "<text x=\"0\" y=\"{}\" font-size=\"13\">{}</text>",
+            y + 15,
+            esc(&r.name)
+        );
         let mut x = 90.0;
         for (v, c) in [
             (per(d.user_bytes), "#4878d0"),
@@ -249,7 +308,10 @@ td,th{border:1px solid #bbb;padding:3px 8px}td.num{text-align:right}tr.paper td{
             (d.ssd_gc_bytes.map_or(0.0, per), "#d65f5f"),
         ] {
             let len = v / max * w;
-            let _ = write!(h, "<rect x=\"{x:.1}\" y=\"{y}\" width=\"{len:.1}\" height=\"20\" fill=\"{c}\"/>");
+            let _ = write!(
+                h,
+                "<rect x=\"{x:.1}\" y=\"{y}\" width=\"{len:.1}\" height=\"20\" fill=\"{c}\"/>"
+            );
             x += len;
         }
         let _ = write!(

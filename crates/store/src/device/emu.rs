@@ -30,9 +30,13 @@ use super::{
 pub enum EmuMode {
     Conventional,
     /// FDP with this many reclaim unit handles.
-    Fdp { handles: u16 },
+    Fdp {
+        handles: u16,
+    },
     /// Zoned, with at most this many zones open at once.
-    Zoned { max_open: u16 },
+    Zoned {
+        max_open: u16,
+    },
 }
 
 /// Bytes kept in an anonymous mapping, allocated on first touch.
@@ -279,11 +283,9 @@ impl Device for EmuDevice {
     fn read(&mut self, offset: u64, buf: &mut [u8]) -> Result<(), DeviceError> {
         check_range(&self.info, offset, buf.len() as u64)?;
         buf.copy_from_slice(&self.data.bytes()[offset as usize..offset as usize + buf.len()]);
-        let t = self.drive.read(
-            self.at,
-            offset / LBA_BYTES,
-            buf.len() as u64 / LBA_BYTES,
-        );
+        let t = self
+            .drive
+            .read(self.at, offset / LBA_BYTES, buf.len() as u64 / LBA_BYTES);
         self.op_done = self.op_done.max(t);
         if !self.scheduled {
             self.at = self.at.max(t);
@@ -317,7 +319,9 @@ impl Device for EmuDevice {
     fn trim(&mut self, offset: u64, len: u64) -> Result<(), DeviceError> {
         check_range(&self.info, offset, len)?;
         self.data.discard(offset as usize, len as usize);
-        let t = self.drive.trim(self.at, offset / LBA_BYTES, len / LBA_BYTES);
+        let t = self
+            .drive
+            .trim(self.at, offset / LBA_BYTES, len / LBA_BYTES);
         self.op_done = self.op_done.max(t);
         Ok(())
     }

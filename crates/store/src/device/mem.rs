@@ -1,7 +1,9 @@
 //! A device in memory: conventional or zoned, no timing, no counters beyond host bytes.
 //! For tests, and to check the store's zoned write path without hardware.
 
-use super::{check_range, Device, DeviceError, DeviceInfo, Placement, WriteCounters, ZoneGeometry, ZoneState};
+use super::{
+    check_range, Device, DeviceError, DeviceInfo, Placement, WriteCounters, ZoneGeometry, ZoneState,
+};
 
 pub struct MemDevice {
     info: DeviceInfo,

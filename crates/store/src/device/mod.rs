@@ -113,8 +113,7 @@ pub trait VirtualTime {
 pub trait Device {
     fn info(&self) -> &DeviceInfo;
     fn read(&mut self, offset: u64, buf: &mut [u8]) -> Result<(), DeviceError>;
-    fn write(&mut self, offset: u64, data: &[u8], placement: Placement)
-        -> Result<(), DeviceError>;
+    fn write(&mut self, offset: u64, data: &[u8], placement: Placement) -> Result<(), DeviceError>;
     fn trim(&mut self, offset: u64, len: u64) -> Result<(), DeviceError>;
     /// Appends `data` to zone `zone`; returns the byte offset where it landed.
     fn zone_append(&mut self, zone: u32, data: &[u8]) -> Result<u64, DeviceError> {

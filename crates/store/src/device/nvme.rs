@@ -8,9 +8,7 @@ use std::path::Path;
 use ssdiq_engine::buf::AlignedBuf;
 use ssdiq_nvme::{Device as Nvme, DsmRange, Placement as NvmePlacement};
 
-use super::{
-    check_range, Device, DeviceError, DeviceInfo, Placement, WriteCounters, ZoneGeometry,
-};
+use super::{check_range, Device, DeviceError, DeviceInfo, Placement, WriteCounters, ZoneGeometry};
 
 /// Transfer size per command (a conservative split below common MDTS and ZASL limits).
 const CHUNK: usize = 128 * 1024;
@@ -82,7 +80,9 @@ impl NvmeDevice {
         };
         let name = path.file_name().map(|s| s.to_string_lossy().to_string());
         let max_open = name
-            .and_then(|n| std::fs::read_to_string(format!("/sys/block/{n}/queue/max_open_zones")).ok())
+            .and_then(|n| {
+                std::fs::read_to_string(format!("/sys/block/{n}/queue/max_open_zones")).ok()
+            })
             .and_then(|s| s.trim().parse::<u32>().ok())
             .unwrap_or(0);
         let geo = ZoneGeometry {
@@ -99,7 +99,11 @@ impl NvmeDevice {
                     n,
                     ssdiq_workload::units::format_size(geo.zone_bytes),
                     ssdiq_workload::units::format_size(geo.zone_capacity),
-                    if max_open > 0 { format!(", {max_open} open") } else { String::new() }
+                    if max_open > 0 {
+                        format!(", {max_open} open")
+                    } else {
+                        String::new()
+                    }
                 ),
                 capacity: geo.zone_bytes * n,
                 zoned: Some(geo),
@@ -128,8 +132,10 @@ impl NvmeDevice {
             }
             None => self.info.capacity = bytes / 4096 * 4096,
         }
-        self.info.description
-            .push_str(&format!(", first {}", ssdiq_workload::units::format_size(self.info.capacity)));
+        self.info.description.push_str(&format!(
+            ", first {}",
+            ssdiq_workload::units::format_size(self.info.capacity)
+        ));
         Ok(())
     }
 

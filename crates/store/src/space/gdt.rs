@@ -50,7 +50,10 @@ pub fn group(edts: &[u64], n: usize) -> Vec<Vec<usize>> {
     }
     let mut groups: Vec<Vec<usize>> = vec![Vec::new(); n];
     for i in idx {
-        let b = bounds.iter().position(|&b| edts[i] as f64 <= b).unwrap_or(n - 1);
+        let b = bounds
+            .iter()
+            .position(|&b| edts[i] as f64 <= b)
+            .unwrap_or(n - 1);
         groups[b].push(i);
     }
     groups.retain(|g| !g.is_empty());

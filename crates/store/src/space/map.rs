@@ -112,7 +112,9 @@ impl Maps {
             }
             let s = l.slot as usize * PER_SLOT;
             if !self.rev[s..s + PER_SLOT].contains(&(pid as u32)) {
-                return Err(format!("page {pid} at {l:?} is missing from the reverse map"));
+                return Err(format!(
+                    "page {pid} at {l:?} is missing from the reverse map"
+                ));
             }
         }
         for slot in 0..(self.rev.len() / PER_SLOT) as u64 {
@@ -141,10 +143,31 @@ mod tests {
         };
         assert_eq!(Loc::unpack(l.pack()), Some(l));
         let mut m = Maps::new(10, 4);
-        m.set(3, Loc { slot: 1, offset: 0, size: 2000 });
-        m.set(4, Loc { slot: 1, offset: 2000, size: 2000 });
+        m.set(
+            3,
+            Loc {
+                slot: 1,
+                offset: 0,
+                size: 2000,
+            },
+        );
+        m.set(
+            4,
+            Loc {
+                slot: 1,
+                offset: 2000,
+                size: 2000,
+            },
+        );
         assert_eq!(m.valid_in(1).count(), 2);
-        let old = m.set(3, Loc { slot: 2, offset: 0, size: 4096 });
+        let old = m.set(
+            3,
+            Loc {
+                slot: 2,
+                offset: 0,
+                size: 4096,
+            },
+        );
         assert_eq!(old.unwrap().slot, 1);
         assert_eq!(m.valid_in(1).map(|x| x.0).collect::<Vec<_>>(), vec![4]);
         m.check().unwrap();

@@ -425,13 +425,17 @@ impl Space {
             if self.cfg.nowa {
                 if self.active.is_empty() {
                     while self.active.len() < k {
-                        let Some(z) = self.empty.pop_front() else { break };
+                        let Some(z) = self.empty.pop_front() else {
+                            break;
+                        };
                         self.activate(z);
                     }
                 }
             } else {
                 while self.active.len() < k {
-                    let Some(z) = self.empty.pop_front() else { break };
+                    let Some(z) = self.empty.pop_front() else {
+                        break;
+                    };
                     self.activate(z);
                 }
             }
@@ -717,7 +721,10 @@ impl Space {
                 valid += n;
             }
             if valid != zz.valid {
-                return Err(format!("zone {z}: valid count {} but {valid} live pages", zz.valid));
+                return Err(format!(
+                    "zone {z}: valid count {} but {valid} live pages",
+                    zz.valid
+                ));
             }
             let listed = self.active.contains(&(z as u32));
             match zz.state {
@@ -735,7 +742,11 @@ impl Space {
             }
         }
         if self.active.len() > self.cfg.max_open as usize {
-            return Err(format!("{} active zones > {}", self.active.len(), self.cfg.max_open));
+            return Err(format!(
+                "{} active zones > {}",
+                self.active.len(),
+                self.cfg.max_open
+            ));
         }
         Ok(())
     }
