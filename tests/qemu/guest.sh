@@ -132,11 +132,11 @@ store_check() {
     echo "== ssdiq store --backend $name on $dev"
     t=$(date +%s)
     ssdiq store "$dev" --backend "$name" --size 48M --gdt --open-zones 2 --fill 0.4 \
-        --warmup 0.8 --measure-ops 2k --allow-destroy "$dev" --json /tmp/store-$name.json "$@"; rc=$?
+        --warmup 0.8 --measure-ops 2k --allow-destroy "$dev" --json /tmp/store-$name.json --quiet "$@"; rc=$?
     echo "ssdiq store $name: exit $rc after $(($(date +%s) - t)) s"
     rounds=$(grep -A30 '"space_totals"' /tmp/store-$name.json 2>/dev/null | awk '/"gc_rounds"/ {gsub(/[^0-9]/, ""); print; exit}')
     [ $rc = 0 ] && [ "${rounds:-0}" -gt 0 ] \
-        && ok "ssdiq store on $name: exit 0, $rounds DB GC rounds, every read verified" \
+        && ok "ssdiq store on $name: exit 0, $rounds DB GC round(s), every read verified" \
         || bad "ssdiq store on $name: exit $rc, GC rounds '${rounds}'"
 }
 [ -n "$DEV" ] && store_check fdp "$DEV" --align-gc-unit

@@ -44,8 +44,9 @@ pub fn zone_mgmt_send(nsid: u32, zslba: u64, zsa: u32, select_all: bool) -> Pass
     }
 }
 
-/// Zone Management Receive, Report Zones (all states, partial report) from `slba` into a
-/// buffer of `len` bytes (a multiple of 4).
+/// Zone Management Receive, Report Zones (all states) from `slba` into a buffer of `len`
+/// bytes (a multiple of 4). Not partial: the header counts every zone from `slba` on, while
+/// the buffer holds as many descriptors as fit.
 pub fn report_zones(nsid: u32, slba: u64, len: u32) -> PassthruCmd64 {
     assert!(len >= 64 && len.is_multiple_of(4));
     PassthruCmd64 {
@@ -54,7 +55,6 @@ pub fn report_zones(nsid: u32, slba: u64, len: u32) -> PassthruCmd64 {
         cdw10: slba as u32,
         cdw11: (slba >> 32) as u32,
         cdw12: len / 4 - 1,
-        cdw13: 1 << 16,
         ..Default::default()
     }
 }
@@ -162,7 +162,7 @@ mod tests {
         let c = zone_mgmt_send(1, 0, ZSA_RESET, true);
         assert_eq!(c.cdw13, 0x104);
         let c = report_zones(1, 0, 4096);
-        assert_eq!((c.opcode, c.cdw12, c.cdw13), (0x7A, 1023, 1 << 16));
+        assert_eq!((c.opcode, c.cdw12, c.cdw13), (0x7A, 1023, 0));
     }
 
     #[test]

@@ -157,9 +157,7 @@ impl Store {
                         s.zone_capacity
                     ));
                 }
-                if s.zone_bytes * s.zones as u64 > info.capacity.max(s.zone_bytes * s.zones as u64)
-                    || s.zone_bytes * (s.zones as u64) > info.capacity
-                {
+                if s.zone_bytes * (s.zones as u64) > info.capacity {
                     return bad(format!(
                         "{} zones of {} bytes exceed the device ({} bytes)",
                         s.zones, s.zone_bytes, info.capacity

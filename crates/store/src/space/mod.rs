@@ -166,9 +166,6 @@ impl Space {
         assert!(cfg.zone_capacity >= SLOT as u64 && cfg.zone_capacity <= cfg.zone_bytes);
         assert!(cfg.max_open >= 1 && cfg.zones > cfg.max_open);
         let spz = cfg.zone_capacity / SLOT as u64;
-        let stride = cfg.zone_bytes / SLOT as u64;
-        let slots = stride * cfg.zones as u64;
-        let _ = slots;
         Space {
             spz,
             maps: Maps::new(pages, spz * cfg.zones as u64),

@@ -77,6 +77,6 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&s| s));
-        assert_eq!(bins[0].items.contains(&0), true, "order follows the input");
+        assert!(bins[0].items.contains(&0), "order follows the input");
     }
 }
