@@ -159,9 +159,6 @@ fn bad_input_is_one_line_and_exit_2() {
         &["store", "--json", "/nonexistent-dir/x.json"],
         "does not exist",
     );
-    usage_error(
-        &["store", "--backend", "fdp", "--open-zones", "16"],
-        "reclaim unit handles",
-    );
+    usage_error(&["store", "--open-zones", "0"], "invalid open zones 0");
     usage_error(&["store", "emu:nope"], "unknown emu profile");
 }

@@ -113,7 +113,7 @@ pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived
             o.evict_batch
         ));
     }
-    let k = o.open_zones;
+    let mut k = o.open_zones;
     if !o.out_of_place {
         if o.compression
             || o.gdt
@@ -149,6 +149,10 @@ pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived
     }
     if k == 0 || k > 1024 {
         return Err(format!("invalid open zones {k}: expected 1 to 1024"));
+    }
+    if o.backend == BackendChoice::Fdp {
+        // As the paper does: the reclaim unit handles bound the zones open at once.
+        k = k.min(info.streams as u32);
     }
     let (zone_bytes, zone_capacity, zones, gc_unit, aligned) = match o.backend {
         BackendChoice::Zns => {
@@ -217,12 +221,6 @@ pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived
             (zone, zone, zones, unit, o.align.is_some())
         }
     };
-    if o.backend == BackendChoice::Fdp && k > info.streams as u32 {
-        return Err(format!(
-            "{k} open zones with FDP: the device has {} reclaim unit handles; open at most that many",
-            info.streams
-        ));
-    }
     let backend = match o.backend {
         BackendChoice::Conventional => Backend::Conventional,
         BackendChoice::Fdp => Backend::Fdp {
