@@ -79,6 +79,10 @@ pub struct DotRow {
     pub colour: Rgb,
     /// One value per mark, in data units.
     pub values: Vec<Option<f64>>,
+    /// Per mark, the range of the samples behind the value (min and max of repetitions),
+    /// drawn as a whisker; empty when there is one sample.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spread: Vec<Option<[f64; 2]>>,
 }
 
 /// A shaded value range (a verdict colour): `from`/`to` open-ended when `None`.
@@ -206,6 +210,28 @@ impl DotChart {
                         )))
                         .ok()?;
                 }
+                for range in r.spread.iter().flatten() {
+                    let (Some(a), Some(b)) = (self.x.to_plot(range[0]), self.x.to_plot(range[1]))
+                    else {
+                        continue;
+                    };
+                    chart
+                        .draw_series([
+                            PathElement::new(
+                                vec![(a, row_y), (b, row_y)],
+                                r.colour.plotters().stroke_width(1),
+                            ),
+                            PathElement::new(
+                                vec![(a, row_y - 0.2), (a, row_y + 0.2)],
+                                r.colour.plotters().stroke_width(1),
+                            ),
+                            PathElement::new(
+                                vec![(b, row_y - 0.2), (b, row_y + 0.2)],
+                                r.colour.plotters().stroke_width(1),
+                            ),
+                        ])
+                        .ok()?;
+                }
                 for (v, m) in r.values.iter().zip(&self.marks) {
                     let Some(px) = v.and_then(|v| self.x.to_plot(v)) else {
                         continue;
@@ -238,6 +264,7 @@ mod tests {
                 label: name.to_string(),
                 colour: palette::series(i),
                 values: vec![Some(11e3), Some(17e3 * (i + 1) as f64)],
+                spread: vec![None, Some([15e3, 40e3])],
             });
         }
         c.zones.push(Zone {
@@ -260,5 +287,15 @@ mod tests {
         );
         assert!(has("P99.9"), "marks have a legend");
         assert_eq!(c.height(), 2 * ROW_H + 84);
+        let without: usize = {
+            let mut d = c.clone();
+            d.rows.iter_mut().for_each(|r| r.spread.clear());
+            d.svg(640).unwrap().matches("<polyline").count()
+        };
+        assert_eq!(
+            svg.matches("<polyline").count(),
+            without + 2 * 3,
+            "a whisker per spread"
+        );
     }
 }

@@ -36,6 +36,7 @@ fn chart(
             label: name.clone(),
             colour,
             values: values(d),
+            spread: Vec::new(),
         });
     }
     c

@@ -3,7 +3,7 @@
 
 use crate::chart::line::Stroke;
 use crate::chart::{Axis, LineChart, Series, Unit};
-use crate::model::{steps, OpSummary, SecondPoint};
+use crate::model::{steps, OpSummary, StepResult};
 
 use super::Drive;
 
@@ -54,29 +54,58 @@ pub fn tail(drives: &[Drive], probe: &str) -> LineChart {
     c
 }
 
-/// Runs of consecutive seconds with completions (a second without any ends a run, so a
-/// stall is a gap, not a line across it).
-fn runs_of(points: &[&SecondPoint], pick: impl Fn(&SecondPoint) -> f64) -> Vec<Vec<[f64; 2]>> {
+/// A probe's latency over one interval of the step; `None` where nothing completed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Interval {
+    pub t_s: f64,
+    pub mean_ns: f64,
+    pub p99_ns: f64,
+    /// Known where the result keeps the interval's distribution, not only its P99.
+    pub p999_ns: Option<f64>,
+}
+
+/// The probe's whole seconds from the step's per-second rows (a second cut short by the end
+/// of a round is left out; a second without completions is a stall).
+pub fn per_second(step: &StepResult, probe: &str) -> Vec<(f64, Option<Interval>)> {
+    let stream = format!("probe_{probe}");
+    let full = super::steps::full_seconds(step);
+    step.seconds
+        .iter()
+        .filter(|p| p.stream == stream && full(p.t_s))
+        .map(|p| {
+            let i = (p.ios > 0).then_some(Interval {
+                t_s: p.t_s,
+                mean_ns: p.lat_mean_ns,
+                p99_ns: p.lat_p99_ns as f64,
+                p999_ns: None,
+            });
+            (p.t_s, i)
+        })
+        .collect()
+}
+
+/// Runs of consecutive intervals with completions: a stall is a gap, not a line across it.
+fn runs_of(
+    points: &[(f64, Option<Interval>)],
+    pick: impl Fn(&Interval) -> Option<f64>,
+) -> Vec<Vec<[f64; 2]>> {
     let mut out: Vec<Vec<[f64; 2]>> = vec![Vec::new()];
-    for p in points {
-        if p.ios == 0 {
-            if !out.last().is_some_and(|r| r.is_empty()) {
-                out.push(Vec::new());
-            }
-            continue;
+    for (t, i) in points {
+        match i.as_ref().and_then(&pick) {
+            Some(v) => out.last_mut().expect("never empty").push([*t, v]),
+            None if out.last().is_some_and(|r| !r.is_empty()) => out.push(Vec::new()),
+            None => {}
         }
-        out.last_mut().expect("never empty").push([p.t_s, pick(p)]);
     }
     out.retain(|r| !r.is_empty());
     out
 }
 
-type Pick = fn(&SecondPoint) -> f64;
+type Pick = fn(&Interval) -> Option<f64>;
 
-/// Latency of a probe stream per second over the latency-under-load step: P99 (solid) and
-/// mean (thin), one colour per drive.
+/// Latency of a probe stream per interval over the latency-under-load step: P99.9 (dashed,
+/// where known), P99 (solid) and mean (thin), one colour per drive.
 pub fn over_time(drives: &[Drive], probe: &str) -> LineChart {
-    let stream = format!("probe_{probe}");
     let mut c = LineChart::new(
         format!("{} latency under load, per second", title_case(probe)),
         Axis::linear("time [s]"),
@@ -86,15 +115,11 @@ pub fn over_time(drives: &[Drive], probe: &str) -> LineChart {
         let Some(step) = d.run.step(steps::LATENCY_UNDER_LOAD) else {
             continue;
         };
-        let full = super::steps::full_seconds(step);
-        let pts: Vec<&SecondPoint> = step
-            .seconds
-            .iter()
-            .filter(|p| p.stream == stream && full(p.t_s))
-            .collect();
-        let stats: [(&str, Stroke, Pick); 2] = [
-            ("P99", Stroke::Solid, |p| p.lat_p99_ns as f64),
-            ("mean", Stroke::Thin, |p| p.lat_mean_ns),
+        let points = per_second(step, probe);
+        let stats: [(&str, Stroke, Pick); 3] = [
+            ("P99.9", Stroke::Dashed, |i| i.p999_ns),
+            ("P99", Stroke::Solid, |i| Some(i.p99_ns)),
+            ("mean", Stroke::Thin, |i| Some(i.mean_ns)),
         ];
         for (stat, stroke, pick) in stats {
             let label = if drives.len() > 1 {
@@ -102,7 +127,7 @@ pub fn over_time(drives: &[Drive], probe: &str) -> LineChart {
             } else {
                 stat.to_string()
             };
-            for run in runs_of(&pts, pick) {
+            for run in runs_of(&points, pick) {
                 let markers = run.len() <= 30;
                 let mut s = Series::new(&label, d.colour, run).stroke(stroke);
                 s.markers = markers && stroke == Stroke::Solid;
