@@ -181,6 +181,12 @@ fn cell_class(colour: Option<Colour>, spec: bool) -> &'static str {
     }
 }
 
+/// A drive name for a narrow column header: it may break after `:` and `,` (`emu:` /
+/// `nosuspend`), not only at spaces.
+fn breakable(name: &str) -> String {
+    esc(name).replace(':', ":<wbr>").replace(',', ",<wbr>")
+}
+
 fn swatch(hex: &str) -> String {
     format!("<span class=\"sw\" style=\"background:{hex}\"></span>")
 }
@@ -190,7 +196,7 @@ fn swatch(hex: &str) -> String {
 fn html_table(t: &Table, colours: &[String]) -> String {
     let mut s = String::new();
     // Many drives (a comparison with published drives): a compact table that fits a laptop.
-    let wide = if t.columns.len() > 5 {
+    let wide = if t.columns.len() > 2 {
         " class=\"wide\""
     } else {
         ""
@@ -213,10 +219,10 @@ fn html_table(t: &Table, colours: &[String]) -> String {
     for c in &t.columns {
         match c.measured_index {
             Some(i) => {
-                let _ = write!(s, "<th>{}{}</th>", swatch(&colours[i]), esc(&c.name));
+                let _ = write!(s, "<th>{}{}</th>", swatch(&colours[i]), breakable(&c.name));
             }
             None => {
-                let _ = write!(s, "<th class=\"pub\">{}</th>", esc(&c.name));
+                let _ = write!(s, "<th class=\"pub\">{}</th>", breakable(&c.name));
             }
         }
     }

@@ -25,7 +25,7 @@ h3{font-size:15px;margin:0 0 4px}p{margin:6px 0;max-width:1000px}\
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,600px),1fr));gap:24px 32px;margin-top:12px}\
 figure{margin:0;max-width:780px;break-inside:avoid}figure svg{width:100%;height:auto;display:block}\
 figcaption{font-size:13px;color:#555;margin-top:2px}\
-.tables{display:flex;flex-wrap:wrap;gap:12px 36px;align-items:flex-start}.tables>div{max-width:100%;overflow-x:auto}\
+.tables{display:flex;flex-wrap:wrap;gap:12px 36px;align-items:flex-start}.tables>div{flex:1 1 520px;max-width:100%}\
 .tables .note{contain:inline-size}\
 table{border-collapse:collapse;margin:8px 0;font-size:14px;font-variant-numeric:tabular-nums}\
 td,th{border:1px solid #ccc;padding:3px 7px;vertical-align:top}th{background:#f4f4f4;font-weight:600}\
