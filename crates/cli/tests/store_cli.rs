@@ -161,4 +161,61 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     usage_error(&["store", "--open-zones", "0"], "invalid open zones 0");
     usage_error(&["store", "emu:nope"], "unknown emu profile");
+    usage_error(&["store", "--data", "fast"], "invalid --data \"fast\"");
+    usage_error(
+        &["store", "/tmp/db.img", "--size", "64MiB", "--data", "model"],
+        "runs on emu:PROFILE targets only",
+    );
+    usage_error(
+        &["store", "--data", "model", "--check-model"],
+        "invalid --check-model",
+    );
+}
+
+#[test]
+fn model_data_mode_reports_its_calibration_and_matches_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut got = Vec::new();
+    for data in ["bytes", "model"] {
+        let j = dir.path().join(format!("{data}.json"));
+        let mut args = vec![
+            "store",
+            EMU,
+            "--rows",
+            "oop,comp",
+            "--warmup",
+            "1",
+            "--measure",
+            "0.5",
+            "--open-zones",
+            "8",
+            "--data",
+            data,
+            "--quiet",
+            "--json",
+            s(&j),
+        ];
+        if data == "bytes" {
+            args.push("--check-model");
+        }
+        let out = ok(&args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(&format!("data {data}")), "{text}");
+        assert!(text.contains("comp: size model"), "{text}");
+        got.push(json(&j));
+    }
+    let (b, md) = (&got[0], &got[1]);
+    assert_eq!(row(md, "comp")["config"]["data"], "model");
+    assert_eq!(row(md, "comp")["device"]["keeps_data"], false);
+    // Without compression nothing depends on contents: the same run exactly.
+    assert_eq!(
+        row(b, "oop")["outcome"]["metrics"],
+        row(md, "oop")["outcome"]["metrics"]
+    );
+    let c = &row(b, "comp")["outcome"]["size_model"];
+    assert_eq!(c["basis"], "run writes");
+    let cm = &row(md, "comp")["outcome"]["size_model"];
+    assert_eq!(cm["basis"], "drawn pages");
+    let (x, y) = (m(b, "comp", "db_waf"), m(md, "comp", "db_waf"));
+    assert!((x / y - 1.0).abs() < 0.02, "DB WAF bytes {x}, model {y}");
 }

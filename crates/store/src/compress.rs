@@ -8,6 +8,7 @@
 use crate::page::{PageError, PAGE};
 
 /// Reusable scratch space for compressing pages.
+#[derive(Clone)]
 pub struct Compressor {
     out: Vec<u8>,
 }

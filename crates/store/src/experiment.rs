@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use crate::driver::{Clock, OpStream, Runner, Until};
 use crate::metrics::{Metrics, Snapshot};
+use crate::sizes::Calibration;
 use crate::store::{Store, StoreError};
 
 #[derive(Clone, Copy, Debug)]
@@ -27,6 +28,10 @@ pub struct Outcome {
     /// Wall seconds of the whole run and of the measured window alone.
     pub wall_s: f64,
     pub measure_wall_s: f64,
+    /// CPU seconds of the thread that ran the store (one core): the whole run and the
+    /// measured window.
+    pub cpu_s: f64,
+    pub measure_cpu_s: f64,
     /// Stopped early (signal): the window is shorter than asked.
     pub partial: bool,
     pub metadata_bytes: u64,
@@ -34,6 +39,23 @@ pub struct Outcome {
     pub groups: (u64, u64),
     /// The space manager's counters over the whole run (load and warm-up included).
     pub space_totals: Option<crate::space::SpaceCounters>,
+    /// The size model against real LZ4 (model mode with compression; bytes mode if the
+    /// store shadowed its writes with the model).
+    pub size_model: Option<Calibration>,
+}
+
+/// CPU time of the calling thread, in seconds.
+pub fn thread_cpu_s() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given; the clock id is a constant.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    if r != 0 {
+        return 0.0;
+    }
+    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
 }
 
 /// Which phase a progress report is from.
@@ -52,6 +74,7 @@ pub fn run(
     progress: &mut dyn FnMut(Phase, Clock),
 ) -> Result<Outcome, StoreError> {
     let t0 = Instant::now();
+    let c0 = thread_cpu_s();
     let pages = store.config().pages;
     store.load(&mut |n| {
         progress(
@@ -70,20 +93,25 @@ pub fn run(
     let warmup_ops = r.clock.ops;
     let a = Snapshot::take(store, r.clock);
     let tm = Instant::now();
+    let cm = thread_cpu_s();
     r.run(store, ops, p.measure, stop, &mut |_, c| {
         progress(Phase::Measure, c)
     })?;
     let b = Snapshot::take(store, r.clock);
     let measure_wall_s = tm.elapsed().as_secs_f64();
+    let measure_cpu_s = thread_cpu_s() - cm;
     Ok(Outcome {
         metrics: Metrics::between(&a, &b),
         load_wall_s,
         warmup_ops,
         wall_s: t0.elapsed().as_secs_f64(),
         measure_wall_s,
+        cpu_s: thread_cpu_s() - c0,
+        measure_cpu_s,
         partial: stop(),
         metadata_bytes: store.metadata_bytes(),
         groups: store.space().map_or((0, 0), |s| s.group_counts()),
         space_totals: store.space().map(|s| s.counters),
+        size_model: store.size_calibration(),
     })
 }

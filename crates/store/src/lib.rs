@@ -21,6 +21,7 @@ pub mod metrics;
 pub mod page;
 pub mod pool;
 pub mod setup;
+pub mod sizes;
 pub mod space;
 pub mod store;
 
@@ -28,4 +29,4 @@ pub use device::{Device, DeviceError, DeviceInfo, Placement};
 pub use driver::{OpStream, Runner, Until, Workload};
 pub use metrics::{Metrics, Snapshot};
 pub use space::{Backend, SpaceConfig};
-pub use store::{Layout, Store, StoreConfig, StoreError};
+pub use store::{DataMode, Layout, Store, StoreConfig, StoreError};

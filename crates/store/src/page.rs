@@ -96,20 +96,72 @@ pub fn check(p: &[u8], pid: u64) -> Result<(), PageError> {
     Ok(())
 }
 
+/// A page's write history: the last [`WH_LEN`] user-write timestamps. It lives in the page
+/// header (bytes mode) or in a per-page array (model mode); both push the same way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct History {
+    ring: [u64; WH_LEN],
+    /// Entries written so far (saturating).
+    n: u32,
+}
+
+impl History {
+    /// The history stored in page `p`'s header.
+    pub fn of_page(p: &[u8]) -> History {
+        let mut ring = [0u64; WH_LEN];
+        for (i, r) in ring.iter_mut().enumerate() {
+            *r = u64_at(p, 24 + i * 8);
+        }
+        History {
+            ring,
+            n: u32::from_le_bytes(p[56..60].try_into().expect("4 bytes")),
+        }
+    }
+    /// The ring as stored (entry i at header bytes 24 + 8i) and the entry count.
+    pub fn raw(&self) -> ([u64; WH_LEN], u32) {
+        (self.ring, self.n)
+    }
+
+    fn store(&self, p: &mut [u8]) {
+        for (i, r) in self.ring.iter().enumerate() {
+            put_u64(p, 24 + i * 8, *r);
+        }
+        p[56..60].copy_from_slice(&self.n.to_le_bytes());
+    }
+
+    /// Appends `now`; returns the history, oldest first, and its length.
+    pub fn push(&mut self, now: u64) -> ([u64; WH_LEN], usize) {
+        let n = self.n as usize;
+        self.ring[n % WH_LEN] = now;
+        let n = n + 1;
+        self.n = n.min(u32::MAX as usize) as u32;
+        let k = n.min(WH_LEN);
+        let mut h = [0u64; WH_LEN];
+        for (i, slot) in h.iter_mut().enumerate().take(k) {
+            // Oldest first: entry n-k .. n-1 of the ring.
+            *slot = self.ring[(n - k + i) % WH_LEN];
+        }
+        (h, k)
+    }
+}
+
+/// Writes a whole header (magic, `crc` as given, page id, version, write history) into
+/// `p[..HEADER]` (the size model builds headers without the page behind them).
+pub fn write_header(p: &mut [u8], pid: u64, version: u64, h: &History, crc: u32) {
+    p[..HEADER].fill(0);
+    p[0..4].copy_from_slice(MAGIC);
+    p[4..8].copy_from_slice(&crc.to_le_bytes());
+    put_u64(p, 8, pid);
+    put_u64(p, 16, version);
+    h.store(p);
+}
+
 /// Appends `now` to the page's write history; returns the history, oldest first.
 pub fn push_history(p: &mut [u8], now: u64) -> ([u64; WH_LEN], usize) {
-    let n = u32::from_le_bytes(p[56..60].try_into().expect("4 bytes")) as usize;
-    put_u64(p, 24 + (n % WH_LEN) * 8, now);
-    let n = n + 1;
-    p[56..60].copy_from_slice(&(n.min(u32::MAX as usize) as u32).to_le_bytes());
-    let k = n.min(WH_LEN);
-    let mut h = [0u64; WH_LEN];
-    for (i, slot) in h.iter_mut().enumerate().take(k) {
-        // Oldest first: entry n-k .. n-1 of the ring.
-        let idx = (n - k + i) % WH_LEN;
-        *slot = u64_at(p, 24 + idx * 8);
-    }
-    (h, k)
+    let mut h = History::of_page(p);
+    let r = h.push(now);
+    h.store(p);
+    r
 }
 
 /// Generates and updates page contents with a given compressibility.
@@ -178,8 +230,19 @@ impl PageGen {
         self.records_per_page
     }
 
-    /// Random bytes per value of page `pid`.
-    fn entropy_of(&self, pid: u64) -> usize {
+    /// The key of record slot `s` of page `pid` (slots beyond the records hold u64::MAX).
+    #[inline]
+    pub fn key(&self, pid: u64, s: usize) -> u64 {
+        let rpp = self.records_per_page as u64;
+        if (s as u64) < rpp {
+            pid * rpp + s as u64
+        } else {
+            u64::MAX
+        }
+    }
+
+    /// Random bytes per value of page `pid` (its level: fixed for the page's life).
+    pub fn entropy_of(&self, pid: u64) -> usize {
         let u = (mix64(derive_seed(self.seed, pid ^ 0x5eed)) >> 11) as f64 / (1u64 << 53) as f64;
         let e = self.entropy * (1.0 + self.spread * (2.0 * u - 1.0));
         (e.round() as usize).min(VALUE)
@@ -198,20 +261,19 @@ impl PageGen {
 
     /// The initial contents of page `pid` (version 0, empty history).
     pub fn init(&self, p: &mut [u8], pid: u64) {
-        p[..PAGE].fill(0);
+        self.init_at_level(p, pid, self.entropy_of(pid), derive_seed(self.seed, pid));
+    }
+
+    /// Page `pid` with `e` random bytes per value drawn from `seed` (calibration samples).
+    pub fn init_at_level(&self, p: &mut [u8], pid: u64, e: usize, seed: u64) {
+        p[..HEADER].fill(0);
+        p[SLOTS * RECORD + HEADER..PAGE].fill(0);
         p[0..4].copy_from_slice(MAGIC);
         put_u64(p, 8, pid);
-        let mut rng = SeededRng::new(derive_seed(self.seed, pid));
-        let e = self.entropy_of(pid);
-        let rpp = self.records_per_page as u64;
+        let mut rng = SeededRng::new(seed);
         for s in 0..SLOTS {
             let at = HEADER + s * RECORD;
-            let key = if (s as u64) < rpp {
-                pid * rpp + s as u64
-            } else {
-                u64::MAX
-            };
-            put_u64(p, at, key);
+            put_u64(p, at, self.key(pid, s));
             Self::fill_value(&mut p[at + 8..at + RECORD], &mut rng, e);
         }
         seal(p);
@@ -220,8 +282,11 @@ impl PageGen {
     /// Overwrites record `slot` of page `p` with a new value drawn from `rng`; bumps the
     /// version. The caller seals the page before writing it.
     pub fn update(&self, p: &mut [u8], slot: u32, rng: &mut SeededRng) {
-        let pid = pid_of(p);
-        let e = self.entropy_of(pid);
+        self.update_at_level(p, slot, self.entropy_of(pid_of(p)), rng);
+    }
+
+    /// [`PageGen::update`] at level `e`.
+    pub fn update_at_level(&self, p: &mut [u8], slot: u32, e: usize, rng: &mut SeededRng) {
         let at = HEADER + (slot as usize % SLOTS) * RECORD;
         Self::fill_value(&mut p[at + 8..at + RECORD], rng, e);
         put_u64(p, 16, version_of(p) + 1);

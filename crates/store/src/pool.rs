@@ -6,7 +6,8 @@
 //! - CLOCK: an access sets the frame's reference bit; the hand clears set bits and takes
 //!   frames whose bit is clear. Victims are chosen in batches ([`Pool::pick_victims`]) so the
 //!   dirty ones can be written together, as LeanStore's page provider does.
-//! - Memory: the frames plus 4 bytes per page of the table and 6 bytes per frame.
+//! - Memory: the frames plus 4 bytes per page of the table and 6 bytes per frame. A pool
+//!   without contents (the store's model data mode) has no frame bytes, only the bookkeeping.
 
 pub const NIL: u32 = u32::MAX;
 use crate::page::PAGE;
@@ -22,11 +23,15 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// `frames` frames for a store of `pages` pages.
-    pub fn new(frames: u32, pages: u64) -> Self {
+    /// `frames` frames for a store of `pages` pages, with 4 KiB of contents each if `bytes`.
+    pub fn new(frames: u32, pages: u64, bytes: bool) -> Self {
         assert!(frames >= 2, "a pool needs at least two frames");
         Pool {
-            frames: vec![0u8; frames as usize * PAGE],
+            frames: if bytes {
+                vec![0u8; frames as usize * PAGE]
+            } else {
+                Vec::new()
+            },
             owner: vec![NIL; frames as usize],
             dirty: vec![false; frames as usize],
             referenced: vec![false; frames as usize],
@@ -60,6 +65,10 @@ impl Pool {
     }
     pub fn frame_mut(&mut self, f: u32) -> &mut [u8] {
         &mut self.frames[f as usize * PAGE..(f as usize + 1) * PAGE]
+    }
+    /// Every frame's contents: frame `f` at byte f x 4 KiB.
+    pub fn frame_bytes(&self) -> &[u8] {
+        &self.frames
     }
     pub fn owner(&self, f: u32) -> u64 {
         self.owner[f as usize] as u64
@@ -139,7 +148,7 @@ mod tests {
 
     #[test]
     fn clock_spares_referenced_frames() {
-        let mut p = Pool::new(4, 100);
+        let mut p = Pool::new(4, 100, true);
         for pid in 0..4 {
             let f = p.install(pid).unwrap();
             p.set_dirty(f, pid % 2 == 0);

@@ -10,7 +10,7 @@
 
 use crate::device::DeviceInfo;
 use crate::space::{Backend, SpaceConfig};
-use crate::store::{Layout, StoreConfig};
+use crate::store::{DataMode, Layout, StoreConfig};
 
 const PAGE: u64 = 4096;
 
@@ -47,6 +47,7 @@ pub struct Options {
     pub trim_on_reset: bool,
     pub verify: bool,
     pub seed: u64,
+    pub data: DataMode,
 }
 
 impl Default for Options {
@@ -70,6 +71,7 @@ impl Default for Options {
             trim_on_reset: false,
             verify: true,
             seed: 1,
+            data: DataMode::Bytes,
         }
     }
 }
@@ -139,6 +141,7 @@ pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived
                 layout: Layout::InPlace { dwb: o.dwb },
                 verify: o.verify,
                 seed: o.seed,
+                data: o.data,
             },
             Derived {
                 zone_bytes: None,
@@ -257,6 +260,7 @@ pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived
             },
             verify: o.verify,
             seed: o.seed,
+            data: o.data,
         },
         Derived {
             zone_bytes: Some(zone_bytes),

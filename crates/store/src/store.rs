@@ -10,14 +10,36 @@
 //!   is resident and dirty until it is written.
 //! - The write path of an evicted batch: append each page's write timestamp to its history
 //!   (for GDT), seal its checksum, compress it (out of place with compression), then write.
+//! - Data modes ([`DataMode`]): with bytes, pages have contents and every step above moves
+//!   and checks them. In the model mode nothing has contents: a page's stored size comes
+//!   from the calibrated compression model ([`crate::sizes`]), its write history from a
+//!   per-page array, and the device takes requests by length. Every decision (eviction,
+//!   sizes aside: packing, placement, GC, maps, device requests) is made by the same code on
+//!   the same inputs, so given the same stored sizes both modes run identically
+//!   ([`Store::record_sizes`] / [`Store::replay_sizes`] prove it in the tests).
 
 use ssdiq_workload::SeededRng;
 
 use crate::compress::{decompress, Compressor};
 use crate::device::{Device, DeviceError, Placement};
-use crate::page::{self, PageError, PageGen, PAGE};
+use crate::page::{self, History, PageError, PageGen, PAGE};
 use crate::pool::Pool;
+use crate::sizes::{Calibration, PageState, Shadow, SizeModel};
+use crate::space::map::Loc;
 use crate::space::{gdt, Item, Kind, Space, SpaceConfig, SpaceError};
+
+/// Whether pages have contents.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DataMode {
+    /// Real contents: generated, checksummed, LZ4-compressed, written, read back and checked.
+    #[default]
+    Bytes,
+    /// No contents: stored sizes from the compression model calibrated against real LZ4 on
+    /// the same generated pages; the device (the emulated SSD without its data plane) takes
+    /// requests by length.
+    Model,
+}
 
 /// Where pages live on the device.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -44,9 +66,10 @@ pub struct StoreConfig {
     /// How much the page contents compress with LZ4 (page size / mean compressed size).
     pub data_ratio: f64,
     pub layout: Layout,
-    /// Keep each page's last version and check it on every read.
+    /// Keep each page's last version and check it on every read (bytes mode).
     pub verify: bool,
     pub seed: u64,
+    pub data: DataMode,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -61,6 +84,8 @@ pub enum StoreError {
     Corrupt(#[from] PageError),
     #[error("page {0} has no stored copy and is not in memory (lost)")]
     Lost(u64),
+    #[error("the replayed stored sizes ran out")]
+    ReplayEnded,
 }
 
 impl StoreError {
@@ -99,8 +124,18 @@ pub struct Store {
     gen: PageGen,
     comp: Compressor,
     space: Option<Space>,
-    /// Last version written per page (with `verify`).
+    /// Last version per page: bytes mode with `verify` (to check reads), model mode with
+    /// compression (a page's size depends on it).
     versions: Vec<u32>,
+    /// Model mode: stored sizes (with compression) and write histories (with compression
+    /// or GDT).
+    sizes: Option<SizeModel>,
+    replay: Option<std::vec::IntoIter<u32>>,
+    histories: Vec<History>,
+    /// Stored sizes in the order they were decided, if recording.
+    size_log: Option<Vec<u32>>,
+    /// Bytes mode with compression: the size model run beside LZ4 on every user write.
+    shadow: Option<Box<(SizeModel, Shadow)>>,
     /// Page-write clock (the GSN stand-in of the write history).
     clock: u64,
     rng: SeededRng,
@@ -108,6 +143,8 @@ pub struct Store {
     staging: Vec<u8>,
     items: Vec<Item>,
     victims: Vec<u32>,
+    dirty: Vec<u32>,
+    order: Vec<u32>,
     slot: Vec<u8>,
 }
 
@@ -125,6 +162,20 @@ impl Store {
                 "{} buffer frames with eviction batches of {}: expected at least two batches of frames",
                 cfg.frames, cfg.evict_batch
             ));
+        }
+        let bytes = cfg.data == DataMode::Bytes;
+        if info.keeps_data != bytes {
+            return bad(if bytes {
+                format!(
+                    "{} keeps no data; the bytes mode needs one that does",
+                    info.description
+                )
+            } else {
+                format!(
+                    "the model data mode runs on the emulated SSD without data; {} keeps data",
+                    info.description
+                )
+            });
         }
         let space = match &cfg.layout {
             Layout::InPlace { dwb } => {
@@ -202,16 +253,30 @@ impl Store {
                         ));
                     }
                 }
-                Some(Space::new(s.clone(), cfg.pages))
+                Some(Space::new(s.clone(), cfg.pages, bytes))
             }
         };
         let gen = PageGen::calibrated(cfg.seed, cfg.data_ratio, cfg.records_per_page);
+        let (compression, gdt) = match &cfg.layout {
+            Layout::OutOfPlace { space, compression } => (*compression, space.gdt.is_some()),
+            Layout::InPlace { .. } => (false, false),
+        };
+        let model_sizes = !bytes && compression;
         Ok(Store {
-            pool: Pool::new(cfg.frames, cfg.pages),
+            pool: Pool::new(cfg.frames, cfg.pages, bytes),
+            sizes: model_sizes.then(|| SizeModel::new(&gen, cfg.seed)),
+            replay: None,
+            histories: if !bytes && (compression || gdt) {
+                vec![History::default(); cfg.pages as usize]
+            } else {
+                Vec::new()
+            },
+            size_log: None,
+            shadow: None,
             gen,
             comp: Compressor::default(),
             space,
-            versions: if cfg.verify {
+            versions: if (cfg.verify && bytes) || model_sizes {
                 vec![0; cfg.pages as usize]
             } else {
                 Vec::new()
@@ -222,6 +287,8 @@ impl Store {
             staging: Vec::new(),
             items: Vec::new(),
             victims: Vec::new(),
+            dirty: Vec::new(),
+            order: Vec::new(),
             slot: vec![0u8; PAGE],
             dev,
             cfg,
@@ -253,6 +320,116 @@ impl Store {
         self.space.as_ref().map_or(0, |s| s.metadata_bytes()) + self.pool.metadata_bytes()
     }
 
+    /// The compression model (model mode with compression).
+    pub fn size_model(&self) -> Option<&SizeModel> {
+        self.sizes.as_ref()
+    }
+
+    /// Bytes mode with compression: from now on, also asks the size model for every user
+    /// write and keeps both sizes (see [`Store::size_calibration`]).
+    pub fn shadow_size_model(&mut self) {
+        if self.bytes() && self.compressed() {
+            let m = SizeModel::new(&self.gen, self.cfg.seed);
+            self.shadow = Some(Box::new((m, Shadow::default())));
+        }
+    }
+
+    /// The size model against real LZ4: on this run's user writes (bytes mode, shadowed),
+    /// or on drawn pages (model mode).
+    pub fn size_calibration(&self) -> Option<Calibration> {
+        match (&self.shadow, &self.sizes) {
+            (Some(s), _) => Some(s.1.calibration(&s.0)),
+            (None, Some(m)) => Some(m.check(self.cfg.pages, 4000)),
+            (None, None) => None,
+        }
+    }
+
+    /// From now on, keeps every stored size the store decides, in order (see
+    /// [`Store::replay_sizes`]).
+    pub fn record_sizes(&mut self) {
+        self.size_log = Some(Vec::new());
+    }
+
+    /// The sizes recorded since [`Store::record_sizes`].
+    pub fn recorded_sizes(&mut self) -> Vec<u32> {
+        self.size_log.take().unwrap_or_default()
+    }
+
+    /// Model mode: takes the stored sizes from `sizes`, in order, instead of the model (to
+    /// replay a bytes-mode run's sizes exactly).
+    pub fn replay_sizes(&mut self, sizes: Vec<u32>) -> Result<(), StoreError> {
+        if self.cfg.data != DataMode::Model {
+            return Err(StoreError::Config(
+                "stored sizes are replayed in the model data mode only".into(),
+            ));
+        }
+        self.replay = Some(sizes.into_iter());
+        Ok(())
+    }
+
+    fn bytes(&self) -> bool {
+        self.cfg.data == DataMode::Bytes
+    }
+
+    fn compressed(&self) -> bool {
+        matches!(
+            self.cfg.layout,
+            Layout::OutOfPlace {
+                compression: true,
+                ..
+            }
+        )
+    }
+
+    /// Model mode: the stored size of a write of `pid` at clock `now` (its history already
+    /// holds `now`).
+    fn model_size(&mut self, pid: u64, now: u64) -> Result<u32, StoreError> {
+        if let Some(r) = &mut self.replay {
+            return r.next().ok_or(StoreError::ReplayEnded);
+        }
+        Ok(match &mut self.sizes {
+            Some(m) => {
+                let s = PageState {
+                    pid,
+                    version: self.versions[pid as usize] as u64,
+                    history: &self.histories[pid as usize],
+                };
+                m.size(&s, now)
+            }
+            None => PAGE as u32,
+        })
+    }
+
+    fn log_size(&mut self, len: u32) {
+        if let Some(l) = &mut self.size_log {
+            l.push(len);
+        }
+    }
+
+    /// The item for page `pid`, its stored form appended to the staging buffer: the bytes of
+    /// `page` (compressed if the layout compresses), or, in the model mode, nothing and the
+    /// size the model gives.
+    fn stage(
+        &mut self,
+        pid: u64,
+        page: Option<&[u8]>,
+        now: u64,
+        edt: u64,
+    ) -> Result<Item, StoreError> {
+        let off = self.staging.len();
+        let len = match page {
+            Some(p) => stage_bytes(
+                self.compressed().then_some(&mut self.comp),
+                p,
+                &mut self.staging,
+            ),
+            None if self.compressed() => self.model_size(pid, now)?,
+            None => PAGE as u32,
+        };
+        self.log_size(len);
+        Ok(Item { pid, off, len, edt })
+    }
+
     /// Writes every page once (the load phase), in batches of 256 pages.
     pub fn load(&mut self, progress: &mut dyn FnMut(u64)) -> Result<(), StoreError> {
         const BATCH: u64 = 256;
@@ -263,29 +440,23 @@ impl Store {
             self.staging.clear();
             self.items.clear();
             for p in pid..end {
-                self.gen.init(&mut page, p);
-                let stored: &[u8] = match (&self.cfg.layout, &mut self.comp) {
-                    (
-                        Layout::OutOfPlace {
-                            compression: true, ..
-                        },
-                        c,
-                    ) => c.compress(&page),
-                    _ => &page,
+                let item = if self.bytes() {
+                    self.gen.init(&mut page, p);
+                    self.stage(p, Some(&page), self.clock, self.clock)?
+                } else {
+                    self.stage(p, None, self.clock, self.clock)?
                 };
-                self.items.push(Item {
-                    pid: p,
-                    off: self.staging.len(),
-                    len: stored.len() as u32,
-                    edt: self.clock,
-                });
-                self.staging.extend_from_slice(stored);
+                self.items.push(item);
             }
             let bytes = (end - pid) * PAGE as u64;
             match self.space.as_mut() {
                 None => {
-                    self.dev
-                        .write(pid * PAGE as u64, &self.staging, Placement::None)?;
+                    let at = pid * PAGE as u64;
+                    if self.cfg.data == DataMode::Bytes {
+                        self.dev.write(at, &self.staging, Placement::None)?;
+                    } else {
+                        self.dev.write_len(at, bytes, Placement::None)?;
+                    }
                     self.counters.load_bytes += bytes;
                 }
                 Some(space) => {
@@ -318,10 +489,14 @@ impl Store {
     pub fn update(&mut self, pid: u64, slot: u32) -> Result<(), StoreError> {
         self.counters.updates += 1;
         let f = self.fix(pid)?;
-        let frame = self.pool.frame_mut(f);
-        self.gen.update(frame, slot, &mut self.rng);
-        if self.cfg.verify {
-            self.versions[pid as usize] = page::version_of(frame) as u32;
+        if self.bytes() {
+            let frame = self.pool.frame_mut(f);
+            self.gen.update(frame, slot, &mut self.rng);
+            if self.cfg.verify {
+                self.versions[pid as usize] = page::version_of(frame) as u32;
+            }
+        } else if let Some(v) = self.versions.get_mut(pid as usize) {
+            *v = v.wrapping_add(1);
         }
         self.pool.set_dirty(f, true);
         Ok(())
@@ -338,39 +513,50 @@ impl Store {
         while !self.pool.has_free() {
             self.evict_batch()?;
         }
-        self.fetch_into_slot(pid)?;
         let f = self.pool.install(pid).expect("a frame is free");
-        let frame = self.pool.frame_mut(f);
-        if let Err(e) = decode(self.space.as_ref(), &self.slot, &self.versions, pid, frame) {
+        if let Err(e) = self.fetch(pid, f) {
             self.pool.release(f);
             return Err(e);
         }
         Ok(f)
     }
 
-    /// Reads the stored form of `pid` into `self.slot` (its 4 KiB slot or home block).
-    fn fetch_into_slot(&mut self, pid: u64) -> Result<(), StoreError> {
-        let off = match &self.space {
-            None => pid * PAGE as u64,
-            Some(s) => s.locate(pid).ok_or(StoreError::Lost(pid))?.0,
+    /// Reads the stored form of `pid` (its 4 KiB slot or home block) into frame `f` and
+    /// checks it (bytes mode); a page stored whole is read straight into the frame.
+    fn fetch(&mut self, pid: u64, f: u32) -> Result<(), StoreError> {
+        let (off, loc) = match &self.space {
+            None => (pid * PAGE as u64, None),
+            Some(s) => {
+                let (off, l) = s.locate(pid).ok_or(StoreError::Lost(pid))?;
+                (off, Some(l))
+            }
         };
-        self.dev.read(off, &mut self.slot)?;
         self.counters.page_reads += 1;
         self.counters.read_bytes += PAGE as u64;
-        Ok(())
+        if !self.bytes() {
+            self.dev.read_len(off, PAGE as u64)?;
+            return Ok(());
+        }
+        let frame = self.pool.frame_mut(f);
+        read_page(
+            self.dev.as_mut(),
+            (off, loc),
+            &mut self.slot,
+            frame,
+            &self.versions,
+            pid,
+        )
     }
 
     /// Evicts one batch of frames by CLOCK, writing the dirty ones.
     fn evict_batch(&mut self) -> Result<(), StoreError> {
         let b = self.cfg.evict_batch as usize;
         let mut victims = std::mem::take(&mut self.victims);
+        let mut dirty = std::mem::take(&mut self.dirty);
         victims.clear();
         self.pool.pick_victims(b, 4 * b, &mut victims);
-        let dirty: Vec<u32> = victims
-            .iter()
-            .copied()
-            .filter(|&f| self.pool.is_dirty(f))
-            .collect();
+        dirty.clear();
+        dirty.extend(victims.iter().copied().filter(|&f| self.pool.is_dirty(f)));
         let r = self.write_frames(&dirty);
         if r.is_ok() {
             for &f in &victims {
@@ -378,6 +564,7 @@ impl Store {
             }
         }
         self.victims = victims;
+        self.dirty = dirty;
         r
     }
 
@@ -397,73 +584,122 @@ impl Store {
         }
         self.staging.clear();
         self.items.clear();
-        let compress = matches!(
-            self.cfg.layout,
-            Layout::OutOfPlace {
-                compression: true,
-                ..
-            }
-        );
+        let bytes = self.bytes();
+        // Pages stored whole are written from their frames (out of place) or from staging (in
+        // place: the double-write area needs the batch contiguous; in page order, so runs of
+        // consecutive pages are contiguous too).
+        let from_frames = bytes && self.space.is_some() && !self.compressed();
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        order.extend_from_slice(frames);
+        if self.space.is_none() {
+            order.sort_by_key(|&f| self.pool.owner(f));
+        }
+        let r = self.write_ordered(&order, from_frames);
+        self.order = order;
+        r
+    }
+
+    fn write_ordered(&mut self, frames: &[u32], from_frames: bool) -> Result<(), StoreError> {
+        let bytes = self.bytes();
         for &f in frames {
             let pid = self.pool.owner(f);
             let now = self.clock;
             self.clock += 1;
-            let frame = self.pool.frame_mut(f);
-            let (h, k) = page::push_history(frame, now);
-            let edt = gdt::user_edt(&h[..k], now);
-            page::seal(frame);
-            let stored: &[u8] = if compress {
-                self.comp.compress(self.pool.frame(f))
+            let edt = if bytes {
+                let frame = self.pool.frame_mut(f);
+                let (h, k) = page::push_history(frame, now);
+                page::seal(frame);
+                gdt::user_edt(&h[..k], now)
+            } else if let Some(h) = self.histories.get_mut(pid as usize) {
+                let (h, k) = h.push(now);
+                gdt::user_edt(&h[..k], now)
             } else {
-                self.pool.frame(f)
+                now
             };
-            self.items.push(Item {
-                pid,
-                off: self.staging.len(),
-                len: stored.len() as u32,
-                edt,
-            });
-            self.counters.user_stored_bytes += stored.len() as u64;
-            self.staging.extend_from_slice(stored);
+            let item = if from_frames {
+                self.log_size(PAGE as u32);
+                Item {
+                    pid,
+                    off: f as usize * PAGE,
+                    len: PAGE as u32,
+                    edt,
+                }
+            } else if bytes {
+                let off = self.staging.len();
+                let comp = self.compressed().then_some(&mut self.comp);
+                let frame = self.pool.frame(f);
+                let len = stage_bytes(comp, frame, &mut self.staging);
+                if let Some(sh) = &mut self.shadow {
+                    let h = History::of_page(frame);
+                    let s = PageState {
+                        pid,
+                        version: page::version_of(frame),
+                        history: &h,
+                    };
+                    let m = sh.0.size(&s, now);
+                    sh.1.push(len, m);
+                }
+                self.log_size(len);
+                Item { pid, off, len, edt }
+            } else {
+                self.stage(pid, None, now, edt)?
+            };
+            self.counters.user_stored_bytes += item.len as u64;
+            self.items.push(item);
             self.pool.set_dirty(f, false);
         }
         self.counters.user_pages += frames.len() as u64;
+        if let Some(sh) = &mut self.shadow {
+            sh.1.end_batch();
+        }
         match self.space.as_mut() {
             None => {
                 let Layout::InPlace { dwb } = self.cfg.layout else {
                     unreachable!("no space means in place")
                 };
+                let batch = self.items.len() as u64 * PAGE as u64;
                 if dwb {
                     let at = self.cfg.pages * PAGE as u64;
-                    self.dev.write(at, &self.staging, Placement::None)?;
-                    self.counters.dwb_bytes += self.staging.len() as u64;
+                    if bytes {
+                        self.dev.write(at, &self.staging, Placement::None)?;
+                    } else {
+                        self.dev.write_len(at, batch, Placement::None)?;
+                    }
+                    self.counters.dwb_bytes += batch;
                 }
-                // Home writes, consecutive pages coalesced.
-                self.items.sort_by_key(|i| i.pid);
+                // Home writes, runs of consecutive pages coalesced (items are in page order).
                 let mut i = 0;
-                let mut run = Vec::new();
                 while i < self.items.len() {
                     let mut j = i + 1;
                     while j < self.items.len() && self.items[j].pid == self.items[j - 1].pid + 1 {
                         j += 1;
                     }
-                    run.clear();
-                    for it in &self.items[i..j] {
-                        run.extend_from_slice(&self.staging[it.off..it.off + PAGE]);
+                    let at = self.items[i].pid * PAGE as u64;
+                    let len = (j - i) * PAGE;
+                    if bytes {
+                        let from = self.items[i].off;
+                        self.dev
+                            .write(at, &self.staging[from..from + len], Placement::None)?;
+                    } else {
+                        self.dev.write_len(at, len as u64, Placement::None)?;
                     }
-                    self.dev
-                        .write(self.items[i].pid * PAGE as u64, &run, Placement::None)?;
                     i = j;
                 }
-                self.counters.user_bytes += self.staging.len() as u64;
+                self.counters.user_bytes += batch;
             }
             Some(space) => {
                 let before = space.counters.user_slots;
                 let pool = &self.pool;
+                let src: &[u8] = if from_frames {
+                    pool.frame_bytes()
+                } else {
+                    &self.staging
+                };
                 space.write(
                     self.dev.as_mut(),
                     Kind::User,
-                    &self.staging,
+                    src,
                     &self.items,
                     self.clock,
                     &|pid| pool.lookup(pid).is_some_and(|f| pool.is_dirty(f)),
@@ -490,21 +726,34 @@ impl Store {
     }
 
     /// Reads every page back from the device (bypassing the pool) and checks it; dirty
-    /// resident pages are skipped (their device copy is older by design). For tests.
+    /// resident pages are skipped (their device copy is older by design). For tests; bytes
+    /// mode only.
     pub fn verify_device(&mut self) -> Result<u64, StoreError> {
+        if !self.bytes() {
+            return Err(StoreError::Config(
+                "the model data mode has no contents to verify".into(),
+            ));
+        }
         let mut frame = vec![0u8; PAGE];
         let mut n = 0;
         for pid in 0..self.cfg.pages {
             if self.pool.lookup(pid).is_some_and(|f| self.pool.is_dirty(f)) {
                 continue;
             }
-            self.fetch_into_slot(pid)?;
-            decode(
-                self.space.as_ref(),
-                &self.slot,
+            let at = match &self.space {
+                None => (pid * PAGE as u64, None),
+                Some(s) => {
+                    let (off, l) = s.locate(pid).ok_or(StoreError::Lost(pid))?;
+                    (off, Some(l))
+                }
+            };
+            read_page(
+                self.dev.as_mut(),
+                at,
+                &mut self.slot,
+                &mut frame,
                 &self.versions,
                 pid,
-                &mut frame,
             )?;
             n += 1;
         }
@@ -512,26 +761,42 @@ impl Store {
     }
 }
 
-/// Decodes the stored form of `pid` (`slot`: its 4 KiB slot or home block) into `frame` and
-/// checks it is the newest version (`versions` empty: no version check).
-fn decode(
-    space: Option<&Space>,
-    slot: &[u8],
+/// Appends the stored form of `page` to `staging` (LZ4 with `comp`); returns its length.
+fn stage_bytes(comp: Option<&mut Compressor>, page: &[u8], staging: &mut Vec<u8>) -> u32 {
+    let stored: &[u8] = match comp {
+        Some(c) => c.compress(page),
+        None => page,
+    };
+    staging.extend_from_slice(stored);
+    stored.len() as u32
+}
+
+/// Reads page `pid` stored at `at` (device offset of its slot or home block, and its place
+/// in the slot out of place) into `out` and checks it is the newest version (`versions`
+/// empty: no version check). A page stored whole is read straight into `out`; a compressed
+/// one through `slot`.
+fn read_page(
+    dev: &mut dyn Device,
+    at: (u64, Option<Loc>),
+    slot: &mut [u8],
+    out: &mut [u8],
     versions: &[u32],
     pid: u64,
-    frame: &mut [u8],
 ) -> Result<(), StoreError> {
-    match space {
-        None => frame.copy_from_slice(slot),
-        Some(s) => {
-            let (_, l) = s.locate(pid).ok_or(StoreError::Lost(pid))?;
-            let stored = &slot[l.offset as usize..(l.offset + l.size) as usize];
-            decompress(stored, frame, pid)?;
+    match at.1 {
+        Some(l) if l.size < PAGE as u32 => {
+            dev.read(at.0, slot)?;
+            decompress(
+                &slot[l.offset as usize..(l.offset + l.size) as usize],
+                out,
+                pid,
+            )?;
         }
+        _ => dev.read(at.0, out)?,
     }
-    page::check(frame, pid)?;
+    page::check(out, pid)?;
     if let Some(&want) = versions.get(pid as usize) {
-        let got = page::version_of(frame) & 0xFFFF_FFFF;
+        let got = page::version_of(out) & 0xFFFF_FFFF;
         if got != want as u64 {
             return Err(PageError::Stale {
                 pid,

@@ -67,6 +67,7 @@ fn store(v: Variant, seed: u64, ratio: f64) -> Store {
         layout,
         verify: true,
         seed,
+        data: ssdiq_store::DataMode::Bytes,
     };
     let mut s = Store::new(cfg, dev).unwrap();
     s.load(&mut |_| {}).unwrap();

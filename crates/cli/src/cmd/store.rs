@@ -18,7 +18,7 @@ use ssdiq_store::device::file::FileDevice;
 use ssdiq_store::device::nvme::NvmeDevice;
 use ssdiq_store::experiment::{self, Outcome, Phase, Phases};
 use ssdiq_store::setup::{configure, BackendChoice, Derived, Options};
-use ssdiq_store::{Device, DeviceInfo, OpStream, Store, StoreConfig, Until, Workload};
+use ssdiq_store::{DataMode, Device, DeviceInfo, OpStream, Store, StoreConfig, Until, Workload};
 use ssdiq_workload::units::{format_size, parse_duration_ns, parse_size};
 
 use super::store_out::{self, RowResult, StoreResult};
@@ -39,7 +39,8 @@ each row adding its technique), table2 = in-place,aligned,zns, table3 = in-place
 Without --rows the flags describe one configuration.\n\n\
 On the emulated SSD (TARGET emu:..., default emu:default,capacity=2GiB,units_per_block=4)\n\
 time is virtual: --workers operations run concurrently, each costing --op-cpu plus the I/O it\n\
-waits for. The data is kept in memory: memory use is about the dataset size."
+waits for. With --data bytes the data is kept in memory (about the dataset size); --data model\n\
+keeps none and runs the same decisions on modelled page sizes."
 )]
 pub struct Args {
     /// emu:PROFILE[,key=value...], a file (with --size), a block device or an NVMe namespace.
@@ -124,6 +125,16 @@ pub struct Args {
     /// Do not keep and check each page's last version (saves 4 bytes per page).
     #[arg(long)]
     no_verify: bool,
+    /// Page contents: bytes (generated, LZ4-compressed, written, read back and checked) or
+    /// model (emulated SSD only: no contents and no data kept; stored sizes from a compression
+    /// model calibrated against LZ4 on the same pages; the same placement, GC and device
+    /// requests; several times faster).
+    #[arg(long, default_value = "bytes", value_name = "MODE")]
+    data: String,
+    /// With --data bytes and compression: also ask the size model for every page written
+    /// and report it against LZ4's real sizes on this run.
+    #[arg(long)]
+    check_model: bool,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// File targets: the file's size (created or extended); devices: use only their first
@@ -267,6 +278,26 @@ fn base_options(a: &Args) -> anyhow::Result<Options> {
         Some("device") => Some(None),
         Some(s) => Some(Some(parse_size(s).or_usage()?)),
     };
+    let data = match a.data.as_str() {
+        "bytes" => DataMode::Bytes,
+        "model" => DataMode::Model,
+        other => {
+            return Err(usage(format!(
+                "invalid --data \"{other}\": expected bytes or model"
+            )))
+        }
+    };
+    if data == DataMode::Model && a.check_model {
+        return Err(usage(
+            "invalid --check-model with --data model: the check compares the model with real LZ4 sizes, which only --data bytes has".to_string(),
+        ));
+    }
+    if data == DataMode::Model && !a.target.starts_with("emu:") {
+        return Err(usage(format!(
+            "invalid --data model: {} is not an emulated drive; the model data mode runs on emu:PROFILE targets only",
+            a.target
+        )));
+    }
     Ok(Options {
         out_of_place: !a.in_place,
         dwb: !a.no_dwb,
@@ -286,6 +317,7 @@ fn base_options(a: &Args) -> anyhow::Result<Options> {
         trim_on_reset: a.trim_on_reset,
         verify: !a.no_verify,
         seed: a.seed,
+        data,
     })
 }
 
@@ -345,7 +377,7 @@ fn open_device(a: &Args, o: &Options) -> anyhow::Result<Box<dyn Device>> {
             },
         };
         return Ok(Box::new(
-            EmuDevice::open(&a.target, mode).map_err(dev_usage)?,
+            EmuDevice::open(&a.target, mode, o.data == DataMode::Bytes).map_err(dev_usage)?,
         ));
     }
     let path = Path::new(&a.target);
@@ -529,6 +561,9 @@ fn run_row(
             e.into()
         }
     })?;
+    if a.check_model {
+        store.shadow_size_model();
+    }
     let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
         let b = ProgressBar::new_spinner();
         b.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("static template"));

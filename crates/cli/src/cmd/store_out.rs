@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use ssdiq_store::experiment::Outcome;
 use ssdiq_store::setup::{Derived, Options};
-use ssdiq_store::{DeviceInfo, StoreConfig, Workload};
+use ssdiq_store::{DataMode, DeviceInfo, StoreConfig, Workload};
 
 /// The paper's numbers for a row (Table 1: YCSB-A, 800 GB on a PM9A3; Tables 2 and 3 where
 /// the row is theirs). Reference values, not measurements.
@@ -164,12 +164,36 @@ pub fn render_text(res: &StoreResult) -> String {
         let _ = writeln!(s, "device: {}", r.device.description);
         let _ = writeln!(
             s,
-            "dataset {} pages ({:.0}% of the device), buffer {} frames, {} records/page, data ratio {}",
+            "dataset {} pages ({:.0}% of the device), buffer {} frames, {} records/page, data ratio {}, data {}",
             r.config.pages,
             r.options.fill * 100.0,
             r.config.frames,
             r.config.records_per_page,
-            r.config.data_ratio
+            r.config.data_ratio,
+            match r.config.data {
+                DataMode::Bytes => "bytes (real contents, LZ4, every read checked)",
+                DataMode::Model => "model (no contents; sizes from the LZ4-calibrated model)",
+            }
+        );
+    }
+    for r in &res.rows {
+        let Some(c) = r.outcome.size_model else {
+            continue;
+        };
+        let _ = writeln!(
+            s,
+            "{}: size model ({} patterns, {} LZ4 samples) vs LZ4 on {} {}: mean {:.1} vs {:.1} B, sd {:.1} vs {:.1} B, {:.4} vs {:.4} slots/page",
+            r.name,
+            c.patterns,
+            c.compressions,
+            c.pages,
+            c.basis,
+            c.model_mean_bytes,
+            c.real_mean_bytes,
+            c.model_sd_bytes,
+            c.real_sd_bytes,
+            c.model_slots_per_page,
+            c.real_slots_per_page
         );
     }
     let _ = write!(s, "{:<10} {:>8}", "row", "zone");

@@ -10,6 +10,10 @@
 //!   conventional drive (its OP) becomes zones (ZNS has no OP), less the few superblocks the
 //!   FTL keeps free.
 //!
+//! Without a data plane (`keep_data` false, the store's model data mode) the drive takes
+//! requests by length only: the FTL, the timing model and the counters see exactly what a
+//! request of that length would do, and no byte is copied or kept.
+//!
 //! Invariants:
 //! - The data plane is an anonymous mapping touched only where written; trim and zone reset
 //!   give the memory back, so memory use is the live data.
@@ -21,8 +25,8 @@ use ssdiq_flash::emu::{Drive, Profile, LBA_BYTES};
 use ssdiq_workload::units::format_size;
 
 use super::{
-    check_range, Device, DeviceError, DeviceInfo, Placement, VirtualTime, Wait, WriteCounters,
-    ZoneGeometry, ZoneState,
+    check_range, no_data, Device, DeviceError, DeviceInfo, Placement, VirtualTime, Wait,
+    WriteCounters, ZoneGeometry, ZoneState,
 };
 
 /// How the emulated drive is presented to the store.
@@ -115,7 +119,7 @@ pub struct EmuDevice {
     drive: Drive,
     profile: Profile,
     info: DeviceInfo,
-    data: DataPlane,
+    data: Option<DataPlane>,
     zones: Option<ZoneState>,
     /// Zoned mode: the stream each zone writes through while it is open.
     zone_stream: Vec<u16>,
@@ -134,8 +138,8 @@ fn invalid(m: String) -> DeviceError {
 }
 
 impl EmuDevice {
-    /// Opens `emu:PROFILE[,key=value...]` in `mode`.
-    pub fn open(target: &str, mode: EmuMode) -> Result<EmuDevice, DeviceError> {
+    /// Opens `emu:PROFILE[,key=value...]` in `mode`, with a data plane if `keep_data`.
+    pub fn open(target: &str, mode: EmuMode, keep_data: bool) -> Result<EmuDevice, DeviceError> {
         let exec = EmuExecutor::open(target)?;
         let mut profile = exec.profile().clone();
         drop(exec);
@@ -212,10 +216,15 @@ impl EmuDevice {
             streams: profile.drive.streams as u16,
             gc_unit: Some(sb),
             virtual_time: true,
+            keeps_data: keep_data,
         };
         let streams = profile.drive.streams as usize;
         Ok(EmuDevice {
-            data: DataPlane::new(capacity)?,
+            data: if keep_data {
+                Some(DataPlane::new(capacity)?)
+            } else {
+                None
+            },
             zone_stream: vec![0; zones.map_or(0, |z| z.zones as usize)],
             zones: zones.map(ZoneState::new),
             streams_busy: vec![false; streams],
@@ -240,6 +249,62 @@ impl EmuDevice {
     /// The virtual clock.
     pub fn now(&self) -> u64 {
         self.drive.now().max(self.at)
+    }
+
+    fn read_timed(&mut self, offset: u64, len: u64) {
+        let t = self
+            .drive
+            .read(self.at, offset / LBA_BYTES, len / LBA_BYTES);
+        self.op_done = self.op_done.max(t);
+        if !self.scheduled {
+            self.at = self.at.max(t);
+            self.drive.advance(self.at);
+        }
+    }
+
+    /// Checks a conventional write; returns its stream.
+    fn check_write(&self, offset: u64, len: u64, placement: Placement) -> Result<u16, DeviceError> {
+        if self.zones.is_some() {
+            return Err(invalid(
+                "the zoned emulated drive takes zone appends, not writes".into(),
+            ));
+        }
+        check_range(&self.info, offset, len)?;
+        match placement {
+            Placement::None => Ok(0),
+            Placement::Stream(s) if s < self.info.streams => Ok(s),
+            Placement::Stream(s) => Err(invalid(format!(
+                "placement {s} of a drive with {} streams",
+                self.info.streams
+            ))),
+        }
+    }
+
+    /// Appends `len` bytes to `zone` through its stream; returns where they land.
+    fn append_timed(&mut self, zone: u32, len: u64) -> Result<u64, DeviceError> {
+        let zs = self
+            .zones
+            .as_mut()
+            .ok_or_else(|| invalid("the emulated drive is not zoned".into()))?;
+        let was_empty = zs.wp.get(zone as usize) == Some(&0);
+        let off = zs.append(zone, len)?;
+        let z = zone as usize;
+        if was_empty {
+            let s = self
+                .streams_busy
+                .iter()
+                .position(|b| !b)
+                .expect("the open zone limit equals the stream count");
+            self.streams_busy[s] = true;
+            self.zone_stream[z] = s as u16;
+        }
+        let stream = self.zone_stream[z];
+        let full = !self.zones.as_ref().expect("zoned").is_open(z);
+        if full {
+            self.streams_busy[stream as usize] = false;
+        }
+        self.write_through(off, len, stream);
+        Ok(off)
     }
 
     fn write_through(&mut self, offset: u64, len: u64, stream: u16) {
@@ -282,43 +347,58 @@ impl Device for EmuDevice {
 
     fn read(&mut self, offset: u64, buf: &mut [u8]) -> Result<(), DeviceError> {
         check_range(&self.info, offset, buf.len() as u64)?;
-        buf.copy_from_slice(&self.data.bytes()[offset as usize..offset as usize + buf.len()]);
-        let t = self
-            .drive
-            .read(self.at, offset / LBA_BYTES, buf.len() as u64 / LBA_BYTES);
-        self.op_done = self.op_done.max(t);
-        if !self.scheduled {
-            self.at = self.at.max(t);
-            self.drive.advance(self.at);
+        let Some(data) = &self.data else {
+            return Err(no_data(&self.info));
+        };
+        buf.copy_from_slice(&data.bytes()[offset as usize..offset as usize + buf.len()]);
+        self.read_timed(offset, buf.len() as u64);
+        Ok(())
+    }
+
+    fn read_len(&mut self, offset: u64, len: u64) -> Result<(), DeviceError> {
+        check_range(&self.info, offset, len)?;
+        if self.data.is_some() {
+            return Err(invalid(format!(
+                "{} keeps data: read it with bytes",
+                self.info.description
+            )));
         }
+        self.read_timed(offset, len);
         Ok(())
     }
 
     fn write(&mut self, offset: u64, data: &[u8], placement: Placement) -> Result<(), DeviceError> {
-        if self.zones.is_some() {
-            return Err(invalid(
-                "the zoned emulated drive takes zone appends, not writes".into(),
-            ));
-        }
-        check_range(&self.info, offset, data.len() as u64)?;
-        let stream = match placement {
-            Placement::None => 0,
-            Placement::Stream(s) if s < self.info.streams => s,
-            Placement::Stream(s) => {
-                return Err(invalid(format!(
-                    "placement {s} of a drive with {} streams",
-                    self.info.streams
-                )))
-            }
+        let stream = self.check_write(offset, data.len() as u64, placement)?;
+        let Some(plane) = &mut self.data else {
+            return Err(no_data(&self.info));
         };
-        self.data.bytes_mut()[offset as usize..offset as usize + data.len()].copy_from_slice(data);
+        plane.bytes_mut()[offset as usize..offset as usize + data.len()].copy_from_slice(data);
         self.write_through(offset, data.len() as u64, stream);
+        Ok(())
+    }
+
+    fn write_len(
+        &mut self,
+        offset: u64,
+        len: u64,
+        placement: Placement,
+    ) -> Result<(), DeviceError> {
+        let stream = self.check_write(offset, len, placement)?;
+        if self.data.is_some() {
+            return Err(invalid(format!(
+                "{} keeps data: write it with bytes",
+                self.info.description
+            )));
+        }
+        self.write_through(offset, len, stream);
         Ok(())
     }
 
     fn trim(&mut self, offset: u64, len: u64) -> Result<(), DeviceError> {
         check_range(&self.info, offset, len)?;
-        self.data.discard(offset as usize, len as usize);
+        if let Some(d) = &mut self.data {
+            d.discard(offset as usize, len as usize);
+        }
         let t = self
             .drive
             .trim(self.at, offset / LBA_BYTES, len / LBA_BYTES);
@@ -327,30 +407,24 @@ impl Device for EmuDevice {
     }
 
     fn zone_append(&mut self, zone: u32, data: &[u8]) -> Result<u64, DeviceError> {
-        let zs = self
-            .zones
-            .as_mut()
-            .ok_or_else(|| invalid("the emulated drive is not zoned".into()))?;
-        let was_empty = zs.wp.get(zone as usize) == Some(&0);
-        let off = zs.append(zone, data.len() as u64)?;
-        let z = zone as usize;
-        if was_empty {
-            let s = self
-                .streams_busy
-                .iter()
-                .position(|b| !b)
-                .expect("the open zone limit equals the stream count");
-            self.streams_busy[s] = true;
-            self.zone_stream[z] = s as u16;
+        if self.data.is_none() {
+            return Err(no_data(&self.info));
         }
-        let stream = self.zone_stream[z];
-        let full = !self.zones.as_ref().expect("zoned").is_open(z);
-        if full {
-            self.streams_busy[stream as usize] = false;
+        let off = self.append_timed(zone, data.len() as u64)?;
+        if let Some(plane) = &mut self.data {
+            plane.bytes_mut()[off as usize..off as usize + data.len()].copy_from_slice(data);
         }
-        self.data.bytes_mut()[off as usize..off as usize + data.len()].copy_from_slice(data);
-        self.write_through(off, data.len() as u64, stream);
         Ok(off)
+    }
+
+    fn zone_append_len(&mut self, zone: u32, len: u64) -> Result<u64, DeviceError> {
+        if self.data.is_some() {
+            return Err(invalid(format!(
+                "{} keeps data: append with bytes",
+                self.info.description
+            )));
+        }
+        self.append_timed(zone, len)
     }
 
     fn zone_reset(&mut self, zone: u32) -> Result<(), DeviceError> {

@@ -73,6 +73,7 @@ impl FileDevice {
                 streams: 1,
                 gc_unit: None,
                 virtual_time: false,
+                keeps_data: true,
             },
             target,
             bounce: AlignedBuf::new(1 << 20),

@@ -24,6 +24,7 @@ impl MemDevice {
                 streams: streams.max(1),
                 gc_unit: None,
                 virtual_time: false,
+                keeps_data: true,
             },
             data: vec![0; capacity as usize],
             zones: None,

@@ -8,6 +8,10 @@
 //!   before a zone is rewritten; `zone_append` returns where the data landed.
 //! - `counters` are the device's own cumulative host/media byte counters (the emulator's, or
 //!   SMART/OCP), never the store's bookkeeping.
+//! - A device either keeps data (`read`, `write`, `zone_append`) or is a model device
+//!   ([`DeviceInfo::keeps_data`] false: the emulated SSD without its data plane) that takes
+//!   only the `*_len` requests: the same timing and counters as a request of that length,
+//!   no bytes. Each refuses the other kind, so a store cannot mix them.
 
 pub mod emu;
 pub mod file;
@@ -51,6 +55,8 @@ pub struct DeviceInfo {
     pub gc_unit: Option<u64>,
     /// True if the device's clock is virtual (the emulated SSD).
     pub virtual_time: bool,
+    /// False for a model device: requests carry lengths, not bytes.
+    pub keeps_data: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -130,11 +136,46 @@ pub trait Device {
             self.info().description
         )))
     }
+    /// A write of `len` bytes without contents (model devices only).
+    fn write_len(
+        &mut self,
+        offset: u64,
+        len: u64,
+        placement: Placement,
+    ) -> Result<(), DeviceError> {
+        let _ = (offset, len, placement);
+        Err(keeps_data(self.info()))
+    }
+    /// A read of `len` bytes without contents (model devices only).
+    fn read_len(&mut self, offset: u64, len: u64) -> Result<(), DeviceError> {
+        let _ = (offset, len);
+        Err(keeps_data(self.info()))
+    }
+    /// A zone append of `len` bytes without contents (zoned model devices only).
+    fn zone_append_len(&mut self, zone: u32, len: u64) -> Result<u64, DeviceError> {
+        let _ = (zone, len);
+        Err(keeps_data(self.info()))
+    }
     /// The device's cumulative write counters, if it reports them.
     fn counters(&mut self) -> Option<WriteCounters>;
     fn virtual_time(&mut self) -> Option<&mut dyn VirtualTime> {
         None
     }
+}
+
+fn keeps_data(info: &DeviceInfo) -> DeviceError {
+    DeviceError::Invalid(format!(
+        "{} keeps data: requests without contents (the model data mode) run on the emulated SSD only",
+        info.description
+    ))
+}
+
+/// The error of a model device asked to move bytes.
+pub(crate) fn no_data(info: &DeviceInfo) -> DeviceError {
+    DeviceError::Invalid(format!(
+        "{} keeps no data (model data mode): it takes lengths, not bytes",
+        info.description
+    ))
 }
 
 /// Checks a request against 4 KiB alignment and the capacity.

@@ -133,6 +133,15 @@ pub enum SpaceError {
     Misplaced { zone: u32, got: u64, want: u64 },
 }
 
+/// Where the slot images of a packed group are.
+#[derive(Clone, Copy, Debug)]
+enum Images {
+    /// Built in the slot buffer.
+    Built,
+    /// The source itself from this offset (whole pages, contiguous).
+    InSource(usize),
+}
+
 /// A unit of GC data: one page, or a whole slot whose pages are both still valid.
 #[derive(Clone, Copy, Debug)]
 struct Unit {
@@ -157,12 +166,15 @@ pub struct Space {
     edt_of: Vec<u64>,
     rng: SeededRng,
     pub counters: SpaceCounters,
+    /// Pages have contents (false: the store's model data mode, requests by length).
+    bytes: bool,
     slot_buf: Vec<u8>,
     gc_buf: Vec<u8>,
 }
 
 impl Space {
-    pub fn new(cfg: SpaceConfig, pages: u64) -> Space {
+    /// Space for `pages` pages; `bytes` false: no contents, device requests by length.
+    pub fn new(cfg: SpaceConfig, pages: u64, bytes: bool) -> Space {
         assert!(cfg.zone_capacity >= SLOT as u64 && cfg.zone_capacity <= cfg.zone_bytes);
         assert!(cfg.max_open >= 1 && cfg.zones > cfg.max_open);
         let spz = cfg.zone_capacity / SLOT as u64;
@@ -193,6 +205,7 @@ impl Space {
             },
             rng: SeededRng::new(cfg.seed ^ 0x5bace),
             counters: SpaceCounters::default(),
+            bytes,
             slot_buf: Vec::new(),
             gc_buf: Vec::new(),
             cfg,
@@ -274,7 +287,7 @@ impl Space {
             let bins = self.pack_units(&units);
             // GC inside `zone_for` uses `slot_buf` too: this group's slots live apart.
             let mut slots = std::mem::take(&mut self.slot_buf);
-            Self::fill_slots(&mut slots, src, &units, &bins);
+            let images = self.slot_images(&mut slots, src, &units, &bins);
             let mut next = 0;
             while next < bins.len() {
                 let z = match self.zone_for(dev, edt, now, dirty) {
@@ -286,7 +299,14 @@ impl Space {
                 };
                 let room = (self.spz - self.zones[z as usize].wp as u64) as usize;
                 let n = room.min(bins.len() - next);
-                self.write_slots(dev, z, &slots, next, n, &units, &bins)?;
+                let data = images.map(|b| match b {
+                    Images::Built => &slots[next * SLOT..(next + n) * SLOT],
+                    Images::InSource(at) => &src[at + next * SLOT..at + (next + n) * SLOT],
+                });
+                if let Err(e) = self.write_slots(dev, z, data, next, n, &units, &bins) {
+                    self.slot_buf = slots;
+                    return Err(e);
+                }
                 match kind {
                     Kind::Load => self.counters.load_slots += n as u64,
                     Kind::User => self.counters.user_slots += n as u64,
@@ -307,29 +327,49 @@ impl Space {
             .collect()
     }
 
-    /// Lays the packed units out as slot images in `out`.
-    fn fill_slots(out: &mut Vec<u8>, src: &[u8], units: &[Unit], bins: &[Vec<usize>]) {
+    /// Where the slot images of packed units are: None without contents; else in `src`
+    /// already (every slot one whole page, in order and contiguous: nothing to copy), or
+    /// built in `out`.
+    fn slot_images(
+        &self,
+        out: &mut Vec<u8>,
+        src: &[u8],
+        units: &[Unit],
+        bins: &[Vec<usize>],
+    ) -> Option<Images> {
+        if !self.bytes {
+            return None;
+        }
         out.clear();
-        out.resize(bins.len() * SLOT, 0);
+        let Some(first) = bins.first() else {
+            return Some(Images::Built);
+        };
+        let base = units[first[0]].src;
+        let whole = bins.iter().enumerate().all(|(b, bin)| {
+            let u = &units[bin[0]];
+            bin.len() == 1 && u.size == SLOT as u32 && u.src == base + b * SLOT
+        });
+        if whole {
+            return Some(Images::InSource(base));
+        }
         for (b, bin) in bins.iter().enumerate() {
-            let mut cur = b * SLOT;
             for &u in bin {
                 let un = &units[u];
-                out[cur..cur + un.size as usize]
-                    .copy_from_slice(&src[un.src..un.src + un.size as usize]);
-                cur += un.size as usize;
+                out.extend_from_slice(&src[un.src..un.src + un.size as usize]);
             }
+            out.resize((b + 1) * SLOT, 0);
         }
+        Some(Images::Built)
     }
 
-    /// Writes bins `first..first + n` (already in `slot_buf`) at zone `z`'s write pointer and
-    /// points their pages there.
+    /// Writes bins `first..first + n` (their slot images `data`, None without contents) at
+    /// zone `z`'s write pointer and points their pages there.
     #[allow(clippy::too_many_arguments)]
     fn write_slots(
         &mut self,
         dev: &mut dyn Device,
         z: u32,
-        slots: &[u8],
+        data: Option<&[u8]>,
         first: usize,
         n: usize,
         units: &[Unit],
@@ -338,16 +378,27 @@ impl Space {
         let zone = self.zones[z as usize];
         let start_slot = z as u64 * self.spz + zone.wp as u64;
         let want = self.slot_offset(start_slot);
-        let data = &slots[first * SLOT..(first + n) * SLOT];
+        let len = (n * SLOT) as u64;
         match self.cfg.backend {
             Backend::Zns => {
-                let got = dev.zone_append(z, data)?;
+                let got = match data {
+                    Some(d) => dev.zone_append(z, d)?,
+                    None => dev.zone_append_len(z, len)?,
+                };
                 if got != want {
                     return Err(SpaceError::Misplaced { zone: z, got, want });
                 }
             }
-            Backend::Fdp { .. } => dev.write(want, data, Placement::Stream(zone.plid))?,
-            Backend::Conventional => dev.write(want, data, Placement::None)?,
+            Backend::Fdp { .. } | Backend::Conventional => {
+                let p = match self.cfg.backend {
+                    Backend::Fdp { .. } => Placement::Stream(zone.plid),
+                    _ => Placement::None,
+                };
+                match data {
+                    Some(d) => dev.write(want, d, p)?,
+                    None => dev.write_len(want, len, p)?,
+                }
+            }
         }
         for (i, bin) in bins[first..first + n].iter().enumerate() {
             let slot = start_slot + i as u64;
@@ -550,53 +601,70 @@ impl Space {
         }
         self.counters.gc_rounds += 1;
         self.counters.victims += victims.len() as u64;
+        // Kept between rounds (grown, never cleared): reads overwrite what they use.
         let mut gc_buf = std::mem::take(&mut self.gc_buf);
-        gc_buf.clear();
         let mut units: Vec<Unit> = Vec::new();
-        let mut run: Vec<u64> = Vec::new();
+        // Valid pages of the victims' slots, flat: (slot, pid, location).
+        let mut live: Vec<(u64, u64, Loc)> = Vec::new();
+        let mut read_at = 0usize;
         for (vi, &z) in victims.iter().enumerate() {
             let comp = vi < compensation as usize;
             let zz = self.zones[z as usize];
             self.counters.victim_valid_pages += zz.valid as u64;
             self.counters.victim_pages += zz.total as u64;
             let base = z as u64 * self.spz;
-            // Valid pages per slot; pages whose newest copy is a dirty frame stay there.
-            run.clear();
-            let mut slot_pages: Vec<(u64, Vec<(u64, Loc)>)> = Vec::new();
+            // Pages whose newest copy is a dirty frame stay there.
+            live.clear();
             for s in base..base + zz.wp as u64 {
-                let mut v: Vec<(u64, Loc)> = Vec::new();
-                let here: Vec<(u64, Loc)> = self.maps.valid_in(s).collect();
+                let here = self.maps.valid_in(s);
+                let mut pages = [(0u64, None); PER_SLOT];
+                let mut n = 0;
                 for (pid, l) in here {
+                    pages[n] = (pid, Some(l));
+                    n += 1;
+                }
+                for &(pid, l) in &pages[..n] {
                     if dirty(pid) {
                         self.maps.unmap(pid);
                         self.counters.gc_pages_in_memory += 1;
                     } else {
-                        v.push((pid, l));
+                        live.push((s, pid, l.expect("set above")));
                     }
                 }
-                if !v.is_empty() {
-                    slot_pages.push((s, v));
-                }
             }
-            // Read runs of consecutive slots with live pages.
+            // Read runs of consecutive slots with live pages; `live` is in slot order.
             let mut i = 0;
-            while i < slot_pages.len() {
+            while i < live.len() {
+                let first = live[i].0;
                 let mut j = i + 1;
-                while j < slot_pages.len() && slot_pages[j].0 == slot_pages[j - 1].0 + 1 {
+                while j < live.len() && live[j].0 <= live[j - 1].0 + 1 {
                     j += 1;
                 }
-                let first = slot_pages[i].0;
-                let len = (j - i) * SLOT;
-                let at = gc_buf.len();
-                gc_buf.resize(at + len, 0);
-                dev.read(self.slot_offset(first), &mut gc_buf[at..at + len])?;
+                let slots = (live[j - 1].0 - first + 1) as usize;
+                let len = slots * SLOT;
+                let at = read_at;
+                read_at += len;
+                if self.bytes {
+                    if gc_buf.len() < at + len {
+                        gc_buf.resize(at + len, 0);
+                    }
+                    dev.read(self.slot_offset(first), &mut gc_buf[at..at + len])?;
+                } else {
+                    dev.read_len(self.slot_offset(first), len as u64)?;
+                }
                 self.counters.gc_read_bytes += len as u64;
-                for (k, (_, pages)) in slot_pages[i..j].iter().enumerate() {
-                    let slot_at = at + k * SLOT;
-                    if pages.len() == PER_SLOT {
+                let mut k = i;
+                while k < j {
+                    let s = live[k].0;
+                    let mut e = k + 1;
+                    while e < j && live[e].0 == s {
+                        e += 1;
+                    }
+                    let slot_at = at + (s - first) as usize * SLOT;
+                    if e - k == PER_SLOT {
                         let mut pids = [(0u64, 0u32, 0u32); PER_SLOT];
                         let mut edt = 0;
-                        for (n, &(pid, l)) in pages.iter().enumerate() {
+                        for (n, &(_, pid, l)) in live[k..e].iter().enumerate() {
                             pids[n] = (pid, l.offset, l.size);
                             edt = edt.max(self.gc_edt(pid, now));
                         }
@@ -609,7 +677,7 @@ impl Space {
                             comp,
                         });
                     } else {
-                        for &(pid, l) in pages {
+                        for &(_, pid, l) in &live[k..e] {
                             units.push(Unit {
                                 src: slot_at + l.offset as usize,
                                 size: l.size,
@@ -620,6 +688,7 @@ impl Space {
                             });
                         }
                     }
+                    k = e;
                 }
                 i = j;
             }
@@ -647,7 +716,7 @@ impl Space {
         }
         let bins = self.pack_units(&units);
         let mut slots = std::mem::take(&mut self.slot_buf);
-        Self::fill_slots(&mut slots, &gc_buf, &units, &bins);
+        let images = self.slot_images(&mut slots, &gc_buf, &units, &bins);
         let mut next = 0;
         let mut vi = 0;
         while next < bins.len() {
@@ -659,7 +728,11 @@ impl Space {
                 continue;
             }
             let n = room.min(bins.len() - next);
-            self.write_slots(dev, z, &slots, next, n, &units, &bins)?;
+            let data = images.map(|b| match b {
+                Images::Built => &slots[next * SLOT..(next + n) * SLOT],
+                Images::InSource(at) => &gc_buf[at + next * SLOT..at + (next + n) * SLOT],
+            });
+            self.write_slots(dev, z, data, next, n, &units, &bins)?;
             self.counters.gc_slots += n as u64;
             self.counters.compensation_slots += bins[next..next + n]
                 .iter()
