@@ -114,6 +114,57 @@ fn expected_top_share(pattern: &Pattern, n: u64, k: u64) -> Option<f64> {
     }
 }
 
+/// Pages per access count, ascending: `(accesses, pages)` from per-page access counts.
+pub fn count_distribution(counts: impl IntoIterator<Item = u32>) -> BTreeMap<u64, u64> {
+    let mut dist: BTreeMap<u64, u64> = BTreeMap::new();
+    // Most pages have small counts: tally those in an array, not the tree.
+    let mut small = vec![0u64; 1024];
+    for c in counts {
+        if (c as usize) < small.len() {
+            small[c as usize] += 1;
+        } else {
+            *dist.entry(c as u64).or_default() += 1;
+        }
+    }
+    for (c, &k) in small.iter().enumerate() {
+        if k > 0 {
+            *dist.entry(c as u64).or_default() += k;
+        }
+    }
+    dist
+}
+
+/// The share of `accesses` that the hottest [`TOP_FRACTIONS`] of `pages` received, read off
+/// a count distribution (see [`count_distribution`]); `expected` is left empty.
+pub fn top_shares(dist: &BTreeMap<u64, u64>, pages: u64, accesses: u64) -> Vec<TopShare> {
+    TOP_FRACTIONS
+        .iter()
+        .map(|&f| {
+            let k = ((f * pages as f64).round() as u64).max(1);
+            // Walk the count distribution from the hottest pages down.
+            let (mut left, mut sum) = (k, 0u64);
+            for (&c, &num) in dist.iter().rev() {
+                let take = left.min(num);
+                sum += take * c;
+                left -= take;
+                if left == 0 {
+                    break;
+                }
+            }
+            TopShare {
+                pages_fraction: f,
+                pages: k,
+                share: if accesses == 0 {
+                    0.0
+                } else {
+                    sum as f64 / accesses as f64
+                },
+                expected: None,
+            }
+        })
+        .collect()
+}
+
 /// Draws `draws` requests from `pattern` over `pages` pages (one thread) and measures them.
 pub fn analyze(
     pattern: &Pattern,
@@ -139,41 +190,13 @@ pub fn analyze(
             Draw::Trim { .. } => trims += 1,
         }
     }
-    let mut dist: BTreeMap<u64, u64> = BTreeMap::new();
-    let mut small = vec![0u64; 1024];
-    for &c in &counts {
-        if (c as usize) < small.len() {
-            small[c as usize] += 1;
-        } else {
-            *dist.entry(c as u64).or_default() += 1;
-        }
-    }
-    for (c, &k) in small.iter().enumerate() {
-        if k > 0 {
-            *dist.entry(c as u64).or_default() += k;
-        }
-    }
+    let dist = count_distribution(counts.iter().copied());
     let touched = pages - dist.get(&0).copied().unwrap_or(0);
-    let top = TOP_FRACTIONS
-        .iter()
-        .map(|&f| {
-            let k = ((f * pages as f64).round() as u64).max(1);
-            // Walk the count distribution from the hottest pages down.
-            let (mut left, mut sum) = (k, 0u64);
-            for (&c, &num) in dist.iter().rev() {
-                let take = left.min(num);
-                sum += take * c;
-                left -= take;
-                if left == 0 {
-                    break;
-                }
-            }
-            TopShare {
-                pages_fraction: f,
-                pages: k,
-                share: sum as f64 / draws as f64,
-                expected: expected_top_share(pattern, pages, k),
-            }
+    let top = top_shares(&dist, pages, draws)
+        .into_iter()
+        .map(|t| TopShare {
+            expected: expected_top_share(pattern, pages, t.pages),
+            ..t
         })
         .collect();
     Ok(PatternReport {

@@ -1,0 +1,183 @@
+//! Byte-level field splitting and number parsing for the line formats.
+//!
+//! Why hand-written: the trace formats are unquoted CSV or whitespace-separated text, and the
+//! parsers must do millions of lines per second; splitting on one byte and parsing digits in
+//! place avoids the allocation and UTF-8 checks a general CSV reader would spend per field.
+//! Every function here rejects what it does not understand (returns `None`), never guesses.
+
+/// Splits `line` at `sep` into `out`, returning the number of fields; fields beyond
+/// `out.len()` are joined into the last one (callers size `out` one above what they read, so
+/// an over-long line is still seen to have "more" fields).
+#[inline]
+pub fn split<'a>(line: &'a [u8], sep: u8, out: &mut [&'a [u8]]) -> usize {
+    let mut n = 0;
+    let mut rest = line;
+    while n + 1 < out.len() {
+        match memchr::memchr(sep, rest) {
+            Some(i) => {
+                out[n] = &rest[..i];
+                rest = &rest[i + 1..];
+                n += 1;
+            }
+            None => break,
+        }
+    }
+    out[n] = rest;
+    n + 1
+}
+
+/// Splits `line` at runs of spaces and tabs into `out`, like [`split`]; leading and trailing
+/// blanks are ignored.
+#[inline]
+pub fn split_ws<'a>(line: &'a [u8], out: &mut [&'a [u8]]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    let len = line.len();
+    while i < len && n < out.len() {
+        while i < len && is_blank(line[i]) {
+            i += 1;
+        }
+        if i == len {
+            break;
+        }
+        let start = i;
+        if n + 1 == out.len() {
+            // The last slot takes the rest of the line.
+            let mut end = len;
+            while end > start && is_blank(line[end - 1]) {
+                end -= 1;
+            }
+            out[n] = &line[start..end];
+            return n + 1;
+        }
+        while i < len && !is_blank(line[i]) {
+            i += 1;
+        }
+        out[n] = &line[start..i];
+        n += 1;
+    }
+    n
+}
+
+#[inline]
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// Strips spaces and tabs at both ends.
+#[inline]
+pub fn trim(mut f: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = f {
+        if is_blank(*first) {
+            f = rest;
+        } else {
+            break;
+        }
+    }
+    while let [rest @ .., last] = f {
+        if is_blank(*last) {
+            f = rest;
+        } else {
+            break;
+        }
+    }
+    f
+}
+
+/// A decimal unsigned integer (surrounding blanks allowed); `None` on anything else or on
+/// overflow.
+#[inline]
+pub fn uint(f: &[u8]) -> Option<u64> {
+    let f = trim(f);
+    if f.is_empty() || f.len() > 20 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &b in f {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(d as u64)?;
+    }
+    Some(v)
+}
+
+/// Seconds with an optional fraction ("12", "0.551706", "2120.818942") as nanoseconds;
+/// digits beyond nanoseconds are dropped. `None` on anything else.
+#[inline]
+pub fn seconds_ns(f: &[u8]) -> Option<u64> {
+    let f = trim(f);
+    let (int, frac) = match memchr::memchr(b'.', f) {
+        Some(i) => (&f[..i], &f[i + 1..]),
+        None => (f, &f[f.len()..]),
+    };
+    let secs = if int.is_empty() && !frac.is_empty() {
+        0
+    } else {
+        uint(int)?
+    };
+    let mut ns: u64 = 0;
+    let mut scale: u64 = 100_000_000;
+    for &b in frac {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        ns += d as u64 * scale;
+        scale /= 10;
+    }
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    secs.checked_mul(1_000_000_000)?.checked_add(ns)
+}
+
+/// Case-insensitive equality with an ASCII word.
+#[inline]
+pub fn eq_word(f: &[u8], word: &str) -> bool {
+    trim(f).eq_ignore_ascii_case(word.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_keep_empty_fields_and_join_the_tail() {
+        let mut out = [&b""[..]; 4];
+        assert_eq!(split(b"a,,c", b',', &mut out), 3);
+        assert_eq!(out[..3], [&b"a"[..], b"", b"c"]);
+        assert_eq!(split(b"1,2,3,4,5,6", b',', &mut out), 4);
+        assert_eq!(out[3], b"4,5,6");
+    }
+
+    #[test]
+    fn whitespace_split_collapses_runs() {
+        let mut out = [&b""[..]; 5];
+        let n = split_ws(b"  8,0    3  1\t0.5 ", &mut out);
+        assert_eq!(n, 4);
+        assert_eq!(out[..4], [&b"8,0"[..], b"3", b"1", b"0.5"]);
+        let n = split_ws(b"a b c d e f g", &mut out);
+        assert_eq!(n, 5);
+        assert_eq!(out[4], b"e f g");
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(uint(b" 42 "), Some(42));
+        assert_eq!(uint(b"18446744073709551615"), Some(u64::MAX));
+        assert_eq!(uint(b"18446744073709551616"), None);
+        assert_eq!(uint(b"4k"), None);
+        assert_eq!(uint(b""), None);
+        assert_eq!(uint(b"-1"), None);
+        assert_eq!(seconds_ns(b"0.551706"), Some(551_706_000));
+        assert_eq!(seconds_ns(b"2120.818942"), Some(2_120_818_942_000));
+        assert_eq!(seconds_ns(b"1.0000000019"), Some(1_000_000_001));
+        assert_eq!(seconds_ns(b"7"), Some(7_000_000_000));
+        assert_eq!(seconds_ns(b".5"), Some(500_000_000));
+        assert_eq!(seconds_ns(b"."), None);
+        assert_eq!(seconds_ns(b"1.2.3"), None);
+        assert_eq!(seconds_ns(b"1e3"), None);
+    }
+}
