@@ -30,4 +30,6 @@ pub use counters::{Counters, GcEffect, WriteEffect};
 pub use ftl::{Ftl, FtlConfig, FtlError};
 pub use geometry::{Geometry, GeometryError, Provision};
 pub use policy::{GcPolicy, PolicyError};
-pub use runner::{fill_and_warm, simulate, SeriesPoint, SimConfig, SimError, SimReport};
+pub use runner::{
+    fill_and_warm, simulate, simulate_with, SeriesPoint, SimConfig, SimError, SimReport,
+};

@@ -10,7 +10,7 @@
 //! Host writes are counted at the interface, so writes absorbed by the buffer lower WAF.
 
 use serde::Serialize;
-use ssdiq_workload::{Draw, PageStream, Pattern, PatternError, StreamConfig};
+use ssdiq_workload::{Draw, DrawSource, PageStream, Pattern, PatternError, StreamConfig};
 
 use crate::analytic::{greedy_waf, optimal_split};
 use crate::buffer::{Buffered, WriteBuffer};
@@ -73,7 +73,7 @@ pub enum SimError {
     Ftl(#[from] FtlError),
     #[error(transparent)]
     Pattern(#[from] PatternError),
-    #[error("no optimal bound is implemented for pattern {0}")]
+    #[error("no optimal bound is implemented for {0}")]
     NoBound(String),
     #[error("invalid writes {0}: must be > 0")]
     Writes(f64),
@@ -101,7 +101,7 @@ pub fn fill_and_warm(ftl: &mut Ftl, drive_writes: u64, rng: &mut ssdiq_workload:
 
 pub fn simulate(
     cfg: &SimConfig,
-    mut on_point: impl FnMut(&SeriesPoint),
+    on_point: impl FnMut(&SeriesPoint),
 ) -> Result<SimReport, SimError> {
     if !(cfg.drive_writes > 0.0 && cfg.drive_writes.is_finite()) {
         return Err(SimError::Writes(cfg.drive_writes));
@@ -116,6 +116,36 @@ pub fn simulate(
         &cfg.pattern,
         StreamConfig::single(u, g.page_bytes, cfg.seed),
     )?;
+    run(cfg, &mut stream, model, on_point)
+}
+
+/// One run whose page draws come from `source` (a trace) instead of `cfg.pattern`, which is
+/// not used. The `optimal` bound needs a pattern's frequency classes and is refused. If the
+/// source fails, the run stops early; its caller reports the source's error.
+pub fn simulate_with<S: DrawSource>(
+    cfg: &SimConfig,
+    source: &mut S,
+    on_point: impl FnMut(&SeriesPoint),
+) -> Result<SimReport, SimError> {
+    if !(cfg.drive_writes > 0.0 && cfg.drive_writes.is_finite()) {
+        return Err(SimError::Writes(cfg.drive_writes));
+    }
+    if cfg.policy == GcPolicy::Optimal {
+        return Err(SimError::NoBound("a trace".into()));
+    }
+    let g = cfg.geometry;
+    let model = greedy_waf(g.effective_fill(1), g.pages_per_block);
+    run(cfg, source, model, on_point)
+}
+
+fn run<S: DrawSource>(
+    cfg: &SimConfig,
+    stream: &mut S,
+    model: f64,
+    mut on_point: impl FnMut(&SeriesPoint),
+) -> Result<SimReport, SimError> {
+    let g = cfg.geometry;
+    let u = g.logical_pages;
     let mut ftl = Ftl::new(FtlConfig {
         geometry: g,
         policy: cfg.policy,
@@ -142,8 +172,8 @@ pub fn simulate(
     let mut half_flash = 0u64;
     let mut series = Vec::new();
     let flash_now = |ftl: &Ftl| ftl.counters().flash_programs() - c0.flash_programs();
-    let mut ahead = Lookahead::new(&mut stream);
-    while host < total {
+    let mut ahead = Lookahead::new(stream);
+    while host < total && !ahead.stream.failed() {
         let draw = ahead.next(|p| {
             if !use_buf {
                 ftl.prefetch(p)
@@ -236,16 +266,16 @@ pub fn simulate(
 
 /// Draws a few writes ahead of the FTL so each write's map entry can be loaded before it is
 /// needed: the generator is pure, so drawing early changes nothing but timing.
-struct Lookahead<'a> {
-    stream: &'a mut PageStream,
+struct Lookahead<'a, S: DrawSource> {
+    stream: &'a mut S,
     ring: [Draw; LOOKAHEAD],
     pos: usize,
 }
 
 const LOOKAHEAD: usize = 8;
 
-impl<'a> Lookahead<'a> {
-    fn new(stream: &'a mut PageStream) -> Self {
+impl<'a, S: DrawSource> Lookahead<'a, S> {
+    fn new(stream: &'a mut S) -> Self {
         let ring = std::array::from_fn(|_| stream.next_draw());
         Self {
             stream,
@@ -275,7 +305,9 @@ fn optimal(cfg: &SimConfig, model: f64) -> Result<SimReport, SimError> {
             optimal_split(1.0 / g.effective_fill(1), &c, Some(g.pages_per_block)).waf
         }
         Classes::Sequential => 1.0,
-        Classes::Unknown => return Err(SimError::NoBound(cfg.pattern.to_string())),
+        Classes::Unknown => {
+            return Err(SimError::NoBound(format!("pattern {}", cfg.pattern)))
+        }
     };
     Ok(SimReport {
         method: "analytic",

@@ -7,13 +7,13 @@ use crate::colour::Colour;
 use crate::model::{RunResult, StepResult};
 use crate::table::{build_tables, Table};
 
-const CSS: &str = "body{font-family:sans-serif;margin:2em;color:#222;max-width:1200px}\
+pub(crate) const CSS: &str = "body{font-family:sans-serif;margin:2em;color:#222;max-width:1200px}\
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:3px 8px}\
 td.num{text-align:right}td.spec{background:#fff}td.meas{background:#eee}\
 td.green{background:#b7e1b0}td.yellow{background:#f5e6a3}td.red{background:#f0aaa5}\
 .note{font-size:85%;color:#555}.chart{display:inline-block;margin:4px}.partial{color:#b00}";
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -57,7 +57,7 @@ fn html_table(t: &Table) -> String {
     s
 }
 
-fn chart_div(svg: Option<String>) -> String {
+pub(crate) fn chart_div(svg: Option<String>) -> String {
     svg.map(|s| format!("<div class=\"chart\">{s}</div>"))
         .unwrap_or_default()
 }

@@ -10,6 +10,7 @@ pub mod document;
 pub mod html;
 pub mod markdown;
 pub mod model;
+pub mod sim;
 pub mod table;
 pub mod terminal;
 

@@ -9,6 +9,7 @@
 pub mod job;
 pub mod latency;
 pub mod run;
+pub mod sim;
 
 pub use job::JobSecond;
 pub use latency::{CdfPoint, LatencySummary, OpSummary};
@@ -16,3 +17,4 @@ pub use run::{
     steps, Convergence, Derived, RunInfo, RunResult, SecondPoint, SeriesPoint, Spec, StepResult,
     TargetInfo, SCHEMA,
 };
+pub use sim::{SimDoc, SimParams, SimRun, SimSeriesPoint, SimShardDoc, SimTrace};

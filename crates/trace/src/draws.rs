@@ -127,8 +127,8 @@ impl TraceDraws {
     }
 
     /// The error that stopped the draws, if one did.
-    pub fn error(&self) -> Option<&TraceError> {
-        self.error.as_ref()
+    pub fn take_error(&mut self) -> Option<TraceError> {
+        self.error.take()
     }
 
     fn fail(&mut self, e: TraceError) -> Draw {

@@ -10,19 +10,20 @@
 /// an over-long line is still seen to have "more" fields).
 #[inline]
 pub fn split<'a>(line: &'a [u8], sep: u8, out: &mut [&'a [u8]]) -> usize {
+    // A plain loop: fields are a few bytes long, shorter than a vectorised search pays for.
     let mut n = 0;
-    let mut rest = line;
-    while n + 1 < out.len() {
-        match memchr::memchr(sep, rest) {
-            Some(i) => {
-                out[n] = &rest[..i];
-                rest = &rest[i + 1..];
-                n += 1;
+    let mut start = 0;
+    for (i, &b) in line.iter().enumerate() {
+        if b == sep {
+            out[n] = &line[start..i];
+            n += 1;
+            start = i + 1;
+            if n + 1 == out.len() {
+                break;
             }
-            None => break,
         }
     }
-    out[n] = rest;
+    out[n] = &line[start..];
     n + 1
 }
 
