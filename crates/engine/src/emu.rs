@@ -232,10 +232,8 @@ impl EmuExecutor {
             slots.push(Slot::new(job.threads as usize + i));
         }
         let sink = Arc::new(SeriesSink::new(1));
-        let mut streams: Vec<StreamId> = job.mix.ops().into_iter().map(StreamId::main).collect();
-        if matches!(job.pattern, Pattern::Zns { .. }) {
-            streams.push(StreamId::main(Op::Trim));
-        }
+        let mut streams: Vec<StreamId> =
+            job.main_ops().into_iter().map(StreamId::main).collect();
         streams.extend(job.probes.iter().map(|&o| StreamId::probe(o)));
         let mut l = Loop {
             drive: &mut self.drive,
@@ -373,7 +371,7 @@ impl Loop<'_, '_> {
     fn issue(&mut self, s: usize, now: u64) {
         let f = self.slots[s].feed;
         let rel = now - self.t0;
-        match self.feeds[f].next(self.shared, rel) {
+        match self.feeds[f].next_timed(self.shared, rel) {
             None => {
                 if !self.feeds[f].is_probe() {
                     self.main_left -= 1;
@@ -382,14 +380,11 @@ impl Loop<'_, '_> {
                     }
                 }
             }
-            Some(io) => {
+            Some((io, at)) => {
                 self.slots[s].io = io;
-                if let Some(r) = self.shared.rate_for(&self.feeds[f]) {
-                    let at = r.claim(io.len, rel);
-                    if at > rel {
-                        self.heap.push(Reverse((self.t0 + at, s as u32, START)));
-                        return;
-                    }
+                if at > rel {
+                    self.heap.push(Reverse((self.t0 + at, s as u32, START)));
+                    return;
                 }
                 self.submit(s, now);
             }

@@ -9,11 +9,13 @@
 //! - Probes are unbounded and unthrottled; they stop when the main streams are done.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use ssdiq_workload::{Op, Pattern, RequestStream, RwMix, StreamConfig};
 
 use crate::job::{Job, OnError};
 use crate::rate::RateLimiter;
+use crate::replay::{Replay, Speed};
 use crate::stats::StreamId;
 
 /// One I/O to issue.
@@ -103,6 +105,8 @@ pub struct WorkerCtx<'a> {
 /// Request generator of one thread (a main worker or a probe).
 pub struct Feed {
     stream: RequestStream,
+    /// A main feed of a replay job takes its requests from the shared recording instead.
+    replay: Option<Arc<Replay>>,
     probe: Option<Op>,
     probe_index: Option<u32>,
     unit: u64,
@@ -115,6 +119,7 @@ impl Feed {
         Feed {
             stream: RequestStream::new(&job.pattern, job.mix, job.stream_config(thread))
                 .expect("validated by Job::validate"),
+            replay: job.replay.clone(),
             probe: None,
             probe_index: None,
             unit: job.offset_align,
@@ -140,6 +145,7 @@ impl Feed {
         Feed {
             stream: RequestStream::new(&Pattern::Uniform, mix, cfg)
                 .expect("uniform over a non-empty range"),
+            replay: None,
             probe: Some(op),
             probe_index: Some(index),
             unit: job.offset_align,
@@ -149,6 +155,41 @@ impl Feed {
 
     pub fn is_probe(&self) -> bool {
         self.probe.is_some()
+    }
+
+    /// True when start times depend on the clock (a rate limit, or a replay at recorded
+    /// timing): executors then read a fresh clock for each request.
+    #[inline]
+    pub fn is_timed(&self, shared: &Shared) -> bool {
+        match &self.replay {
+            Some(r) => r.speed != Speed::Max,
+            None => shared.rate_for(self).is_some(),
+        }
+    }
+
+    /// The next I/O and the time (ns since the job started) at which it may start: its
+    /// rate-limited slot, its replayed time, or 0 (at once). `None` when this thread must
+    /// stop submitting.
+    #[inline]
+    pub fn next_timed(&mut self, shared: &Shared, now_ns: u64) -> Option<(Io, u64)> {
+        if let Some(replay) = &self.replay {
+            if shared.interrupted(now_ns) {
+                return None;
+            }
+            let (r, at) = replay.next(now_ns)?;
+            let len = r.pages * self.bs;
+            let io = Io {
+                stream: StreamId::main(r.op),
+                op: r.op,
+                offset: r.page * self.bs,
+                len,
+            };
+            let before = shared.issued.fetch_add(len, Ordering::Relaxed);
+            return (before < shared.bound_bytes).then_some((io, at));
+        }
+        let io = self.next(shared, now_ns)?;
+        let at = shared.rate_for(self).map_or(0, |r| r.claim(io.len, now_ns));
+        Some((io, at))
     }
 
     /// The next I/O, or `None` when this thread must stop submitting.

@@ -7,6 +7,8 @@
 //! - At least one bound is set: `bytes` and/or `time_ns`; the job stops at whichever comes first.
 //! - The psync engine issues one I/O at a time per thread, so it requires `qd == 1`.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use ssdiq_workload::units::{format_size, Rate};
 use ssdiq_workload::{DataPattern, Op, Pattern, RwMix};
@@ -96,6 +98,9 @@ pub struct Job {
     pub on_error: OnError,
     /// Period of device-counter samples while the job runs.
     pub counter_interval_ns: u64,
+    /// A recording to replay instead of the pattern and mix: its requests, in units of
+    /// `bs` from offset 0, at its times. The job ends with the recording (or a bound).
+    pub replay: Option<Arc<crate::replay::Replay>>,
 }
 
 impl Job {
@@ -124,12 +129,38 @@ impl Job {
             direct: true,
             on_error: OnError::Stop,
             counter_interval_ns: 10_000_000_000,
+            replay: None,
+        }
+    }
+
+    /// The ops the main streams may issue: the mix's, trims for patterns that discard, and
+    /// reads, writes and trims for a replay.
+    pub fn main_ops(&self) -> Vec<Op> {
+        if self.replay.is_some() {
+            return vec![Op::Read, Op::Write, Op::Trim];
+        }
+        let mut v = self.mix.ops();
+        if matches!(self.pattern, Pattern::Zns { .. }) {
+            v.push(Op::Trim);
+        }
+        v
+    }
+
+    /// The largest request a main stream issues (executors size their buffers by it).
+    pub fn max_io_bytes(&self) -> u64 {
+        match &self.replay {
+            Some(r) => r.max_request_bytes.max(self.bs),
+            None => self.bs,
         }
     }
 
     /// True if the job modifies the target (main ops, probes or fill).
     pub fn writes(&self) -> bool {
-        self.mix.writes() || self.probes.iter().any(|o| o.modifies()) || self.fill.is_some()
+        let main = match &self.replay {
+            Some(r) => r.writes,
+            None => self.mix.writes(),
+        };
+        main || self.probes.iter().any(|o| o.modifies()) || self.fill.is_some()
     }
 
     /// Target-independent checks. Target facts (logical block size, device size) are checked
@@ -180,7 +211,7 @@ impl Job {
                 format_size(self.bs)
             ));
         }
-        if self.bound.bytes.is_none() && self.bound.time_ns.is_none() {
+        if self.bound.bytes.is_none() && self.bound.time_ns.is_none() && self.replay.is_none() {
             return bad("no bound: give --size or --time".into());
         }
         if self.bound.bytes == Some(0) || self.bound.time_ns == Some(0) {
@@ -216,8 +247,16 @@ impl Job {
     pub fn info(&self) -> JobInfo {
         JobInfo {
             target: self.target.clone(),
-            rw: self.mix.to_string(),
-            pattern: self.pattern.to_string(),
+            rw: if self.replay.is_some() {
+                "replay".into()
+            } else {
+                self.mix.to_string()
+            },
+            pattern: if self.replay.is_some() {
+                "trace".into()
+            } else {
+                self.pattern.to_string()
+            },
             bs: self.bs,
             offset_align: self.offset_align,
             qd: self.qd,
@@ -234,8 +273,19 @@ impl Job {
             engine: self.engine,
             direct: self.direct,
             on_error: self.on_error,
+            replay: self.replay.as_ref().map(|r| ReplayInfo {
+                speed: r.speed,
+                max_request_bytes: r.max_request_bytes,
+            }),
         }
     }
+}
+
+/// How a job replays a recording (the `"replay"` object of the job in JSON).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReplayInfo {
+    pub speed: crate::replay::Speed,
+    pub max_request_bytes: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -282,6 +332,9 @@ pub struct JobInfo {
     pub engine: EngineKind,
     pub direct: bool,
     pub on_error: OnError,
+    /// Present when the job replays a recording.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<ReplayInfo>,
 }
 
 #[cfg(test)]

@@ -28,15 +28,13 @@ pub fn run_thread(
     let mut rbuf = AlignedBuf::new(bs as usize);
     let mut wbuf = AlignedBuf::new(bs as usize);
     data.init(wbuf.as_mut_slice(), 0);
-    let rate = shared.rate_for(feed);
     let mut writes = 0u64;
     loop {
         let now = clock.now_ns();
-        let Some(io) = feed.next(shared, now) else {
+        let Some((io, at)) = feed.next_timed(shared, now) else {
             break;
         };
-        if let Some(r) = rate {
-            let at = r.claim(io.len, now);
+        if at > now {
             wait_until(at, || clock.now_ns());
         }
         if io.op == Op::Write {

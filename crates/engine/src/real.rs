@@ -41,13 +41,9 @@ impl RealExecutor {
     }
 }
 
-/// Streams a main thread may record: the mix's ops, and trims for patterns that discard.
+/// Streams a main thread may record.
 fn main_streams(job: &Job) -> Vec<StreamId> {
-    let mut v: Vec<StreamId> = job.mix.ops().into_iter().map(StreamId::main).collect();
-    if matches!(job.pattern, ssdiq_workload::Pattern::Zns { .. }) {
-        v.push(StreamId::main(ssdiq_workload::Op::Trim));
-    }
-    v
+    job.main_ops().into_iter().map(StreamId::main).collect()
 }
 
 impl Executor for RealExecutor {
@@ -84,7 +80,7 @@ impl Executor for RealExecutor {
             data: &data,
             shared: &shared,
             clock: &clock,
-            bs: job.bs,
+            bs: job.max_io_bytes(),
         };
 
         let (totals, first_err, elapsed) = std::thread::scope(|scope| {

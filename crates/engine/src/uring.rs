@@ -118,29 +118,22 @@ pub fn run_thread(
     let mut pending: Option<(Io, u64)> = None;
     let mut ended = false;
     let mut writes = 0u64;
-    let rate = shared.rate_for(feed);
+    let timed = feed.is_timed(shared);
 
     // Clock of the last reap: bounds checks use it (a time bound is checked once per batch),
-    // only the rate limiter needs a fresh read per request.
+    // only rate-limited and replayed requests need a fresh read each.
     let mut last_ns = clock.now_ns();
     loop {
-        // Prepare as many SQEs as free slots and the rate allow.
+        // Prepare as many SQEs as free slots and the start times allow.
         while !ended && !free.is_empty() {
-            let now = if rate.is_some() {
-                clock.now_ns()
-            } else {
-                last_ns
-            };
+            let now = if timed { clock.now_ns() } else { last_ns };
             if pending.is_none() {
-                match feed.next(shared, now) {
+                match feed.next_timed(shared, now) {
                     None => {
                         ended = true;
                         break;
                     }
-                    Some(io) => {
-                        let at = rate.map_or(0, |r| r.claim(io.len, now));
-                        pending = Some((io, at));
-                    }
+                    Some(p) => pending = Some(p),
                 }
             }
             let (io, at) = pending.expect("set above");
@@ -193,7 +186,7 @@ pub fn run_thread(
         if inflight == 0 && batch.is_empty() {
             match pending {
                 Some((_, at)) => {
-                    // Rate-limited and idle: nothing to reap, wait for the scheduled start.
+                    // Idle until a scheduled start: nothing to reap, wait for it.
                     wait_until(at, || clock.now_ns());
                     continue;
                 }
@@ -211,7 +204,7 @@ pub fn run_thread(
         batch.clear();
         let waited = match pending {
             Some((_, at)) if at > t_sub => {
-                // Rate-limited: reap whatever completes before the next scheduled start.
+                // Reap whatever completes before the next scheduled start.
                 let left = at - t_sub;
                 let ts = types::Timespec::new()
                     .sec(left / 1_000_000_000)

@@ -10,6 +10,9 @@
 //! - Trims of pages without a place (never read or written under `compact`, beyond the
 //!   target under `direct`) are dropped.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
 use ssdiq_workload::{Op, Request, TimedRequest, TimedSource};
 
 use crate::draws::Mapping;
@@ -29,9 +32,20 @@ pub struct TraceReplay {
     device: u32,
     next: u64,
     last: u64,
-    requests: u64,
-    split: u64,
+    counts: Arc<ReplayCounts>,
     error: Option<String>,
+}
+
+/// What a replay has done so far, readable while it runs (the replay itself moves into the
+/// engine).
+#[derive(Debug, Default)]
+pub struct ReplayCounts {
+    /// Records read from the trace.
+    pub records: AtomicU64,
+    /// Requests issued.
+    pub requests: AtomicU64,
+    /// Records that needed more than one request.
+    pub split: AtomicU64,
 }
 
 impl TraceReplay {
@@ -54,15 +68,14 @@ impl TraceReplay {
             device: 0,
             next: 1,
             last: 0,
-            requests: 0,
-            split: 0,
+            counts: Arc::default(),
             error: None,
         })
     }
 
-    /// Requests issued so far, and how many records needed more than one.
-    pub fn counts(&self) -> (u64, u64) {
-        (self.requests, self.split)
+    /// The counters of this replay.
+    pub fn counts(&self) -> Arc<ReplayCounts> {
+        self.counts.clone()
     }
 
     /// The next run of consecutive target units of the current record.
@@ -98,7 +111,7 @@ impl TimedSource for TraceReplay {
     fn next_timed(&mut self) -> Option<TimedRequest> {
         loop {
             if let Some(request) = self.next_run() {
-                self.requests += 1;
+                self.counts.requests.fetch_add(1, Ordering::Relaxed);
                 return Some(TimedRequest {
                     at_ns: self.at_ns,
                     request,
@@ -115,8 +128,9 @@ impl TimedSource for TraceReplay {
                     if r.op == Op::Trim && !matches!(self.mapping, Mapping::Compact(_)) {
                         self.last = last.min(first.saturating_add(self.target_units - 1));
                     }
+                    self.counts.records.fetch_add(1, Ordering::Relaxed);
                     if self.would_split(first, last) {
-                        self.split += 1;
+                        self.counts.split.fetch_add(1, Ordering::Relaxed);
                     }
                 }
                 Ok(None) => return None,

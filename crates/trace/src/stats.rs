@@ -174,7 +174,8 @@ impl TraceStatsBuilder {
             keys: PageKeys::default(),
             pages: FxHashMap::default(),
             devices: FxHashMap::default(),
-            gaps: Histogram::new(3).expect("3 significant figures are valid"),
+            // Gaps up to 2^50 ns (13 days); longer ones count as that.
+            gaps: Histogram::new_with_bounds(1, 1 << 50, 3).expect("valid bounds"),
             last_time: None,
             max_time: 0,
             backwards: 0,

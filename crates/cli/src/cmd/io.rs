@@ -23,6 +23,8 @@ use ssdiq_suite::device::NvmeCounters;
 use ssdiq_workload::units::{format_size, parse_duration_ns, parse_rate, parse_size};
 use ssdiq_workload::{DataPattern, Op, Pattern, RwMix};
 
+use super::io_trace::TraceSetup;
+use super::trace_args::TraceFlags;
 use crate::error::{usage, OrUsage};
 use crate::output::{check_writable, write_atomic, write_json};
 
@@ -37,7 +39,12 @@ Emulated SSD: TARGET emu:PROFILE[,key=value...] (profiles: default, nosuspend, s
 2r; or emu:path/to/profile.toml) runs the job on the flash model in virtual time: --time is\n\
 virtual seconds, --size defaults to the drive's capacity, --engine/--buffered do not apply.\n\
   ssdiq io emu:default --rw randwrite --fill seq --qd 32 --time 60s --json r.json\n\
-  ssdiq io emu:nosuspend,capacity=4GiB --rw randwrite --rate 100MB/s --probe read --time 30s"
+  ssdiq io emu:nosuspend,capacity=4GiB --rw randwrite --rate 100MB/s --probe read --time 30s\n\n\
+Trace replay: --trace FILE replaces --rw/--pattern/--rate: the trace's reads, writes and trims,\n\
+widened to whole --bs units, at their recorded times (--replay-speed 1), scaled (2x), or as\n\
+fast as threads x qd allow (max). Offsets are used as they are (--trace-map direct; a new file\n\
+is sized to the trace's span); --trace-map compact packs the trace's distinct pages.\n\
+  ssdiq io emu:default --trace hm_0.csv.gz --qd 32 --replay-speed max --json r.json"
 )]
 pub struct Args {
     /// A block device, a file (created or extended to --size), or an emulated SSD
@@ -110,6 +117,17 @@ pub struct Args {
     /// Allow overwriting this block device even if it looks in use (name it again).
     #[arg(long, value_name = "DEVICE")]
     allow_destroy: Option<PathBuf>,
+    /// Replay this block trace (blkparse, ftrace-blk, MSR, Alibaba, SPC, FIU; gzip too).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["pattern", "rw", "rate", "offset_align"])]
+    trace: Option<PathBuf>,
+    #[command(flatten)]
+    trace_flags: TraceFlags,
+    /// Replay timing: 1 (recorded), a factor like 2x (twice as fast) or 0.5, or max.
+    #[arg(long, requires = "trace", default_value = "1")]
+    replay_speed: String,
+    /// Largest request of a replay; longer trace requests are split.
+    #[arg(long, requires = "trace", default_value = "1MiB")]
+    trace_max_io: String,
 }
 
 fn engine_usage(e: EngineError) -> anyhow::Error {
@@ -145,12 +163,16 @@ fn parse_probes(s: &str) -> anyhow::Result<Vec<Op>> {
 }
 
 /// Builds the job from the arguments and the target's facts; every error is a usage error.
-fn build_job(args: &Args, facts: &TargetFacts) -> anyhow::Result<Job> {
+fn build_job(args: &Args, facts: &TargetFacts, trace: Option<&TraceSetup>) -> anyhow::Result<Job> {
     let job = job_from_args(
         args,
         facts.path.display().to_string(),
+        trace,
         &|bs| match facts.size {
             Some(existing) if existing >= bs => Ok(existing / bs * bs),
+            None if trace.and_then(TraceSetup::natural_range).is_some() => {
+                Ok(trace.and_then(TraceSetup::natural_range).expect("checked"))
+            }
             Some(_) if facts.kind == TargetKind::File => Err(usage(format!(
                 "{} is smaller than one block; give --size to extend it",
                 facts.path.display()
@@ -170,6 +192,7 @@ fn build_job(args: &Args, facts: &TargetFacts) -> anyhow::Result<Job> {
 fn job_from_args(
     args: &Args,
     target: String,
+    trace: Option<&TraceSetup>,
     default_range: &dyn Fn(u64) -> anyhow::Result<u64>,
 ) -> anyhow::Result<Job> {
     let mix = RwMix::parse(&args.rw).or_usage()?;
@@ -215,6 +238,8 @@ fn job_from_args(
     job.bound.bytes = match (io_size, time_ns) {
         (Some(b), _) => Some(b),
         (None, Some(_)) => None,
+        // A replay ends with its trace.
+        (None, None) if trace.is_some() => None,
         (None, None) => Some(range),
     };
     job.rate = args
@@ -252,6 +277,9 @@ fn job_from_args(
             )))
         }
     };
+    if let Some(t) = trace {
+        job.replay = Some(t.replay(range, &job.target)?);
+    }
     job.validate().map_err(engine_usage)?;
     Ok(job)
 }
@@ -317,9 +345,12 @@ fn format_size_short(b: u64) -> String {
 }
 
 /// Validation and safety checks for a file or block device; its executor.
-fn real_setup(args: &Args) -> anyhow::Result<(Job, Box<dyn Executor>)> {
+fn real_setup(
+    args: &Args,
+    trace: Option<&TraceSetup>,
+) -> anyhow::Result<(Job, Box<dyn Executor>)> {
     let facts = TargetFacts::probe(&args.target).map_err(engine_usage)?;
-    let job = build_job(args, &facts)?;
+    let job = build_job(args, &facts, trace)?;
     for p in [&args.json, &args.log].into_iter().flatten() {
         check_writable(p)?;
     }
@@ -348,7 +379,11 @@ fn real_setup(args: &Args) -> anyhow::Result<(Job, Box<dyn Executor>)> {
 
 /// The emulated SSD: no safety checks (nothing real is written); `--size` defaults to the
 /// drive's capacity; `--engine` and `--buffered` do not apply and are ignored.
-fn emu_setup(args: &Args, target: &str) -> anyhow::Result<(Job, Box<dyn Executor>)> {
+fn emu_setup(
+    args: &Args,
+    target: &str,
+    trace: Option<&TraceSetup>,
+) -> anyhow::Result<(Job, Box<dyn Executor>)> {
     let exec = EmuExecutor::open(target).map_err(engine_usage)?;
     if let Some(a) = &args.allow_destroy {
         return Err(usage(format!(
@@ -357,7 +392,7 @@ fn emu_setup(args: &Args, target: &str) -> anyhow::Result<(Job, Box<dyn Executor
         )));
     }
     let cap = exec.capacity_bytes();
-    let job = job_from_args(args, target.to_string(), &|bs| {
+    let job = job_from_args(args, target.to_string(), trace, &|bs| {
         if cap < bs {
             return Err(usage(format!(
                 "invalid --bs \"{}\": larger than the emulated drive ({})",
@@ -377,10 +412,26 @@ fn emu_setup(args: &Args, target: &str) -> anyhow::Result<(Job, Box<dyn Executor
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let target = args.target.to_string_lossy().to_string();
+    let trace = match &args.trace {
+        Some(path) => {
+            let bs = parse_size(&args.bs).or_usage()?;
+            if bs == 0 {
+                return Err(usage(format!("invalid --bs \"{}\": must be > 0", args.bs)));
+            }
+            Some(TraceSetup::new(
+                path,
+                &args.trace_flags,
+                bs,
+                &args.replay_speed,
+                &args.trace_max_io,
+            )?)
+        }
+        None => None,
+    };
     let (job, mut exec): (Job, Box<dyn Executor>) = if target.starts_with("emu:") {
-        emu_setup(&args, &target)?
+        emu_setup(&args, &target, trace.as_ref())?
     } else {
-        real_setup(&args)?
+        real_setup(&args, trace.as_ref())?
     };
     let stop = ssdiq_engine::signals::stop_on_signals()?;
     let bars = Bars {
@@ -394,8 +445,22 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let stats = result.map_err(engine_usage)?;
     let report = stats.report(job.info());
     print!("{}", render(&report));
+    let replay = match (&trace, &job.replay) {
+        (Some(t), Some(r)) => Some(t.report(r)),
+        _ => None,
+    };
+    if let Some(r) = &replay {
+        print!("{}", super::io_trace::render(r));
+    }
     if let Some(path) = &args.json {
-        write_json(path, &report)?;
+        match &replay {
+            Some(r) => {
+                let mut doc = serde_json::to_value(&report)?;
+                doc["replay"] = serde_json::to_value(r)?;
+                write_json(path, &doc)?;
+            }
+            None => write_json(path, &report)?,
+        }
     }
     if let Some(path) = &args.log {
         write_csv(path, &report)?;
@@ -480,6 +545,10 @@ fn render(r: &IoReport) -> String {
         if r.partial { " (partial)" } else { "" }
     );
     for (name, o) in &r.ops {
+        // A replay records every op; show those the trace had.
+        if j.replay.is_some() && o.ios == 0 {
+            continue;
+        }
         render_op(&mut s, name, o);
     }
     for (name, o) in &r.probes {

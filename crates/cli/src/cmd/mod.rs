@@ -3,6 +3,7 @@
 pub mod emu_info;
 pub mod info;
 pub mod io;
+pub mod io_trace;
 pub mod pattern;
 pub mod report;
 pub mod run;

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use ssdiq_trace::stats::TraceStats;
 use ssdiq_trace::{TraceOptions, TraceReader, TraceStatsBuilder};
-use ssdiq_workload::units::{format_size, parse_size};
+use ssdiq_workload::units::{format_size_approx, parse_size};
 use ssdiq_workload::Op;
 
 use super::trace_args::{parse_format, trace_error};
@@ -163,6 +163,10 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn size(b: u64) -> String {
+    format_size_approx(b as f64)
+}
+
 fn pct(x: f64) -> String {
     format!("{:.2}%", x * 100.0)
 }
@@ -213,8 +217,8 @@ fn render(s: &TraceStats) -> String {
             "{name:<6} {:>12} {:>9} {:>12} {:>11} {:>11}",
             op.requests,
             pct(op.requests as f64 / s.requests as f64),
-            format_size(op.bytes),
-            format_size(op.mean_bytes.round() as u64),
+            size(op.bytes),
+            size(op.mean_bytes.round() as u64),
             if name == "trim" {
                 "-".into()
             } else {
@@ -232,14 +236,14 @@ fn render(s: &TraceStats) -> String {
     let _ = writeln!(
         o,
         "footprint: {} ({} pages of {}): read {}, written {}, read-only {}; offsets {} .. {}",
-        format_size(f.bytes),
+        size(f.bytes),
         f.pages,
-        format_size(f.page_bytes),
-        format_size(f.read_pages * f.page_bytes),
-        format_size(f.written_pages * f.page_bytes),
-        format_size(f.read_only_pages * f.page_bytes),
-        format_size(f.min_offset),
-        format_size(f.max_end)
+        size(f.page_bytes),
+        size(f.read_pages * f.page_bytes),
+        size(f.written_pages * f.page_bytes),
+        size(f.read_only_pages * f.page_bytes),
+        size(f.min_offset),
+        size(f.max_end)
     );
     if f.uncounted_pages > 0 {
         let _ = writeln!(
@@ -257,7 +261,7 @@ fn render(s: &TraceStats) -> String {
         let _ = writeln!(
             o,
             "{:<10} {:>10} {:>10} {:>10}",
-            format_size(b.up_to_bytes),
+            size(b.up_to_bytes),
             b.read,
             b.write,
             b.trim
