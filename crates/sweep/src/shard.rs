@@ -86,7 +86,7 @@ mod tests {
             let all: Vec<usize> = (0..points).collect();
             let mut seen = vec![0u32; points];
             for k in 1..=n {
-                for &&i in &Shard { k, n }.select(&all) {
+                for &&i in &(Shard { k, n }).select(&all) {
                     seen[i] += 1;
                 }
             }

@@ -239,7 +239,9 @@ fn bad_line(path: &Path, line: u64, expected: String, text: &[u8]) -> TraceError
 }
 
 /// Detects the format from the first lines: the first format of [`Format::DETECT_ORDER`]
-/// that reads every sampled line and finds at least one request.
+/// that reads every sampled line and finds at least one request; failing that, the format
+/// that read the most lines (with requests among them) before one failed, so that line is
+/// reported as a bad line of that format.
 pub fn detect(path: &Path) -> Result<Format, TraceError> {
     let mut src = open_stream(path)?;
     if src.fill_buf().map_err(io_err(path))?.starts_with(&BLKTRACE_MAGIC) {
@@ -270,7 +272,7 @@ pub fn detect(path: &Path) -> Result<Format, TraceError> {
         return Err(unknown("the file is empty".into()));
     }
     // Best failure: the format that read the most lines before one failed.
-    let mut best: Option<(usize, Format, String)> = None;
+    let mut best: Option<(usize, Format, String, usize)> = None;
     for format in Format::DETECT_ORDER {
         let mut parser = Parser::new(format);
         let mut seen = false;
@@ -291,13 +293,18 @@ pub fn detect(path: &Path) -> Result<Format, TraceError> {
             None => {}
             Some((i, e)) => {
                 if best.as_ref().is_none_or(|b| i > b.0) {
-                    best = Some((i, format, e));
+                    best = Some((i, format, e, records));
                 }
             }
         }
     }
+    // A format that read records before a line failed is the file's format with a bad line:
+    // the reader reports that line as such.
+    if let Some((_, format, _, _)) = best.as_ref().filter(|b| b.3 > 0) {
+        return Ok(*format);
+    }
     Err(unknown(match best {
-        Some((i, format, e)) => format!(
+        Some((i, format, e, _)) => format!(
             "no format reads its first lines (closest: {format}, whose line {} fails: {e}; the line is \"{}\")",
             i + 1,
             excerpt(&lines[i])

@@ -137,6 +137,8 @@ pub struct TraceStatsBuilder {
     pages: FxHashMap<u64, u64>,
     devices: FxHashMap<u32, u64>,
     gaps: Histogram<u64>,
+    /// Exact sum of the gaps (the histogram's mean is only as exact as its buckets).
+    gap_sum_ns: u128,
     last_time: Option<u64>,
     max_time: u64,
     backwards: u64,
@@ -176,6 +178,7 @@ impl TraceStatsBuilder {
             devices: FxHashMap::default(),
             // Gaps up to 2^50 ns (13 days); longer ones count as that.
             gaps: Histogram::new_with_bounds(1, 1 << 50, 3).expect("valid bounds"),
+            gap_sum_ns: 0,
             last_time: None,
             max_time: 0,
             backwards: 0,
@@ -200,6 +203,7 @@ impl TraceStatsBuilder {
                 self.gaps.saturating_record(0);
             } else {
                 self.gaps.saturating_record(r.time_ns - t);
+                self.gap_sum_ns += (r.time_ns - t) as u128;
             }
         }
         self.last_time = Some(r.time_ns);
@@ -330,7 +334,11 @@ impl TraceStatsBuilder {
             },
             sizes,
             inter_arrival: InterArrival {
-                mean_us: g.mean() / 1e3,
+                mean_us: if g.is_empty() {
+                    0.0
+                } else {
+                    self.gap_sum_ns as f64 / g.len() as f64 / 1e3
+                },
                 p50_us: us(g.value_at_quantile(0.5)),
                 p90_us: us(g.value_at_quantile(0.9)),
                 p99_us: us(g.value_at_quantile(0.99)),
