@@ -17,6 +17,8 @@ pub enum Word {
     Lit(String),
     /// `{task}` stands for the array task id (`$SLURM_ARRAY_TASK_ID`).
     Task(String),
+    /// Shell text inserted as it is (a glob): the caller quotes what must be quoted.
+    Raw(String),
 }
 
 /// What every generated job shares.
@@ -52,6 +54,7 @@ pub fn quote(s: &str) -> String {
 fn word(w: &Word) -> String {
     match w {
         Word::Lit(s) => quote(s),
+        Word::Raw(s) => s.clone(),
         Word::Task(t) => {
             let mut out = String::from("\"");
             for c in t.replace("{task}", "\u{0}").chars() {
@@ -131,7 +134,7 @@ pub fn submit_array_then(array: &Path, then: &Path, results: &str) -> String {
     s.push_str("array=${array%%;*}\n");
     let _ = writeln!(
         s,
-        "join=$(sbatch --parsable --dependency=afterok:\"$array\" {})",
+        "join=$(sbatch --parsable --kill-on-invalid-dep=yes --dependency=afterok:\"$array\" {})",
         quote(&then.display().to_string())
     );
     s.push_str("join=${join%%;*}\n");

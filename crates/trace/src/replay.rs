@@ -4,9 +4,9 @@
 //! Invariants:
 //! - A request covers whole units: the record's byte range widened outwards to unit
 //!   boundaries (O_DIRECT needs aligned I/O).
-//! - A record becomes several requests only where the target cannot take it in one: longer
-//!   than `max_units`, wrapping around a `modulo` target, or pages that `compact` placed
-//!   apart. All parts carry the record's time.
+//! - A record becomes several requests only where the target cannot take it in one: a read
+//!   or write longer than `max_units` (the executor's buffers), wrapping around a `modulo`
+//!   target, or pages that `compact` placed apart. All parts carry the record's time.
 //! - Trims of pages without a place (never read or written under `compact`, beyond the
 //!   target under `direct`) are dropped.
 
@@ -87,8 +87,10 @@ impl TraceReplay {
             let Some(start) = self.mapping.page(self.device, p, self.target_units) else {
                 continue;
             };
+            // Trims move no data: no buffer bounds them.
+            let max = if self.op == Op::Trim { u64::MAX } else { self.max_units };
             let mut pages = 1;
-            while pages < self.max_units
+            while pages < max
                 && self.next <= self.last
                 && start + pages < self.target_units
                 && self.mapping.page(self.device, self.next, self.target_units)
@@ -151,7 +153,7 @@ impl TraceReplay {
     /// Whether units `first..=last` need more than one request (counted for the report).
     fn would_split(&self, first: u64, last: u64) -> bool {
         let n = last - first + 1;
-        if n > self.max_units {
+        if n > self.max_units && self.op != Op::Trim {
             return true;
         }
         match &self.mapping {

@@ -131,14 +131,17 @@ fn req(op: Op, page: u64, pages: u64) -> Request {
 fn replay_widens_splits_and_keeps_times() {
     let dir = tempfile::tempdir().unwrap();
     let p = trace(&dir, &sample());
-    // Direct, at most 4 units per request: the 8-page read splits in two.
-    let got = replay(&p, MapKind::Direct, 2000, 4);
+    // Direct, at most 2 units per read or write: the 8-page read splits in four; the trim
+    // of 3 units (no buffer involved) stays whole.
+    let got = replay(&p, MapKind::Direct, 2000, 2);
     assert_eq!(
         got,
         vec![
             (0, req(Op::Write, 1000, 1)),
-            (1000, req(Op::Read, 50, 4)),
-            (1000, req(Op::Read, 54, 4)),
+            (1000, req(Op::Read, 50, 2)),
+            (1000, req(Op::Read, 52, 2)),
+            (1000, req(Op::Read, 54, 2)),
+            (1000, req(Op::Read, 56, 2)),
             (2000, req(Op::Write, 5, 2)),
             (3000, req(Op::Write, 1000, 2)),
             (4000, req(Op::Trim, 5, 3)),

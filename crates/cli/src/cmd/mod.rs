@@ -9,6 +9,7 @@ pub mod report;
 pub mod run;
 pub mod run_bars;
 pub mod run_out;
+pub mod run_slurm;
 pub mod run_target;
 pub mod sim;
 pub mod sim_merge;

@@ -16,7 +16,9 @@ use crate::output::{check_writable, write_atomic};
     after_help = "Example:\n  ssdiq report drive-a.json drive-b.json --markdown compare.md --html compare.html"
 )]
 pub struct Args {
-    /// Result files written by `ssdiq run --json` (one column per drive).
+    /// Result files written by `ssdiq run` (run.json; one column per drive), or directories
+    /// holding them (DIR/*/run.json and DIR/*.json of kind "run", e.g. the results of
+    /// `ssdiq run --slurm DIR`).
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Write the Tables 2 and 3 layout as Markdown.
@@ -64,12 +66,49 @@ pub fn load(path: &PathBuf) -> anyhow::Result<RunResult> {
     })
 }
 
+/// Files as given; a directory stands for the run results in it, in name order.
+fn expand(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if !p.is_dir() {
+            out.push(p.clone());
+            continue;
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+            .map_err(|e| usage(format!("cannot read directory \"{}\": {e}", p.display())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        let before = out.len();
+        for e in entries {
+            if e.join("run.json").is_file() {
+                out.push(e.join("run.json"));
+            } else if e.extension().is_some_and(|x| x == "json") && is_run(&e) {
+                out.push(e);
+            }
+        }
+        if out.len() == before {
+            return Err(usage(format!(
+                "no run result in \"{}\": expected DIR/*/run.json or DIR/*.json written by ssdiq run",
+                p.display()
+            )));
+        }
+    }
+    Ok(out)
+}
+
+fn is_run(p: &PathBuf) -> bool {
+    std::fs::read_to_string(p)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|v| v.get("kind").and_then(|k| k.as_str()) == Some("run"))
+}
+
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     for p in [&args.markdown, &args.html].into_iter().flatten() {
         check_writable(p)?;
     }
-    let results = args
-        .files
+    let results = expand(&args.files)?
         .iter()
         .map(load)
         .collect::<anyhow::Result<Vec<_>>>()?;

@@ -76,6 +76,16 @@ pub struct Args {
     /// No progress and no tables; print only the output directory.
     #[arg(long)]
     quiet: bool,
+    /// Write Slurm jobs that run this benchmark on each of --slurm-nodes, and a job that
+    /// compares their results with `ssdiq report` once all have ended, into DIR.
+    #[arg(long, value_name = "DIR", requires = "slurm_nodes")]
+    slurm: Option<PathBuf>,
+    /// Nodes of --slurm: NODE (runs TARGET there) or NODE:TARGET, comma-separated.
+    #[arg(long, value_name = "NODE[:TARGET],...", requires = "slurm")]
+    slurm_nodes: Option<String>,
+    /// Extra #SBATCH option for every job, e.g. --slurm-opt=--partition=bench (repeatable).
+    #[arg(long, requires = "slurm", value_name = "OPTION", allow_hyphen_values = true)]
+    slurm_opt: Vec<String>,
 }
 
 fn spec_flag(name: &str, v: &Option<String>) -> anyhow::Result<Option<f64>> {
@@ -144,6 +154,16 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .map(parse_size)
         .transpose()
         .or_usage()?;
+    if let (Some(dir), Some(nodes)) = (&args.slurm, &args.slurm_nodes) {
+        // The drives are on the nodes, not here: nothing is opened.
+        return super::run_slurm::write(
+            dir,
+            nodes,
+            &args.target,
+            args.allow_destroy.as_deref(),
+            &args.slurm_opt,
+        );
+    }
     let mut target = super::run_target::open(&args.target, size, args.allow_destroy.as_deref())?;
     let spec = spec(&args, target.builtin_spec())?;
     let out = args
