@@ -26,8 +26,12 @@ fn label(i: usize, r: &SimRun) -> String {
     format!("#{} {} {}", i + 1, gc(r), r.params.pattern)
 }
 
-fn gib(b: u64) -> String {
-    format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
+fn capacity(b: u64) -> String {
+    if b >= 1 << 30 {
+        format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
+    } else {
+        format!("{:.2} MiB", b as f64 / (1u64 << 20) as f64)
+    }
 }
 
 fn table(runs: &[SimRun]) -> String {
@@ -52,7 +56,7 @@ fn table(runs: &[SimRun]) -> String {
             i + 1,
             esc(&gc(r)),
             esc(&p.pattern),
-            gib(p.capacity_bytes),
+            capacity(p.capacity_bytes),
             p.fill,
             p.op * 100.0,
             p.pages_per_block,
@@ -149,4 +153,78 @@ pub fn render(doc: &SimDoc) -> String {
     }
     s.push_str("</body></html>\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ssdiq_schema::{SimParams, SimSeriesPoint};
+
+    fn run(gc: &str, pattern: &str, waf: f64) -> SimRun {
+        SimRun {
+            params: SimParams {
+                capacity_bytes: 64 << 20,
+                logical_bytes: 56 << 20,
+                page_bytes: 4096,
+                block_bytes: 128 << 10,
+                pages_per_block: 32,
+                blocks: 512,
+                logical_pages: 14336,
+                reserve_blocks: 2,
+                fill: 0.875,
+                op: 1.0 / 7.0,
+                spare_factor: 0.125,
+                gc: gc.into(),
+                gc_frontier: gc.starts_with("2r-"),
+                pattern: pattern.into(),
+                writes: 2.0,
+                seed: 1,
+                write_buffer_pages: 0,
+                trace: None,
+            },
+            method: "simulated".into(),
+            waf,
+            cumulative_waf: waf,
+            host_writes: 28672,
+            flash_writes: 100_000,
+            erases: 3000,
+            gc_relocations: 70_000,
+            buffer_hits: 0,
+            trims: 0,
+            mean_victim_valid: Some(24.0),
+            greedy_model_waf: 3.88,
+            seconds: 0.25,
+            series: (1..=20)
+                .map(|i| SimSeriesPoint {
+                    drive_writes: i as f64 / 10.0,
+                    host_writes: i * 1433,
+                    flash_writes: i * 5000,
+                    running_waf: waf,
+                    cumulative_waf: waf,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn table_and_one_chart_per_six_runs_and_no_timings() {
+        let runs: Vec<SimRun> = (0..7)
+            .map(|i| run(if i % 2 == 0 { "greedy" } else { "2r-fifo" }, "<zipf:0.9>", 3.0 + i as f64))
+            .collect();
+        let doc = SimDoc {
+            schema: "ssdiq/1".into(),
+            kind: "sim".into(),
+            runs,
+            partial: true,
+        };
+        let html = render(&doc);
+        assert!(html.starts_with("<!DOCTYPE html>"));
+        assert_eq!(html.matches("<tr>").count(), 1 + 7);
+        assert_eq!(html.matches("<svg").count(), 2, "runs 1-6 and 7");
+        assert!(html.contains("&lt;zipf:0.9&gt;"), "escaped");
+        assert!(html.contains("64.00 MiB"));
+        assert!(html.contains("Partial"));
+        assert!(!html.contains("0.25"), "no run times: merged sweeps render identically");
+        assert!(!html.contains("<script"));
+    }
 }

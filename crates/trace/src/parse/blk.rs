@@ -23,6 +23,10 @@ pub struct BlkParser {
     format: Format,
     /// blkparse's summary has started: everything after it is skipped.
     trailer: bool,
+    /// The last device field and its id: traces name one device on line after line.
+    last_dev: ([u8; 16], usize, u32),
+    /// The last device column (0..7) of a default-layout line whose event was skipped.
+    last_dev_column: [u8; 7],
 }
 
 impl BlkParser {
@@ -36,7 +40,26 @@ impl BlkParser {
                 Format::Blkparse(action)
             },
             trailer: false,
+            last_dev: ([0; 16], usize::MAX, 0),
+            // Never a device column: the first line takes the checking path.
+            last_dev_column: [0; 7],
         }
+    }
+
+    /// The device id of a "MAJ,MIN" field, remembering the last one.
+    #[inline]
+    fn device(&mut self, f: &[u8]) -> Option<u32> {
+        let (bytes, len, id) = &self.last_dev;
+        if f.len() == *len && f == &bytes[..*len] {
+            return Some(*id);
+        }
+        let id = device(f)?;
+        if f.len() <= 16 {
+            let mut b = [0; 16];
+            b[..f.len()].copy_from_slice(f);
+            self.last_dev = (b, f.len(), id);
+        }
+        Some(id)
     }
 
     #[inline]
@@ -44,51 +67,74 @@ impl BlkParser {
         if self.trailer {
             return Ok(None);
         }
-        let mut f = [&b""[..]; 14];
-        let n = split_ws(line, &mut f);
-        if n == 0 {
-            return Ok(None);
+        // Most lines of a blkparse file are other events than the chosen one: in the default
+        // layout, those of the last line's device end here, read from fixed columns.
+        if !self.ftrace && fixed_layout(line) {
+            let action = crate::fields::trim(&line[41..44]);
+            if action != [self.action] && line[..7] == self.last_dev_column {
+                return Ok(None);
+            }
         }
-        // Both layouts normalised to [dev, action, rwbs, sector, "+", count].
-        let mut ev = [&b""[..]; 6];
-        let (time, m) = if self.ftrace {
-            let Some(t) = ftrace_time(&f[..n]) else {
+
+        // Up to the RWBS field; the rest ("SECTOR + COUNT [PROCESS]") is split only for the
+        // chosen event, and other events (most lines of a blkparse file) end early.
+        let mut f = [&b""[..]; 8];
+        let (time, ev) = if self.ftrace {
+            let Some(t) = ftrace_time(line) else {
                 return Err(bad(self.format, "the line", "has no \"SECONDS:\" field"));
             };
-            let rest = &f[t + 1..n];
-            let m = rest.len().min(6);
-            ev[..m].copy_from_slice(&rest[..m]);
-            (&f[t][..f[t].len() - 1], m)
+            let n = split_ws(&line[t.end + 1..], &mut f[..4]);
+            (&line[t.start..t.end], (n, [f[0], f[1], f[2], f[3]]))
+        } else if fixed_layout(line) {
+            use crate::fields::trim;
+            let (dev, action) = (trim(&line[..7]), trim(&line[41..44]));
+            if action != [self.action] {
+                // Another event, of a device other than the last line's.
+                let id = self.device(dev);
+                if id.is_some() {
+                    self.last_dev_column.copy_from_slice(&line[..7]);
+                }
+                return id
+                    .map(|_| None)
+                    .ok_or_else(|| bad(self.format, "MAJ,MIN", "is not a device number"));
+            }
+            let n = split_ws(&line[44..], &mut f[..2]);
+            (trim(&line[20..35]), (n + 2, [dev, action, f[0], f[1]]))
         } else {
-            if device(f[0]).is_none() {
+            let n = split_ws(line, &mut f);
+            if n == 0 {
+                return Ok(None);
+            }
+            if self.device(f[0]).is_none() {
                 return self.not_an_event(f[0], line);
             }
             if n < 6 {
                 return Err(bad(self.format, "the line", "is cut short"));
             }
-            ev[0] = f[0];
-            let m = (n - 4).min(6);
-            ev[1..m].copy_from_slice(&f[5..5 + m - 1]);
-            (f[3], m)
+            (f[3], (n - 4, [f[0], f[5], f[6], f[7]]))
         };
-        let time_ns = seconds_ns(time)
-            .ok_or_else(|| bad(self.format, "the timestamp", "is not seconds"))?;
-        if m < 2 {
+        let (n, [dev, action, rwbs, rest]) = ev;
+        if n < 2 {
             return Err(bad(self.format, "the line", "has no action"));
         }
-        let dev =
-            device(ev[0]).ok_or_else(|| bad(self.format, "MAJ,MIN", "is not a device number"))?;
-        if ev[1] != [self.action] {
+        let dev = self
+            .device(dev)
+            .ok_or_else(|| bad(self.format, "MAJ,MIN", "is not a device number"))?;
+        if action != [self.action] {
             return Ok(None);
         }
-        let Some(op) = ev.get(2).filter(|_| m > 2).and_then(|r| rwbs_op(r)) else {
+        let time_ns =
+            seconds_ns(time).ok_or_else(|| bad(self.format, "the timestamp", "is not seconds"))?;
+        let Some(op) = (n > 2).then(|| rwbs_op(rwbs)).flatten() else {
             return Ok(None);
         };
-        if m < 6 || ev[4] != b"+" {
+        let mut g = [&b""[..]; 4];
+        let m = split_ws(rest, &mut g);
+        if n < 4 || m < 3 || g[1] != b"+" {
             return Err(bad(self.format, "the event", "has no \"SECTOR + COUNT\""));
         }
-        let sector = uint(ev[3]).ok_or_else(|| bad(self.format, "SECTOR", "is not a number"))?;
-        let count = uint(ev[5]).ok_or_else(|| bad(self.format, "COUNT", "is not a number"))?;
+        let sector = uint(g[0]).ok_or_else(|| bad(self.format, "SECTOR", "is not a number"))?;
+        let count = uint(g[2]).ok_or_else(|| bad(self.format, "COUNT", "is not a number"))?;
         request(
             self.format,
             time_ns,
@@ -120,11 +166,41 @@ impl BlkParser {
     }
 }
 
-/// Index of the ftrace timestamp: the first field "SECONDS:" after the task and CPU fields.
-fn ftrace_time(f: &[&[u8]]) -> Option<usize> {
-    f.iter().position(|t| {
-        t.len() > 1 && t.ends_with(b":") && t[0].is_ascii_digit() && seconds_ns(&t[..t.len() - 1]).is_some()
-    })
+/// True for a blkparse line in the default layout "%D %2c %8s %5T.%9t %5p %2a %3d ": the
+/// separators sit at fixed columns, so the device (0..7), timestamp (20..35) and action
+/// (41..44) are read without splitting the line at its runs of blanks, which cost more than
+/// everything else the reader does. A line whose numbers outgrew their columns takes the
+/// general path.
+#[inline]
+fn fixed_layout(line: &[u8]) -> bool {
+    line.len() >= 48
+        && line[7] == b' '
+        && line[10] == b' '
+        && line[19] == b' '
+        && line[25] == b'.'
+        && line[35] == b' '
+        && line[41] == b' '
+        && line[44] == b' '
+        && line[43].is_ascii_alphabetic()
+}
+
+/// Where the ftrace timestamp "SECONDS:" is: the first colon followed by a blank whose
+/// field before it is a number of seconds (task names may hold colons, "kworker/u8:2").
+fn ftrace_time(line: &[u8]) -> Option<std::ops::Range<usize>> {
+    for c in memchr::memchr_iter(b':', line) {
+        if !line.get(c + 1).is_some_and(|&b| b == b' ' || b == b'\t') {
+            continue;
+        }
+        let start = line[..c]
+            .iter()
+            .rposition(|&b| b == b' ' || b == b'\t')
+            .map_or(0, |i| i + 1);
+        let t = &line[start..c];
+        if !t.is_empty() && t[0].is_ascii_digit() && seconds_ns(t).is_some() {
+            return Some(start..c);
+        }
+    }
+    None
 }
 
 /// "8,0" -> device id.
