@@ -25,6 +25,7 @@ const POINTS_PER_DRIVE_WRITE: u32 = 10;
 struct Scanned {
     scan: Arc<Scan>,
     compaction: Option<Arc<Compaction>>,
+    sequence: Option<Arc<Vec<u64>>>,
 }
 
 /// A trace as one point uses it.
@@ -32,6 +33,8 @@ struct Scanned {
 pub struct TracePoint {
     pub scan: Arc<Scan>,
     pub mapping: Mapping,
+    /// One pass in memory (compact map), walked instead of parsing the file per run.
+    pub sequence: Option<Arc<Vec<u64>>>,
 }
 
 /// One run of the sweep.
@@ -111,6 +114,7 @@ fn trace_scan(
     let mut sc = scan(&t.options, page, compact)?;
     let s = Scanned {
         compaction: sc.compaction.take().map(Arc::new),
+        sequence: sc.sequence.take().map(Arc::new),
         scan: Arc::new(sc),
     };
     cache.insert((w, page), s.clone());
@@ -160,7 +164,14 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
             check_pattern(p, &g, s.policy, s.seed)?;
             (p.clone(), p.to_string(), dw, None)
         }
-        (Workload::Trace(t), Some(Scanned { scan, compaction })) => {
+        (
+            Workload::Trace(t),
+            Some(Scanned {
+                scan,
+                compaction,
+                sequence,
+            }),
+        ) => {
             if s.policy == GcPolicy::Optimal {
                 return Err(invalid(
                     "invalid --gc optimal: the optimal bound needs a pattern's frequency classes; a trace has none",
@@ -211,6 +222,7 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
                     TracePoint {
                         scan: scan.clone(),
                         mapping,
+                        sequence: sequence.clone(),
                     },
                     info,
                 )),

@@ -26,6 +26,7 @@ pub fn run_point(p: &Point, on_series: impl FnMut(&SeriesPoint)) -> Result<SimRu
                 &t.scan,
                 t.mapping.clone(),
                 p.cfg.geometry.logical_pages,
+                t.sequence.clone(),
             )?;
             let r = simulate_with(&p.cfg, &mut draws, on_series);
             if let Some(e) = draws.take_error() {

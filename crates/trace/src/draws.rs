@@ -13,7 +13,7 @@ use ssdiq_workload::{Draw, DrawSource, Op};
 use crate::error::TraceError;
 use crate::map::{Compaction, MapKind};
 use crate::reader::{TraceOptions, TraceReader};
-use crate::scan::Scan;
+use crate::scan::{Scan, TRIM};
 
 /// Where pages land (see [`crate::map`]).
 #[derive(Clone, Debug)]
@@ -84,6 +84,8 @@ impl Mapping {
 pub struct TraceDraws {
     options: TraceOptions,
     reader: TraceReader,
+    /// The scan's in-memory pass (compact map), walked instead of the file, and where.
+    memory: Option<(Arc<Vec<u64>>, usize)>,
     mapping: Mapping,
     unit: u64,
     target_pages: u64,
@@ -97,8 +99,14 @@ pub struct TraceDraws {
 }
 
 impl TraceDraws {
-    /// Draws of the scanned trace onto `target_pages` pages of `scan.unit` bytes.
-    pub fn new(scan: &Scan, mapping: Mapping, target_pages: u64) -> Result<Self, TraceError> {
+    /// Draws of the scanned trace onto `target_pages` pages of `scan.unit` bytes; `memory`
+    /// is the scan's sequence (shared by the runs of a sweep), used with the compact map.
+    pub fn new(
+        scan: &Scan,
+        mapping: Mapping,
+        target_pages: u64,
+        memory: Option<Arc<Vec<u64>>>,
+    ) -> Result<Self, TraceError> {
         if scan.write_pages == 0 {
             return Err(TraceError::Content {
                 path: scan.options.path.display().to_string(),
@@ -106,8 +114,13 @@ impl TraceDraws {
             });
         }
         let options = scan.resolved();
+        let memory = match mapping {
+            Mapping::Compact(_) => memory.map(|m| (m, 0)),
+            _ => None,
+        };
         Ok(TraceDraws {
             reader: TraceReader::open(&options)?,
+            memory,
             options,
             mapping,
             unit: scan.unit,
@@ -143,6 +156,22 @@ impl DrawSource for TraceDraws {
     fn next_draw(&mut self) -> Draw {
         if self.error.is_some() {
             return Draw::Trim { start: 0, pages: 0 };
+        }
+        if let Some((seq, pos)) = &mut self.memory {
+            if *pos == seq.len() {
+                *pos = 0;
+                self.passes += 1;
+            }
+            let e = seq[*pos];
+            *pos += 1;
+            return if e & TRIM != 0 {
+                Draw::Trim {
+                    start: e & !TRIM,
+                    pages: 1,
+                }
+            } else {
+                Draw::Page(e)
+            };
         }
         loop {
             while self.next <= self.last {

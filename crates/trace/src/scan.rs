@@ -37,7 +37,19 @@ pub struct Scan {
     /// Time of the last record, ns since the first.
     pub duration_ns: u64,
     pub compaction: Option<Compaction>,
+    /// With `CompactOver::Writes`: one pass of the trace as the simulator draws it, in
+    /// compacted pages ([`TRIM`] marks a trim), so every run of a sweep walks an array
+    /// instead of parsing and hashing the file again. `None` past [`SEQUENCE_LIMIT`] draws
+    /// (the runs then stream the file).
+    pub sequence: Option<Vec<u64>>,
 }
+
+/// Flag of a trim in [`Scan::sequence`].
+pub const TRIM: u64 = 1 << 63;
+/// Draws kept in memory at most: 8 bytes each, so 1 GiB.
+pub const SEQUENCE_LIMIT: usize = 1 << 27;
+/// A trim whose page is resolved once the map is complete (low bits: index into the keys).
+const PENDING: u64 = 1 << 62;
 
 impl Scan {
     /// Pages the trace's reads and writes span with the `direct` map.
@@ -76,7 +88,10 @@ pub fn scan(
         max_end: 0,
         duration_ns: 0,
         compaction: compact.map(|_| Compaction::default()),
+        sequence: (compact == Some(CompactOver::Writes)).then(Vec::new),
     };
+    // Trims recorded before the map is complete: their (device, page).
+    let mut pending: Vec<(u32, u64)> = Vec::new();
     while let Some(r) = reader.next_record()? {
         s.records += 1;
         s.duration_ns = s.duration_ns.max(r.time_ns);
@@ -94,6 +109,16 @@ pub fn scan(
             Op::Trim => {
                 s.trims += 1;
                 s.trim_pages += pages;
+                if let Some(seq) = s.sequence.as_mut() {
+                    if seq.len() as u64 + pages > SEQUENCE_LIMIT as u64 {
+                        s.sequence = None;
+                    } else {
+                        for p in first..=last {
+                            seq.push(TRIM | PENDING | pending.len() as u64);
+                            pending.push((r.device, p));
+                        }
+                    }
+                }
                 continue;
             }
         }
@@ -104,8 +129,11 @@ pub fn scan(
             None => false,
         };
         if let (true, Some(c)) = (maps, s.compaction.as_mut()) {
+            if s.sequence.as_ref().is_some_and(|q| q.len() as u64 + pages > SEQUENCE_LIMIT as u64) {
+                s.sequence = None;
+            }
             for p in first..=last {
-                if c.assign(r.device, p).is_none() {
+                let Some(i) = c.assign(r.device, p) else {
                     return Err(TraceError::Content {
                         path: opts.path.display().to_string(),
                         what: format!(
@@ -114,9 +142,29 @@ pub fn scan(
                             s.records
                         ),
                     });
+                };
+                if let Some(seq) = s.sequence.as_mut() {
+                    seq.push(i);
                 }
             }
         }
+    }
+    // Trims act on the pages the whole trace writes (as when streaming with the complete
+    // map); trims of pages it never writes have no place and are dropped.
+    if let (Some(seq), Some(c)) = (s.sequence.as_mut(), s.compaction.as_ref()) {
+        seq.retain_mut(|e| {
+            if *e & PENDING == 0 {
+                return true;
+            }
+            let (dev, page) = pending[(*e & !(TRIM | PENDING)) as usize];
+            match c.get(dev, page) {
+                Some(i) => {
+                    *e = TRIM | i;
+                    true
+                }
+                None => false,
+            }
+        });
     }
     if s.records == 0 {
         return Err(TraceError::Content {

@@ -301,3 +301,30 @@ proptest! {
         prop_assert_eq!(got(&back, &names), expected(format, &recs));
     }
 }
+
+#[test]
+fn blkparse_lines_whose_numbers_outgrow_their_columns_read_the_same() {
+    // Sequence numbers past 8 digits and times past 99999 s shift the columns: the general
+    // path must read what the fixed-column one reads.
+    let dir = tempfile::tempdir().unwrap();
+    let f = Format::Blkparse(BlkAction::Issue);
+    let recs = sample(f);
+    let wide: String = common::text(f, &recs)
+        .lines()
+        .map(|l| {
+            let mut fields: Vec<String> = l.split_whitespace().map(str::to_string).collect();
+            if fields.len() > 6 && fields[0].contains(',') {
+                fields[2] = format!("{}", 900_000_000 + fields[2].parse::<u64>().unwrap());
+                fields[3] = format!("1{:0>15}", fields[3]);
+            }
+            fields.join("  ") + "\n"
+        })
+        .collect();
+    let narrow = write(dir.path(), "narrow.txt", &common::text(f, &recs));
+    let wide = write(dir.path(), "wide.txt", &wide);
+    let (a, _, _) = read_all(&TraceOptions::new(&narrow)).unwrap();
+    let (b, _, fb) = read_all(&TraceOptions::new(&wide)).unwrap();
+    assert_eq!(fb, f);
+    let strip = |v: Vec<TraceRecord>| -> Vec<_> { v.into_iter().map(|r| (r.op, r.offset, r.len, r.device)).collect() };
+    assert_eq!(strip(a), strip(b));
+}

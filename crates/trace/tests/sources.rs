@@ -31,12 +31,18 @@ fn trace(dir: &tempfile::TempDir, recs: &[TraceRecord]) -> PathBuf {
     p
 }
 
-fn draws(p: &PathBuf, map: MapKind, target: u64) -> Result<TraceDraws, String> {
+/// Draws of the trace at `p`; `memory`: from the scan's in-memory pass (compact only).
+fn draws_from(p: &PathBuf, map: MapKind, target: u64, memory: bool) -> Result<TraceDraws, String> {
     let compact = (map == MapKind::Compact).then_some(CompactOver::Writes);
     let mut s = scan(&TraceOptions::new(p), K, compact).map_err(|e| e.to_string())?;
     let c = s.compaction.take().map(Arc::new);
+    let seq = s.sequence.take().map(Arc::new).filter(|_| memory);
     let m = Mapping::new(map, &s, c, target, "the drive").map_err(|e| e.to_string())?;
-    TraceDraws::new(&s, m, target).map_err(|e| e.to_string())
+    TraceDraws::new(&s, m, target, seq).map_err(|e| e.to_string())
+}
+
+fn draws(p: &PathBuf, map: MapKind, target: u64) -> Result<TraceDraws, String> {
+    draws_from(p, map, target, false)
 }
 
 fn take(d: &mut impl DrawSource, n: usize) -> Vec<Draw> {
@@ -72,6 +78,10 @@ fn compact_draws_pack_written_pages_in_first_touch_order_and_loop() {
     assert_eq!(got[..7], pass[..]);
     assert_eq!(got[7..], pass[..], "the second pass repeats the first");
     assert_eq!(d.passes(), 1);
+    // The scan's in-memory pass draws the same.
+    let mut m = draws_from(&p, MapKind::Compact, 100, true).unwrap();
+    assert_eq!(take(&mut m, 14), got);
+    assert_eq!(m.passes(), 1);
 }
 
 #[test]
