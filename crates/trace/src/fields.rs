@@ -125,27 +125,70 @@ pub fn seconds_ns(f: &[u8]) -> Option<u64> {
         1,
     ];
     let f = trim(f);
-    let (int, frac) = match memchr::memchr(b'.', f) {
-        Some(i) => (&f[..i], &f[i + 1..]),
-        None => (f, &f[f.len()..]),
-    };
-    if int.is_empty() && frac.is_empty() {
-        return None;
-    }
-    let secs = if int.is_empty() { 0 } else { uint(int)? };
-    // Nanoseconds: the first 9 fraction digits, scaled by how many there were.
-    let mut ns: u64 = 0;
-    for (k, &b) in frac.iter().enumerate() {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
+    // One pass: whole seconds up to the point, then at most 9 fraction digits (the rest are
+    // checked and dropped).
+    let (mut secs, mut i) = (0u64, 0usize);
+    while i < f.len() && f[i] != b'.' {
+        let d = f[i].wrapping_sub(b'0');
+        if d > 9 || i >= 19 {
             return None;
         }
-        if k < 9 {
-            ns = ns * 10 + d as u64;
+        secs = secs * 10 + d as u64;
+        i += 1;
+    }
+    let int_digits = i;
+    let (mut ns, mut k) = (0u64, 0usize);
+    if i < f.len() {
+        i += 1;
+        while i < f.len() {
+            let d = f[i].wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            if k < 9 {
+                ns = ns * 10 + d as u64;
+            }
+            k += 1;
+            i += 1;
         }
     }
-    ns *= POW10[frac.len().min(9)];
-    secs.checked_mul(1_000_000_000)?.checked_add(ns)
+    if int_digits == 0 && k == 0 {
+        return None;
+    }
+    secs.checked_mul(1_000_000_000)?
+        .checked_add(ns * POW10[k.min(9)])
+}
+
+/// "SECTOR + COUNT" at the start of `f` (blanks around the `+`, anything after COUNT):
+/// both numbers, in one pass.
+#[inline]
+pub fn sector_count(f: &[u8]) -> Option<(u64, u64)> {
+    let mut i = 0;
+    let number = |i: &mut usize| -> Option<u64> {
+        while *i < f.len() && is_blank(f[*i]) {
+            *i += 1;
+        }
+        let start = *i;
+        let mut v: u64 = 0;
+        while *i < f.len() && f[*i].is_ascii_digit() {
+            v = v.checked_mul(10)?.checked_add((f[*i] - b'0') as u64)?;
+            *i += 1;
+        }
+        (*i > start).then_some(v)
+    };
+    let sector = number(&mut i)?;
+    while i < f.len() && is_blank(f[i]) {
+        i += 1;
+    }
+    if f.get(i) != Some(&b'+') {
+        return None;
+    }
+    i += 1;
+    let count = number(&mut i)?;
+    if i < f.len() && !is_blank(f[i]) {
+        return None;
+    }
+    Some((sector, count))
 }
 
 /// Case-insensitive equality with an ASCII word.
@@ -217,5 +260,11 @@ mod tests {
         assert_eq!(seconds_ns(b"."), None);
         assert_eq!(seconds_ns(b"1.2.3"), None);
         assert_eq!(seconds_ns(b"1e3"), None);
+        assert_eq!(seconds_ns(b"12345678901234567890"), None);
+        assert_eq!(sector_count(b"223490 + 8 [kjournald]"), Some((223490, 8)));
+        assert_eq!(sector_count(b"0 +   128"), Some((0, 128)));
+        assert_eq!(sector_count(b"5 - 8"), None);
+        assert_eq!(sector_count(b"5 + 8x"), None);
+        assert_eq!(sector_count(b"5 + "), None);
     }
 }

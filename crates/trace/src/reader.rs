@@ -56,23 +56,65 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> TraceError + '_ {
     }
 }
 
-/// The file as a byte stream, decompressed if it is gzip.
-fn open_stream(path: &Path) -> Result<Box<dyn BufRead + Send>, TraceError> {
+/// The file as a byte stream, decompressed if it is gzip. An enum, not a trait object: the
+/// reader asks for its buffer once per line, and a static call inlines.
+enum Stream {
+    Plain(BufReader<File>),
+    Gzip(BufReader<flate2::read::MultiGzDecoder<BufReader<File>>>),
+}
+
+impl Stream {
+    #[inline]
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        match self {
+            Stream::Plain(r) => r.fill_buf(),
+            Stream::Gzip(r) => r.fill_buf(),
+        }
+    }
+
+    #[inline]
+    fn consume(&mut self, n: usize) {
+        match self {
+            Stream::Plain(r) => r.consume(n),
+            Stream::Gzip(r) => r.consume(n),
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Plain(r) => r.read(buf),
+            Stream::Gzip(r) => r.read(buf),
+        }
+    }
+}
+
+impl BufRead for Stream {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        Stream::fill_buf(self)
+    }
+    fn consume(&mut self, n: usize) {
+        Stream::consume(self, n)
+    }
+}
+
+fn open_stream(path: &Path) -> Result<Stream, TraceError> {
     let file = File::open(path).map_err(io_err(path))?;
     let mut raw = BufReader::with_capacity(BUF_BYTES, file);
     let head = raw.fill_buf().map_err(io_err(path))?;
     if head.starts_with(&[0x1f, 0x8b]) {
         let gz = flate2::read::MultiGzDecoder::new(raw);
-        Ok(Box::new(BufReader::with_capacity(BUF_BYTES, gz)))
+        Ok(Stream::Gzip(BufReader::with_capacity(BUF_BYTES, gz)))
     } else {
-        Ok(Box::new(raw))
+        Ok(Stream::Plain(raw))
     }
 }
 
 pub struct TraceReader {
     path: PathBuf,
     format: Format,
-    src: Box<dyn BufRead + Send>,
+    src: Stream,
     parser: Parser,
     line: u64,
     seen_content: bool,

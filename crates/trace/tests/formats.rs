@@ -119,7 +119,7 @@ fn a_bad_line_names_file_line_and_expectation() {
         (Format::Spc, "0,20941264,8192,W,soon", "Timestamp is not seconds"),
         (Format::Fiu, "89966527251845 3255 nfsd 163495352 eight W 6 0", "size is not a whole number"),
         (Format::Blkparse(BlkAction::Issue), "  8,0    3        1     0.000000000   697  D  WS 223490 x 8 [dd]", "SECTOR + COUNT"),
-        (Format::FtraceBlk(BlkAction::Issue), "   dd-1 [001] d..1.  2120.818942:   7,0    D  WS 0 + many [dd]", "COUNT is not a number"),
+        (Format::FtraceBlk(BlkAction::Issue), "   dd-1 [001] d..1.  2120.818942:   7,0    D  WS 0 + many [dd]", "has no \"SECTOR + COUNT\" (whole numbers)"),
     ];
     for (format, bad, why) in cases {
         let recs = sample(format);

@@ -13,7 +13,7 @@
 use ssdiq_workload::Op;
 
 use super::{bad, request, sectors, LineResult};
-use crate::fields::{seconds_ns, split_ws, uint};
+use crate::fields::{sector_count, seconds_ns, split_ws, uint};
 use crate::format::{BlkAction, Format};
 use crate::record::major_minor;
 
@@ -67,11 +67,13 @@ impl BlkParser {
         if self.trailer {
             return Ok(None);
         }
-        // Most lines of a blkparse file are other events than the chosen one: in the default
-        // layout, those of the last line's device end here, read from fixed columns.
-        if !self.ftrace && fixed_layout(line) {
-            let action = crate::fields::trim(&line[41..44]);
-            if action != [self.action] && line[..7] == self.last_dev_column {
+        // Most lines are other events than the chosen one: in the default layout, those of
+        // the last such line's device end here, read from fixed columns.
+        let fixed = self.fixed_columns(line);
+        if let Some((d, a)) = fixed {
+            if (line[a - 1] != b' ' || line[a] != self.action)
+                && line[d..d + 7] == self.last_dev_column
+            {
                 return Ok(None);
             }
         }
@@ -85,21 +87,18 @@ impl BlkParser {
             };
             let n = split_ws(&line[t.end + 1..], &mut f[..4]);
             (&line[t.start..t.end], (n, [f[0], f[1], f[2], f[3]]))
-        } else if fixed_layout(line) {
+        } else if fixed.is_some() {
             use crate::fields::trim;
             let (dev, action) = (trim(&line[..7]), trim(&line[41..44]));
-            if action != [self.action] {
-                // Another event, of a device other than the last line's.
-                let id = self.device(dev);
-                if id.is_some() {
-                    self.last_dev_column.copy_from_slice(&line[..7]);
-                }
-                return id
-                    .map(|_| None)
-                    .ok_or_else(|| bad(self.format, "MAJ,MIN", "is not a device number"));
-            }
-            let n = split_ws(&line[44..], &mut f[..2]);
-            (trim(&line[20..35]), (n + 2, [dev, action, f[0], f[1]]))
+            // RWBS from column 45 (it may be wider than its 3 columns), the rest after it.
+            let tail = trim(&line[44..]);
+            let end = tail
+                .iter()
+                .position(|&b| b == b' ' || b == b'\t')
+                .unwrap_or(tail.len());
+            let (rwbs, rest) = (&tail[..end], &tail[end..]);
+            let n = if rest.is_empty() { 3 } else { 4 };
+            (trim(&line[20..35]), (n, [dev, action, rwbs, rest]))
         } else {
             let n = split_ws(line, &mut f);
             if n == 0 {
@@ -121,6 +120,9 @@ impl BlkParser {
             .device(dev)
             .ok_or_else(|| bad(self.format, "MAJ,MIN", "is not a device number"))?;
         if action != [self.action] {
+            if let Some((d, _)) = fixed {
+                self.last_dev_column.copy_from_slice(&line[d..d + 7]);
+            }
             return Ok(None);
         }
         let time_ns =
@@ -128,13 +130,13 @@ impl BlkParser {
         let Some(op) = (n > 2).then(|| rwbs_op(rwbs)).flatten() else {
             return Ok(None);
         };
-        let mut g = [&b""[..]; 4];
-        let m = split_ws(rest, &mut g);
-        if n < 4 || m < 3 || g[1] != b"+" {
-            return Err(bad(self.format, "the event", "has no \"SECTOR + COUNT\""));
-        }
-        let sector = uint(g[0]).ok_or_else(|| bad(self.format, "SECTOR", "is not a number"))?;
-        let count = uint(g[2]).ok_or_else(|| bad(self.format, "COUNT", "is not a number"))?;
+        let Some((sector, count)) = (n >= 4).then(|| sector_count(rest)).flatten() else {
+            return Err(bad(
+                self.format,
+                "the event",
+                "has no \"SECTOR + COUNT\" (whole numbers)",
+            ));
+        };
         request(
             self.format,
             time_ns,
@@ -143,6 +145,25 @@ impl BlkParser {
             sectors(self.format, "SECTOR", sector)?,
             sectors(self.format, "COUNT", count)?,
         )
+    }
+
+    /// Where a default-layout line has its device column (7 bytes) and the last letter of its
+    /// action: blkparse's "%D %2c %8s %5T.%9t %5p %2a %3d " (see [`fixed_layout`]), or the
+    /// blk tracer's "SECONDS: %3d,%-3d %2a %3d " after the first colon.
+    #[inline]
+    fn fixed_columns(&self, line: &[u8]) -> Option<(usize, usize)> {
+        if !self.ftrace {
+            return fixed_layout(line).then_some((0, 43));
+        }
+        let c = memchr::memchr(b':', line)?;
+        let ok = c > 0
+            && line.len() > c + 13
+            && line[c - 1].is_ascii_digit()
+            && line[c + 1] == b' '
+            && line[c + 9] == b' '
+            && line[c + 12] == b' '
+            && line[c + 11].is_ascii_alphabetic();
+        ok.then_some((c + 2, c + 11))
     }
 
     /// A blkparse line that does not start with a device: the summary (skipped to the end),
