@@ -67,6 +67,7 @@ for f in msr alibaba spc fiu blkparse ftrace-blk; do
     lrate=$(awk -v n="$lines" -v c="$best" 'BEGIN { printf "%.2f", n / (c > 0 ? c : 0.001) / 1e6 }')
     printf "%-12s %10d %10d %12.2f %13s %11s %12s\n" "$f" "$n" "$lines" "$best" "$rate" "$lrate" "$ratio"
     worst=$(awk -v a="$rate" -v b="$worst" 'BEGIN { print (b == "" || a < b) ? a : b }')
+    worst_lines=$(awk -v a="$lrate" -v b="${worst_lines:-}" 'BEGIN { print (b == "" || a < b) ? a : b }')
     if [ "$f" = msr ]; then
         gzip -1 -c "$dir/t" >"$dir/t.gz"
         c=$(cpu "$bin" trace check "$dir/t.gz" --format msr)
@@ -75,4 +76,4 @@ for f in msr alibaba spc fiu blkparse ftrace-blk; do
         rm -f "$dir/t.gz"
     fi
 done
-echo "slowest format: $worst M records per CPU second (target: >= 5)"
+echo "slowest format: $worst M records (requests) and $worst_lines M lines per CPU second (target: >= 5)"

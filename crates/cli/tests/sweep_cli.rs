@@ -47,7 +47,11 @@ fn without_seconds(p: &Path) -> serde_json::Value {
 }
 
 fn single(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
-    let (j, c, h) = (dir.join("one.json"), dir.join("one.csv"), dir.join("one.html"));
+    let (j, c, h) = (
+        dir.join("one.json"),
+        dir.join("one.csv"),
+        dir.join("one.html"),
+    );
     run(&sweep(&["--json", s(&j), "--csv", s(&c), "--html", s(&h)]));
     (j, c, h)
 }
@@ -56,7 +60,11 @@ fn assert_same_as_single(dir: &Path, j: &Path, c: &Path, h: &Path) {
     let (sj, sc, sh) = single(dir);
     assert_eq!(without_seconds(j), without_seconds(&sj));
     assert_eq!(std::fs::read(c).unwrap(), std::fs::read(sc).unwrap(), "CSV");
-    assert_eq!(std::fs::read(h).unwrap(), std::fs::read(sh).unwrap(), "HTML");
+    assert_eq!(
+        std::fs::read(h).unwrap(),
+        std::fs::read(sh).unwrap(),
+        "HTML"
+    );
     assert_eq!(json(j)["runs"].as_array().unwrap().len(), 12);
 }
 
@@ -71,19 +79,48 @@ fn shards_merge_into_the_single_machine_sweep() {
         let doc = json(&f);
         assert_eq!(doc["kind"], "sim-shard");
         // Round-robin: shard k holds points k-1, k-1+5, ...
-        let idx: Vec<u64> = doc["runs"].as_array().unwrap().iter().map(|r| r["index"].as_u64().unwrap()).collect();
+        let idx: Vec<u64> = doc["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["index"].as_u64().unwrap())
+            .collect();
         let want: Vec<u64> = (0..12).filter(|i| i % 5 == k - 1).collect();
         assert_eq!(idx, want);
     }
-    let (j, c, h) = (dir.path().join("m.json"), dir.path().join("m.csv"), dir.path().join("m.html"));
-    ok(&["sim", "merge", s(&shards), "--json", s(&j), "--csv", s(&c), "--html", s(&h)]);
+    let (j, c, h) = (
+        dir.path().join("m.json"),
+        dir.path().join("m.csv"),
+        dir.path().join("m.html"),
+    );
+    ok(&[
+        "sim",
+        "merge",
+        s(&shards),
+        "--json",
+        s(&j),
+        "--csv",
+        s(&c),
+        "--html",
+        s(&h),
+    ]);
     assert_same_as_single(dir.path(), &j, &c, &h);
 
     // A missing shard fails and names it; --allow-partial merges what is there.
     std::fs::remove_file(shards.join("s3.json")).unwrap();
-    usage_error(&["sim", "merge", s(&shards), "--json", s(&j)], "no file for shard 3/5");
+    usage_error(
+        &["sim", "merge", s(&shards), "--json", s(&j)],
+        "no file for shard 3/5",
+    );
     let p = dir.path().join("p.json");
-    ok(&["sim", "merge", s(&shards), "--allow-partial", "--json", s(&p)]);
+    ok(&[
+        "sim",
+        "merge",
+        s(&shards),
+        "--allow-partial",
+        "--json",
+        s(&p),
+    ]);
     let doc = json(&p);
     assert_eq!(doc["partial"], true);
     assert_eq!(doc["runs"].as_array().unwrap().len(), 12 - 2);
@@ -95,7 +132,10 @@ fn shards_merge_into_the_single_machine_sweep() {
     usage_error(&["sim", "merge", s(&shards)], "another sweep");
     run(&sweep(&["--shard", "2/5", "--json", s(&other)]));
     usage_error(&["sim", "merge", s(&shards)], "shard 2/5 appears twice");
-    usage_error(&["sim", "merge", s(dir.path().join("none").as_path())], "not a directory");
+    usage_error(
+        &["sim", "merge", s(dir.path().join("none").as_path())],
+        "not a directory",
+    );
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     usage_error(&["sim", "merge", s(&empty)], "no shard in");
@@ -105,8 +145,14 @@ fn shards_merge_into_the_single_machine_sweep() {
 fn shard_flags_are_checked() {
     let dir = tempfile::tempdir().unwrap();
     let j = dir.path().join("x.json");
-    usage_error(&["sim", "--shard", "1/2"], "--shard writes its runs with --json");
-    usage_error(&["sim", "--shard", "3/2", "--json", s(&j)], "K must be between 1 and N");
+    usage_error(
+        &["sim", "--shard", "1/2"],
+        "--shard writes its runs with --json",
+    );
+    usage_error(
+        &["sim", "--shard", "3/2", "--json", s(&j)],
+        "K must be between 1 and N",
+    );
     usage_error(&["sim", "--shard", "1-2", "--json", s(&j)], "expected K/N");
     usage_error(
         &["sim", "--shard", "1/2", "--json", s(&j), "--csv", s(&j)],
@@ -119,7 +165,11 @@ fn shard_flags_are_checked() {
 fn slurm_scripts_run_the_sweep_in_shards_and_merge_it() {
     let dir = tempfile::tempdir().unwrap();
     let sl = dir.path().join("slurm");
-    let (j, c, h) = (dir.path().join("m.json"), dir.path().join("m.csv"), dir.path().join("m.html"));
+    let (j, c, h) = (
+        dir.path().join("m.json"),
+        dir.path().join("m.csv"),
+        dir.path().join("m.html"),
+    );
     let out = run(&sweep(&[
         "--slurm",
         s(&sl),
@@ -146,7 +196,10 @@ fn slurm_scripts_run_the_sweep_in_shards_and_merge_it() {
     }
     assert!(!array.contains("--slurm"), "{array}");
     let submit = std::fs::read_to_string(sl.join("submit.sh")).unwrap();
-    assert!(submit.contains("--dependency=afterok:\"$array\""), "{submit}");
+    assert!(
+        submit.contains("--dependency=afterok:\"$array\""),
+        "{submit}"
+    );
     // What Slurm would do: each array task, then the merge.
     let bin = env!("CARGO_BIN_EXE_ssdiq");
     for k in 1..=4 {
@@ -171,7 +224,13 @@ fn slurm_scripts_run_the_sweep_in_shards_and_merge_it() {
     let a: Vec<&str> = again.iter().map(String::as_str).collect();
     usage_error(&a, "holds results of an earlier submission");
     usage_error(
-        &["sim", "--slurm", s(&dir.path().join("x")), "--slurm-tasks", "9"],
+        &[
+            "sim",
+            "--slurm",
+            s(&dir.path().join("x")),
+            "--slurm-tasks",
+            "9",
+        ],
         "only 1 points",
     );
 }
@@ -190,7 +249,10 @@ fn an_interrupted_sweep_writes_its_finished_runs_marked_partial() {
             "--writes",
             "5x",
             "--seed",
-            &(1..=40).map(|i| i.to_string()).collect::<Vec<_>>().join(","),
+            &(1..=40)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
             "--json",
             s(&j),
         ])

@@ -14,11 +14,21 @@ fn msr(dir: &Path, n: u64) -> PathBuf {
     let mut t = String::new();
     let mut x = 12345u64;
     for i in 0..n {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let r = x >> 24;
         // Independent decisions from separate bits: hot or not, op, size, page.
-        let page = if (r & 0xff) % 10 < 8 { (r >> 20) % 64 } else { (r >> 20) % 4096 };
-        let op = if ((r >> 8) & 0xff) % 10 < 7 { "Write" } else { "Read" };
+        let page = if (r & 0xff) % 10 < 8 {
+            (r >> 20) % 64
+        } else {
+            (r >> 20) % 4096
+        };
+        let op = if ((r >> 8) & 0xff) % 10 < 7 {
+            "Write"
+        } else {
+            "Read"
+        };
         let len = 4096 << ((r >> 16) % 4);
         let _ = writeln!(
             t,
@@ -78,7 +88,10 @@ fn bad_traces_are_one_line_exit_2_and_write_nothing() {
     let j = dir.path().join("out.json");
     let b = s(&bad);
     let js = s(&j);
-    usage_error(&["trace", "stats", b, "--json", js], "line 2: expected MSR Cambridge CSV");
+    usage_error(
+        &["trace", "stats", b, "--json", js],
+        "line 2: expected MSR Cambridge CSV",
+    );
     usage_error(&["trace", "stats", b], "Type is not Read or Write");
     usage_error(&["trace", "check", b], "bad.csv\" line 2");
     usage_error(&["sim", "--trace", b, "--json", js], "line 2");
@@ -87,15 +100,27 @@ fn bad_traces_are_one_line_exit_2_and_write_nothing() {
         &["trace", "stats", b, "--format", "spc"],
         "line 1: expected SPC CSV",
     );
-    usage_error(&["trace", "stats", b, "--format", "csv"], "invalid trace format \"csv\"");
-    usage_error(&["trace", "stats", s(&dir.path().join("none.csv"))], "none.csv");
-    usage_error(&["sim", "--trace", b, "--trace-map", "fold"], "--trace-map \"fold\"");
+    usage_error(
+        &["trace", "stats", b, "--format", "csv"],
+        "invalid trace format \"csv\"",
+    );
+    usage_error(
+        &["trace", "stats", s(&dir.path().join("none.csv"))],
+        "none.csv",
+    );
+    usage_error(
+        &["sim", "--trace", b, "--trace-map", "fold"],
+        "--trace-map \"fold\"",
+    );
     let t = msr(dir.path(), 100);
     usage_error(
         &["trace", "stats", s(&t), "--device", "hm,9"],
         "no request of device \"hm,9\"",
     );
-    usage_error(&["io", "emu:default", "--trace", s(&t), "--replay-speed", "0"], "--replay-speed \"0\"");
+    usage_error(
+        &["io", "emu:default", "--trace", s(&t), "--replay-speed", "0"],
+        "--replay-speed \"0\"",
+    );
     assert!(!j.exists());
 }
 
@@ -121,7 +146,13 @@ fn sim_runs_a_trace_and_records_how() {
         "--quiet",
     ]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(text.lines().filter(|l| l.contains("trace:hm_0.csv")).count(), 4, "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.contains("trace:hm_0.csv"))
+            .count(),
+        4,
+        "{text}"
+    );
     let doc = json(&j);
     let runs = doc["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 4);
@@ -159,29 +190,58 @@ fn io_replays_a_trace_on_a_file_and_on_the_emulated_drive() {
     ]);
     // Pages 0..4096 and requests of up to 32 KiB: the span, rounded up to whole blocks.
     let len = std::fs::metadata(&img).unwrap().len();
-    assert!(len % 4096 == 0 && (4000 * 4096..=4103 * 4096).contains(&len), "{len}");
+    assert!(
+        len % 4096 == 0 && (4000 * 4096..=4103 * 4096).contains(&len),
+        "{len}"
+    );
     let doc = json(&j);
     assert_eq!(doc["job"]["rw"], "replay");
     let r = &doc["replay"];
     assert_eq!(r["records"], 2000);
     assert_eq!(r["records_replayed"], 2000);
     assert_eq!(r["requests"], 2000);
-    let ios = doc["ops"]["read"]["ios"].as_u64().unwrap() + doc["ops"]["write"]["ios"].as_u64().unwrap();
+    let ios =
+        doc["ops"]["read"]["ios"].as_u64().unwrap() + doc["ops"]["write"]["ios"].as_u64().unwrap();
     assert_eq!(ios, 2000);
     // At recorded timing on the emulated drive (virtual time), the replay takes the trace's
     // 1.999 s and no request starts late.
-    ok(&["io", "emu:default", "--trace", s(&t), "--qd", "8", "--json", s(&j)]);
+    ok(&[
+        "io",
+        "emu:default",
+        "--trace",
+        s(&t),
+        "--qd",
+        "8",
+        "--json",
+        s(&j),
+    ]);
     let doc = json(&j);
     let elapsed = doc["elapsed_s"].as_f64().unwrap();
     assert!((1.999..2.01).contains(&elapsed), "{elapsed}");
     assert_eq!(doc["replay"]["late"], 0);
     // Twice as fast: half the time.
-    ok(&["io", "emu:default", "--trace", s(&t), "--replay-speed", "2x", "--json", s(&j)]);
+    ok(&[
+        "io",
+        "emu:default",
+        "--trace",
+        s(&t),
+        "--replay-speed",
+        "2x",
+        "--json",
+        s(&j),
+    ]);
     let elapsed = json(&j)["elapsed_s"].as_f64().unwrap();
     assert!((0.9995..1.01).contains(&elapsed), "{elapsed}");
     // The trace does not fit a 1 MiB target as it is; compact packs it.
     usage_error(
-        &["io", s(&dir.path().join("small.img")), "--size", "1MiB", "--trace", s(&t)],
+        &[
+            "io",
+            s(&dir.path().join("small.img")),
+            "--size",
+            "1MiB",
+            "--trace",
+            s(&t),
+        ],
         "beyond",
     );
     let out = ssdiq(&[
@@ -196,6 +256,10 @@ fn io_replays_a_trace_on_a_file_and_on_the_emulated_drive() {
         "--replay-speed",
         "max",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("map modulo"));
 }

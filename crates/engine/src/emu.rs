@@ -232,8 +232,7 @@ impl EmuExecutor {
             slots.push(Slot::new(job.threads as usize + i));
         }
         let sink = Arc::new(SeriesSink::new(1));
-        let mut streams: Vec<StreamId> =
-            job.main_ops().into_iter().map(StreamId::main).collect();
+        let mut streams: Vec<StreamId> = job.main_ops().into_iter().map(StreamId::main).collect();
         streams.extend(job.probes.iter().map(|&o| StreamId::probe(o)));
         let mut l = Loop {
             drive: &mut self.drive,

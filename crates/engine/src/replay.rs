@@ -43,7 +43,9 @@ impl Speed {
             .filter(|f| *f > 0.0 && f.is_finite())
             .map(Speed::Scale)
             .ok_or_else(|| {
-                format!("invalid --replay-speed \"{s}\": expected max or a factor like 1, 2x or 0.5")
+                format!(
+                    "invalid --replay-speed \"{s}\": expected max or a factor like 1, 2x or 0.5"
+                )
             })
     }
 }

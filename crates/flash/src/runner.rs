@@ -305,9 +305,7 @@ fn optimal(cfg: &SimConfig, model: f64) -> Result<SimReport, SimError> {
             optimal_split(1.0 / g.effective_fill(1), &c, Some(g.pages_per_block)).waf
         }
         Classes::Sequential => 1.0,
-        Classes::Unknown => {
-            return Err(SimError::NoBound(format!("pattern {}", cfg.pattern)))
-        }
+        Classes::Unknown => return Err(SimError::NoBound(format!("pattern {}", cfg.pattern))),
     };
     Ok(SimReport {
         method: "analytic",

@@ -85,7 +85,12 @@ pub fn render(doc: &SimDoc) -> String {
         runs.len(),
         if runs.len() == 1 { "" } else { "s" }
     );
-    let _ = write!(s, "<h1>Flash simulation: {} run{}</h1>", runs.len(), if runs.len() == 1 { "" } else { "s" });
+    let _ = write!(
+        s,
+        "<h1>Flash simulation: {} run{}</h1>",
+        runs.len(),
+        if runs.len() == 1 { "" } else { "s" }
+    );
     if doc.partial {
         s.push_str("<p class=\"partial\">Partial: some runs of the sweep are missing.</p>");
     }
@@ -98,7 +103,10 @@ pub fn render(doc: &SimDoc) -> String {
                 "{} ({}{}): map {}, {} page writes per pass",
                 t.file,
                 t.format,
-                t.device.as_deref().map(|d| format!(", device {d}")).unwrap_or_default(),
+                t.device
+                    .as_deref()
+                    .map(|d| format!(", device {d}"))
+                    .unwrap_or_default(),
                 t.map,
                 t.pass_page_writes
             );
@@ -133,11 +141,7 @@ pub fn render(doc: &SimDoc) -> String {
                     .collect(),
             })
             .collect();
-        let title = format!(
-            "runs {}-{}",
-            group[0].0 + 1,
-            group[group.len() - 1].0 + 1
-        );
+        let title = format!("runs {}-{}", group[0].0 + 1, group[group.len() - 1].0 + 1);
         s.push_str(&chart_div(line_chart(
             &LineChart {
                 title: &title,
@@ -209,7 +213,13 @@ mod tests {
     #[test]
     fn table_and_one_chart_per_six_runs_and_no_timings() {
         let runs: Vec<SimRun> = (0..7)
-            .map(|i| run(if i % 2 == 0 { "greedy" } else { "2r-fifo" }, "<zipf:0.9>", 3.0 + i as f64))
+            .map(|i| {
+                run(
+                    if i % 2 == 0 { "greedy" } else { "2r-fifo" },
+                    "<zipf:0.9>",
+                    3.0 + i as f64,
+                )
+            })
             .collect();
         let doc = SimDoc {
             schema: "ssdiq/1".into(),
@@ -224,7 +234,10 @@ mod tests {
         assert!(html.contains("&lt;zipf:0.9&gt;"), "escaped");
         assert!(html.contains("64.00 MiB"));
         assert!(html.contains("Partial"));
-        assert!(!html.contains("0.25"), "no run times: merged sweeps render identically");
+        assert!(
+            !html.contains("0.25"),
+            "no run times: merged sweeps render identically"
+        );
         assert!(!html.contains("<script"));
     }
 }

@@ -56,7 +56,10 @@ pub fn read_dir(dir: &Path) -> Result<Vec<(PathBuf, SimShardDoc)>, SweepError> {
             return Err(invalid(format!(
                 "\"{}\" has schema {}, expected \"{SCHEMA}\"",
                 f.display(),
-                value.get("schema").map(|s| s.to_string()).unwrap_or("none".into())
+                value
+                    .get("schema")
+                    .map(|s| s.to_string())
+                    .unwrap_or("none".into())
             )));
         }
         let doc: SimShardDoc = serde_json::from_value(value).map_err(|e| {
@@ -101,10 +104,7 @@ pub fn merge(
                 first.shard.k
             )));
         }
-        let shard = Shard {
-            k: doc.shard.k,
-            n,
-        };
+        let shard = Shard { k: doc.shard.k, n };
         if doc.shard.k == 0 || doc.shard.k > n {
             return Err(invalid(format!(
                 "\"{name}\": shard {shard} is not a valid shard"
@@ -138,7 +138,11 @@ pub fn merge(
             .filter(|k| !seen.contains_key(k))
             .map(|k| format!("{k}/{n}"))
             .collect();
-        let list: Vec<String> = missing.iter().take(12).map(|i| (i + 1).to_string()).collect();
+        let list: Vec<String> = missing
+            .iter()
+            .take(12)
+            .map(|i| (i + 1).to_string())
+            .collect();
         return Err(invalid(format!(
             "{} of {} runs are missing (runs {}{}){}; rerun those shards, or merge with --allow-partial",
             missing.len(),

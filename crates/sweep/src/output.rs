@@ -78,11 +78,10 @@ pub fn csv(runs: &[SimRun]) -> String {
 
 /// "greedy+gcf" for a policy given a GC frontier it does not have by itself.
 pub fn gc_label(p: &SimParams) -> String {
-    let cold = p
-        .gc
-        .parse::<GcPolicy>()
-        .map(|g| g.has_cold_region())
-        .unwrap_or(false);
+    let cold =
+        p.gc.parse::<GcPolicy>()
+            .map(|g| g.has_cold_region())
+            .unwrap_or(false);
     if p.gc_frontier && !cold {
         format!("{}+gcf", p.gc)
     } else {

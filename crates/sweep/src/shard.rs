@@ -54,8 +54,14 @@ impl FromStr for Shard {
         let (k, n) = s
             .split_once('/')
             .ok_or_else(|| bad("expected K/N, e.g. 2/8"))?;
-        let k: u32 = k.trim().parse().map_err(|_| bad("K is not a whole number"))?;
-        let n: u32 = n.trim().parse().map_err(|_| bad("N is not a whole number"))?;
+        let k: u32 = k
+            .trim()
+            .parse()
+            .map_err(|_| bad("K is not a whole number"))?;
+        let n: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| bad("N is not a whole number"))?;
         if n == 0 {
             return Err(bad("N must be >= 1"));
         }

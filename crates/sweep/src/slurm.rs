@@ -41,8 +41,7 @@ pub struct JobSpec {
 /// Quotes a word for bash: bare if it is made of safe characters, else single-quoted.
 pub fn quote(s: &str) -> String {
     let safe = !s.is_empty()
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-_./:=,+%@".contains(&b));
     if safe {
         s.to_string()
@@ -86,13 +85,21 @@ fn command(args: &[Word]) -> String {
 fn header(spec: &JobSpec, what: &str, name: &str, log: &str, array: Option<u32>) -> String {
     let mut s = String::from("#!/bin/bash\n");
     let _ = writeln!(s, "# {what}");
-    let _ = writeln!(s, "# Written by ssdiq {}; submit with submit.sh.", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(
+        s,
+        "# Written by ssdiq {}; submit with submit.sh.",
+        env!("CARGO_PKG_VERSION")
+    );
     let _ = writeln!(s, "#SBATCH --job-name={}", quote(name));
     if let Some(n) = array {
         let _ = writeln!(s, "#SBATCH --array=1-{n}");
     }
     let _ = writeln!(s, "#SBATCH --cpus-per-task={}", spec.cpus.max(1));
-    let _ = writeln!(s, "#SBATCH --chdir={}", quote(&spec.workdir.display().to_string()));
+    let _ = writeln!(
+        s,
+        "#SBATCH --chdir={}",
+        quote(&spec.workdir.display().to_string())
+    );
     let _ = writeln!(
         s,
         "#SBATCH --output={}",
@@ -130,7 +137,11 @@ pub fn job_script(spec: &JobSpec, what: &str, name: &str, commands: &[Vec<Word>]
 /// `submit.sh` for an array followed by a step that runs once the whole array succeeded.
 pub fn submit_array_then(array: &Path, then: &Path, results: &str) -> String {
     let mut s = String::from("#!/bin/bash\n# Submits the job array, then the step that joins its results once every task succeeded.\nset -euo pipefail\n");
-    let _ = writeln!(s, "array=$(sbatch --parsable {})", quote(&array.display().to_string()));
+    let _ = writeln!(
+        s,
+        "array=$(sbatch --parsable {})",
+        quote(&array.display().to_string())
+    );
     s.push_str("array=${array%%;*}\n");
     let _ = writeln!(
         s,
@@ -188,7 +199,10 @@ mod tests {
             word(&Word::Task("/r/shard-{task}.json".into())),
             "\"/r/shard-${SLURM_ARRAY_TASK_ID}.json\""
         );
-        assert_eq!(word(&Word::Task("a\"$b{task}".into())), "\"a\\\"\\$b${SLURM_ARRAY_TASK_ID}\"");
+        assert_eq!(
+            word(&Word::Task("a\"$b{task}".into())),
+            "\"a\\\"\\$b${SLURM_ARRAY_TASK_ID}\""
+        );
     }
 
     #[test]
@@ -205,7 +219,10 @@ mod tests {
             &spec,
             "a sweep",
             4,
-            &[Word::Lit("sim".into()), Word::Task("--shard={task}/4".into())],
+            &[
+                Word::Lit("sim".into()),
+                Word::Task("--shard={task}/4".into()),
+            ],
         );
         assert!(s.starts_with("#!/bin/bash\n"));
         for line in [

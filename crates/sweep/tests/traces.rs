@@ -100,7 +100,11 @@ fn a_trace_of_a_patterns_writes_reproduces_the_pattern_run() {
     assert_eq!(by_trace.params.writes, 3.0);
     assert_eq!(by_trace.host_writes, 3 * u);
     same_but_seconds(&by_pattern, &by_trace);
-    assert!(by_trace.waf > 1.2, "a skewed workload at fill 0.875 amplifies: {}", by_trace.waf);
+    assert!(
+        by_trace.waf > 1.2,
+        "a skewed workload at fill 0.875 amplifies: {}",
+        by_trace.waf
+    );
 }
 
 #[test]
@@ -119,10 +123,20 @@ fn compact_runs_do_not_depend_on_where_pages_sit() {
     let far = dir.path().join("far.csv");
     msr(&near, &pages, |p| (0, p));
     // The same writes spread over two disks and a terabyte of address space.
-    msr(&far, &pages, |p| ((p % 2) as u32, (p * 7919) % (1 << 28) + (1 << 28)));
+    msr(&far, &pages, |p| {
+        ((p % 2) as u32, (p * 7919) % (1 << 28) + (1 << 28))
+    });
     for policy in [GcPolicy::Greedy, GcPolicy::CostBenefit] {
-        let a = run(&axes(trace(&near, MapKind::Compact), Writes::Passes(1.0), policy));
-        let b = run(&axes(trace(&far, MapKind::Compact), Writes::Passes(1.0), policy));
+        let a = run(&axes(
+            trace(&near, MapKind::Compact),
+            Writes::Passes(1.0),
+            policy,
+        ));
+        let b = run(&axes(
+            trace(&far, MapKind::Compact),
+            Writes::Passes(1.0),
+            policy,
+        ));
         same_but_seconds(&a, &b);
     }
 }
@@ -151,12 +165,20 @@ fn traces_that_do_not_fit_or_cannot_run_are_refused_before_running() {
     let path = dir.path().join("big.csv");
     let pages: Vec<u64> = (0..20_000).collect();
     msr(&path, &pages, |p| (0, p));
-    let e = points(&axes(trace(&path, MapKind::Compact), Writes::Passes(1.0), GcPolicy::Greedy))
-        .unwrap_err();
+    let e = points(&axes(
+        trace(&path, MapKind::Compact),
+        Writes::Passes(1.0),
+        GcPolicy::Greedy,
+    ))
+    .unwrap_err();
     assert!(e.is_input());
     assert!(e.to_string().contains("footprint of 20000 pages"), "{e}");
-    let e = points(&axes(trace(&path, MapKind::Modulo), Writes::Passes(1.0), GcPolicy::Optimal))
-        .unwrap_err();
+    let e = points(&axes(
+        trace(&path, MapKind::Modulo),
+        Writes::Passes(1.0),
+        GcPolicy::Optimal,
+    ))
+    .unwrap_err();
     assert!(e.to_string().contains("optimal"), "{e}");
     let e = points(&axes(
         Workload::Pattern(Pattern::Uniform),
@@ -166,6 +188,10 @@ fn traces_that_do_not_fit_or_cannot_run_are_refused_before_running() {
     .unwrap_err();
     assert!(e.to_string().contains("--trace"), "{e}");
     // Modulo folds the 20000 pages onto the drive and runs.
-    let r = run(&axes(trace(&path, MapKind::Modulo), Writes::Passes(1.0), GcPolicy::Greedy));
+    let r = run(&axes(
+        trace(&path, MapKind::Modulo),
+        Writes::Passes(1.0),
+        GcPolicy::Greedy,
+    ));
     assert_eq!(r.host_writes, 20_000);
 }

@@ -26,14 +26,16 @@ impl TraceError {
     /// True when the trace (not the machine) is at fault: bad input, exit code 2.
     pub fn is_input(&self) -> bool {
         match self {
-            TraceError::Io { source, .. } => matches!(
-                source.kind(),
-                std::io::ErrorKind::NotFound
-                    | std::io::ErrorKind::PermissionDenied
-                    | std::io::ErrorKind::InvalidData
-                    | std::io::ErrorKind::InvalidInput
-                    | std::io::ErrorKind::UnexpectedEof
-            ) || source.raw_os_error() == Some(21),
+            TraceError::Io { source, .. } => {
+                matches!(
+                    source.kind(),
+                    std::io::ErrorKind::NotFound
+                        | std::io::ErrorKind::PermissionDenied
+                        | std::io::ErrorKind::InvalidData
+                        | std::io::ErrorKind::InvalidInput
+                        | std::io::ErrorKind::UnexpectedEof
+                ) || source.raw_os_error() == Some(21)
+            }
             _ => true,
         }
     }

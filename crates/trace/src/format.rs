@@ -122,10 +122,10 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for f in Format::DETECT_ORDER
-            .into_iter()
-            .chain([Format::Blkparse(BlkAction::Queue), Format::FtraceBlk(BlkAction::Complete)])
-        {
+        for f in Format::DETECT_ORDER.into_iter().chain([
+            Format::Blkparse(BlkAction::Queue),
+            Format::FtraceBlk(BlkAction::Complete),
+        ]) {
             assert_eq!(f.to_string().parse::<Format>().unwrap(), f);
         }
         assert!("csv".parse::<Format>().is_err());

@@ -34,9 +34,7 @@ impl FromStr for MapKind {
             "compact" => Ok(MapKind::Compact),
             "modulo" => Ok(MapKind::Modulo),
             "direct" => Ok(MapKind::Direct),
-            _ => Err(format!(
-                "invalid --trace-map \"{s}\": expected {MAP_NAMES}"
-            )),
+            _ => Err(format!("invalid --trace-map \"{s}\": expected {MAP_NAMES}")),
         }
     }
 }
@@ -154,6 +152,9 @@ mod tests {
         for k in [MapKind::Compact, MapKind::Modulo, MapKind::Direct] {
             assert_eq!(k.to_string().parse::<MapKind>().unwrap(), k);
         }
-        assert!("fold".parse::<MapKind>().unwrap_err().contains("--trace-map \"fold\""));
+        assert!("fold"
+            .parse::<MapKind>()
+            .unwrap_err()
+            .contains("--trace-map \"fold\""));
     }
 }

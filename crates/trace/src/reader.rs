@@ -286,7 +286,11 @@ fn bad_line(path: &Path, line: u64, expected: String, text: &[u8]) -> TraceError
 /// reported as a bad line of that format.
 pub fn detect(path: &Path) -> Result<Format, TraceError> {
     let mut src = open_stream(path)?;
-    if src.fill_buf().map_err(io_err(path))?.starts_with(&BLKTRACE_MAGIC) {
+    if src
+        .fill_buf()
+        .map_err(io_err(path))?
+        .starts_with(&BLKTRACE_MAGIC)
+    {
         return Err(TraceError::Unknown {
             path: path.display().to_string(),
             why: "it is a binary blktrace file; convert it with \"blkparse -i NAME -o NAME.txt\" first".into(),
@@ -310,7 +314,10 @@ pub fn detect(path: &Path) -> Result<Format, TraceError> {
         path: path.display().to_string(),
         why,
     };
-    if lines.iter().all(|l| l.iter().all(|b| b.is_ascii_whitespace())) {
+    if lines
+        .iter()
+        .all(|l| l.iter().all(|b| b.is_ascii_whitespace()))
+    {
         return Err(unknown("the file is empty".into()));
     }
     // Best failure: the format that read the most lines before one failed.

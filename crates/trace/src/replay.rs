@@ -88,7 +88,11 @@ impl TraceReplay {
                 continue;
             };
             // Trims move no data: no buffer bounds them.
-            let max = if self.op == Op::Trim { u64::MAX } else { self.max_units };
+            let max = if self.op == Op::Trim {
+                u64::MAX
+            } else {
+                self.max_units
+            };
             let mut pages = 1;
             while pages < max
                 && self.next <= self.last
@@ -161,9 +165,7 @@ impl TraceReplay {
             Mapping::Modulo => first % self.target_units + n > self.target_units,
             Mapping::Compact(c) => {
                 let base = c.get(self.device, first);
-                (1..n).any(|k| {
-                    c.get(self.device, first + k) != base.map(|b| b + k)
-                })
+                (1..n).any(|k| c.get(self.device, first + k) != base.map(|b| b + k))
             }
         }
     }

@@ -129,7 +129,10 @@ pub fn scan(
             None => false,
         };
         if let (true, Some(c)) = (maps, s.compaction.as_mut()) {
-            if s.sequence.as_ref().is_some_and(|q| q.len() as u64 + pages > SEQUENCE_LIMIT as u64) {
+            if s.sequence
+                .as_ref()
+                .is_some_and(|q| q.len() as u64 + pages > SEQUENCE_LIMIT as u64)
+            {
                 s.sequence = None;
             }
             for p in first..=last {

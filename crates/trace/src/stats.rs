@@ -328,7 +328,11 @@ impl TraceStatsBuilder {
                 read_pages,
                 written_pages,
                 read_only_pages: read_only,
-                min_offset: if self.max_end == 0 { 0 } else { self.min_offset },
+                min_offset: if self.max_end == 0 {
+                    0
+                } else {
+                    self.min_offset
+                },
                 max_end: self.max_end,
                 uncounted_pages: self.unmapped,
             },

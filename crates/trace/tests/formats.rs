@@ -66,7 +66,9 @@ fn expected(format: Format, recs: &[TraceRecord]) -> Vec<(u64, Op, u64, u64, Str
     recs.iter()
         .map(|r| {
             let k = match format {
-                Format::Fiu | Format::Blkparse(_) | Format::FtraceBlk(_) => (r.device & 0xfffff) / 16,
+                Format::Fiu | Format::Blkparse(_) | Format::FtraceBlk(_) => {
+                    (r.device & 0xfffff) / 16
+                }
                 _ => r.device,
             };
             (r.time_ns, r.op, r.offset, r.len, name(format, k))
@@ -86,7 +88,11 @@ fn every_format_reads_back_and_is_detected() {
     let dir = tempfile::tempdir().unwrap();
     for format in FORMATS {
         let recs = sample(format);
-        let p = write(dir.path(), &format!("{format}.trace"), &common::text(format, &recs));
+        let p = write(
+            dir.path(),
+            &format!("{format}.trace"),
+            &common::text(format, &recs),
+        );
         let (back, names, detected) = read_all(&TraceOptions::new(&p)).unwrap();
         assert_eq!(detected, format, "detected format of {}", p.display());
         assert_eq!(got(&back, &names), expected(format, &recs), "{format}");
@@ -114,12 +120,36 @@ fn gzip_traces_read_like_plain_ones() {
 fn a_bad_line_names_file_line_and_expectation() {
     let dir = tempfile::tempdir().unwrap();
     let cases: [(Format, &str, &str); 6] = [
-        (Format::Msr, "128166372003061629,hm,0,Erase,0,4096,10", "Type is not Read or Write"),
-        (Format::Alibaba, "0,W,12x,4096,1577808000000147", "offset is not a whole number"),
-        (Format::Spc, "0,20941264,8192,W,soon", "Timestamp is not seconds"),
-        (Format::Fiu, "89966527251845 3255 nfsd 163495352 eight W 6 0", "size is not a whole number"),
-        (Format::Blkparse(BlkAction::Issue), "  8,0    3        1     0.000000000   697  D  WS 223490 x 8 [dd]", "SECTOR + COUNT"),
-        (Format::FtraceBlk(BlkAction::Issue), "   dd-1 [001] d..1.  2120.818942:   7,0    D  WS 0 + many [dd]", "has no \"SECTOR + COUNT\" (whole numbers)"),
+        (
+            Format::Msr,
+            "128166372003061629,hm,0,Erase,0,4096,10",
+            "Type is not Read or Write",
+        ),
+        (
+            Format::Alibaba,
+            "0,W,12x,4096,1577808000000147",
+            "offset is not a whole number",
+        ),
+        (
+            Format::Spc,
+            "0,20941264,8192,W,soon",
+            "Timestamp is not seconds",
+        ),
+        (
+            Format::Fiu,
+            "89966527251845 3255 nfsd 163495352 eight W 6 0",
+            "size is not a whole number",
+        ),
+        (
+            Format::Blkparse(BlkAction::Issue),
+            "  8,0    3        1     0.000000000   697  D  WS 223490 x 8 [dd]",
+            "SECTOR + COUNT",
+        ),
+        (
+            Format::FtraceBlk(BlkAction::Issue),
+            "   dd-1 [001] d..1.  2120.818942:   7,0    D  WS 0 + many [dd]",
+            "has no \"SECTOR + COUNT\" (whole numbers)",
+        ),
     ];
     for (format, bad, why) in cases {
         let recs = sample(format);
@@ -136,7 +166,10 @@ fn a_bad_line_names_file_line_and_expectation() {
             ..TraceOptions::new(&p)
         };
         let e = read_all(&opts).unwrap_err().to_string();
-        assert!(e.contains(&format!("trace \"{}\" line 3:", p.display())), "{e}");
+        assert!(
+            e.contains(&format!("trace \"{}\" line 3:", p.display())),
+            "{e}"
+        );
         assert!(e.contains(why), "{format}: {e}");
         assert!(e.contains(format.layout()), "{e}");
         assert!(e.contains(bad.trim()), "{e}");
@@ -152,9 +185,16 @@ fn headers_comments_and_crlf_are_accepted() {
     assert_eq!(f, Format::Alibaba);
     assert_eq!(recs.len(), 2);
     assert_eq!(names[0], "3");
-    assert_eq!((recs[1].time_ns, recs[1].offset, recs[1].len), (10_000, 0, 512));
+    assert_eq!(
+        (recs[1].time_ns, recs[1].offset, recs[1].len),
+        (10_000, 0, 512)
+    );
     // A header anywhere but first is a bad line.
-    let p = write(dir.path(), "ali2.csv", "3,W,8192,4096,1000\ndevice_id,opcode,offset,length,timestamp\n");
+    let p = write(
+        dir.path(),
+        "ali2.csv",
+        "3,W,8192,4096,1000\ndevice_id,opcode,offset,length,timestamp\n",
+    );
     let e = read_all(&TraceOptions::new(&p)).unwrap_err().to_string();
     assert!(e.contains("line 2"), "{e}");
 }
@@ -198,7 +238,10 @@ fn blktrace_events_other_than_the_chosen_one_are_skipped() {
     let p = write(dir.path(), "ev.txt", text);
     let (recs, _, fmt) = read_all(&TraceOptions::new(&p)).unwrap();
     assert_eq!(fmt, f);
-    let got: Vec<_> = recs.iter().map(|r| (r.time_ns, r.op, r.offset, r.len)).collect();
+    let got: Vec<_> = recs
+        .iter()
+        .map(|r| (r.time_ns, r.op, r.offset, r.len))
+        .collect();
     assert_eq!(
         got,
         vec![
@@ -239,13 +282,18 @@ fn detection_failures_say_why() {
     assert!(e.contains("empty") && e.contains("--trace-format"), "{e}");
     let p = write(dir.path(), "junk.csv", "hello,world\n1,2,3\n");
     let e = read_all(&TraceOptions::new(&p)).unwrap_err().to_string();
-    assert!(e.contains("cannot tell the format") && e.contains("junk.csv"), "{e}");
+    assert!(
+        e.contains("cannot tell the format") && e.contains("junk.csv"),
+        "{e}"
+    );
     let p = dir.path().join("cap.blktrace.0");
     std::fs::write(&p, [0x07, 0x74, 0x61, 0x65, 0, 0, 0, 0]).unwrap();
     let e = read_all(&TraceOptions::new(&p)).unwrap_err().to_string();
-    assert!(e.contains("binary blktrace") && e.contains("blkparse"), "{e}");
-    let e = read_all(&TraceOptions::new(dir.path().join("missing.csv")))
-        .unwrap_err();
+    assert!(
+        e.contains("binary blktrace") && e.contains("blkparse"),
+        "{e}"
+    );
+    let e = read_all(&TraceOptions::new(dir.path().join("missing.csv"))).unwrap_err();
     assert!(e.is_input());
     assert!(e.to_string().contains("missing.csv"), "{e}");
 }
@@ -325,6 +373,10 @@ fn blkparse_lines_whose_numbers_outgrow_their_columns_read_the_same() {
     let (a, _, _) = read_all(&TraceOptions::new(&narrow)).unwrap();
     let (b, _, fb) = read_all(&TraceOptions::new(&wide)).unwrap();
     assert_eq!(fb, f);
-    let strip = |v: Vec<TraceRecord>| -> Vec<_> { v.into_iter().map(|r| (r.op, r.offset, r.len, r.device)).collect() };
+    let strip = |v: Vec<TraceRecord>| -> Vec<_> {
+        v.into_iter()
+            .map(|r| (r.op, r.offset, r.len, r.device))
+            .collect()
+    };
     assert_eq!(strip(a), strip(b));
 }

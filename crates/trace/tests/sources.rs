@@ -108,7 +108,10 @@ fn modulo_and_direct_draws() {
     let mut d = draws(&p, MapKind::Direct, 1002).unwrap();
     assert_eq!(take(&mut d, 3), vec![Page(1000), Page(5), Page(6)]);
     let e = draws(&p, MapKind::Compact, 3).err().unwrap();
-    assert!(e.contains("footprint of 4 pages") && e.contains("does not fit"), "{e}");
+    assert!(
+        e.contains("footprint of 4 pages") && e.contains("does not fit"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -194,7 +197,10 @@ fn statistics_of_a_small_trace() {
     }
     let s = b.finish("t", "alibaba", None, 6, |d| d.to_string());
     assert_eq!(s.requests, 6);
-    assert_eq!((s.read.requests, s.write.requests, s.trim.requests), (1, 4, 1));
+    assert_eq!(
+        (s.read.requests, s.write.requests, s.trim.requests),
+        (1, 4, 1)
+    );
     assert_eq!(s.write.bytes, 18 * K);
     assert!((s.write.sequential_fraction - 0.25).abs() < 1e-12);
     assert_eq!(s.footprint.pages, 16);
@@ -205,7 +211,10 @@ fn statistics_of_a_small_trace() {
     assert!((s.duration_s - 60e-6).abs() < 1e-12);
     // Page 0 written 3 times, 15 pages once: 18 page writes.
     let w = &s.write_skew;
-    assert_eq!((w.page_writes, w.written_pages, w.max_writes_per_page), (18, 16, 3));
+    assert_eq!(
+        (w.page_writes, w.written_pages, w.max_writes_per_page),
+        (18, 16, 3)
+    );
     assert_eq!(w.count_histogram, vec![(1, 15), (3, 1)]);
     // The hottest page (top 0.01% of 16 pages rounds up to one page) gets 3/18.
     assert!((w.top[0].share - 3.0 / 18.0).abs() < 1e-12);
@@ -215,5 +224,8 @@ fn statistics_of_a_small_trace() {
         .map(|b| (b.up_to_bytes, b.read, b.write, b.trim))
         .filter(|b| b.1 + b.2 + b.3 > 0)
         .collect();
-    assert_eq!(sizes, vec![(4096, 1, 2, 0), (32768, 0, 2, 0), (262144, 0, 0, 1)]);
+    assert_eq!(
+        sizes,
+        vec![(4096, 1, 2, 0), (32768, 0, 2, 0), (262144, 0, 0, 1)]
+    );
 }

@@ -345,10 +345,7 @@ fn format_size_short(b: u64) -> String {
 }
 
 /// Validation and safety checks for a file or block device; its executor.
-fn real_setup(
-    args: &Args,
-    trace: Option<&TraceSetup>,
-) -> anyhow::Result<(Job, Box<dyn Executor>)> {
+fn real_setup(args: &Args, trace: Option<&TraceSetup>) -> anyhow::Result<(Job, Box<dyn Executor>)> {
     let facts = TargetFacts::probe(&args.target).map_err(engine_usage)?;
     let job = build_job(args, &facts, trace)?;
     for p in [&args.json, &args.log].into_iter().flatten() {

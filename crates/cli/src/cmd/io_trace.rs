@@ -55,14 +55,11 @@ impl TraceSetup {
         max_io: &str,
     ) -> anyhow::Result<TraceSetup> {
         let speed = Speed::parse(speed).map_err(usage)?;
-        let max_io_bytes = parse_size(max_io)
-            .ok()
-            .filter(|&m| m > 0)
-            .ok_or_else(|| {
-                usage(format!(
-                    "invalid --trace-max-io \"{max_io}\": expected a size like 1MiB"
-                ))
-            })?;
+        let max_io_bytes = parse_size(max_io).ok().filter(|&m| m > 0).ok_or_else(|| {
+            usage(format!(
+                "invalid --trace-max-io \"{max_io}\": expected a size like 1MiB"
+            ))
+        })?;
         if max_io_bytes < bs || !max_io_bytes.is_multiple_of(bs) {
             return Err(usage(format!(
                 "invalid --trace-max-io \"{max_io}\": must be a multiple of --bs ({})",
@@ -105,8 +102,8 @@ impl TraceSetup {
             &format!("{target} ({} used)", format_size(units * bs)),
         )
         .map_err(trace_error)?;
-        let source = TraceReplay::new(&self.scan, mapping, units, self.max_units)
-            .map_err(trace_error)?;
+        let source =
+            TraceReplay::new(&self.scan, mapping, units, self.max_units).map_err(trace_error)?;
         let writes = self.scan.writes + self.scan.trims > 0;
         let _ = self.counts.set(source.counts());
         Ok(Arc::new(Replay::new(
@@ -145,12 +142,7 @@ pub fn render(r: &ReplayReport) -> String {
     let _ = writeln!(
         s,
         "replay of {} ({}, map {}): {} of {} records as {} requests, {speed}",
-        r.file,
-        r.format,
-        r.map,
-        r.records_replayed,
-        r.records,
-        r.summary.requests
+        r.file, r.format, r.map, r.records_replayed, r.records, r.summary.requests
     );
     if r.split_records > 0 {
         let _ = writeln!(

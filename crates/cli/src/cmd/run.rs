@@ -84,7 +84,12 @@ pub struct Args {
     #[arg(long, value_name = "NODE[:TARGET],...", requires = "slurm")]
     slurm_nodes: Option<String>,
     /// Extra #SBATCH option for every job, e.g. --slurm-opt=--partition=bench (repeatable).
-    #[arg(long, requires = "slurm", value_name = "OPTION", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        requires = "slurm",
+        value_name = "OPTION",
+        allow_hyphen_values = true
+    )]
     slurm_opt: Vec<String>,
 }
 

@@ -38,7 +38,13 @@ fn result_name(node: &str, target: &str) -> String {
     let t: String = target
         .trim_start_matches('/')
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
     format!("{node}-{t}")
 }
@@ -96,7 +102,10 @@ pub fn write(
     report_spec.sbatch = sbatch.to_vec();
     let report = vec![
         Word::Lit("report".into()),
-        Word::Raw(format!("{}/*/run.json", quote(&results.display().to_string()))),
+        Word::Raw(format!(
+            "{}/*/run.json",
+            quote(&results.display().to_string())
+        )),
         Word::Lit("--markdown".into()),
         Word::Lit(dir.join("report.md").display().to_string()),
         Word::Lit("--html".into()),
@@ -117,7 +126,11 @@ pub fn write(
     let submit = dir.join("submit.sh");
     write_script(
         &submit,
-        &submit_nodes_then(&jobs, &report_path, &dir.join("report.html").display().to_string()),
+        &submit_nodes_then(
+            &jobs,
+            &report_path,
+            &dir.join("report.html").display().to_string(),
+        ),
     )?;
     println!(
         "wrote {} node job{} and {} into {}\nsubmit with: bash {}",

@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex};
 
 use ssdiq_flash::{GcPolicy, Provision, SeriesPoint};
 use ssdiq_sweep::output::{describe_geometry, describe_traces};
-use ssdiq_sweep::{points, Axes, BufSpec, Point, Shard, SweepError, TraceWorkload, Workload, Writes};
+use ssdiq_sweep::{
+    points, Axes, BufSpec, Point, Shard, SweepError, TraceWorkload, Workload, Writes,
+};
 use ssdiq_trace::MapKind;
 use ssdiq_workload::units::parse_size;
 use ssdiq_workload::Pattern;
@@ -103,7 +105,12 @@ pub struct Args {
     #[arg(long, requires = "slurm", default_value_t = 1, value_name = "N")]
     slurm_cpus: u32,
     /// Extra #SBATCH option for every job, e.g. --slurm-opt=--partition=long (repeatable).
-    #[arg(long, requires = "slurm", value_name = "OPTION", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        requires = "slurm",
+        value_name = "OPTION",
+        allow_hyphen_values = true
+    )]
     slurm_opt: Vec<String>,
     /// Print only the summary table.
     #[arg(long, short)]
@@ -330,8 +337,11 @@ fn run(
         Arc::new(Mutex::new(vec![None; mine.len()]));
     let stop = ssdiq_engine::signals::stop_on_signals()?;
     let done = Arc::new(AtomicBool::new(false));
-    let slot_of: std::collections::HashMap<usize, usize> =
-        mine.iter().enumerate().map(|(slot, p)| (p.index, slot)).collect();
+    let slot_of: std::collections::HashMap<usize, usize> = mine
+        .iter()
+        .enumerate()
+        .map(|(slot, p)| (p.index, slot))
+        .collect();
     let watcher = save_on_signal(
         stop.clone(),
         done.clone(),

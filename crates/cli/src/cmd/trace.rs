@@ -278,7 +278,10 @@ fn render(s: &TraceStats) -> String {
         ia.p99_9_us,
         ia.max_us,
         if ia.backwards > 0 {
-            format!("; {} records stamped before their predecessor", ia.backwards)
+            format!(
+                "; {} records stamped before their predecessor",
+                ia.backwards
+            )
         } else {
             String::new()
         }

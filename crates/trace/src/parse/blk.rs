@@ -13,7 +13,7 @@
 use ssdiq_workload::Op;
 
 use super::{bad, request, sectors, LineResult};
-use crate::fields::{sector_count, seconds_ns, split_ws, uint};
+use crate::fields::{seconds_ns, sector_count, split_ws, uint};
 use crate::format::{BlkAction, Format};
 use crate::record::major_minor;
 

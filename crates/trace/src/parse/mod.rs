@@ -97,14 +97,7 @@ fn bad(format: Format, field: &str, problem: &str) -> String {
 /// A request from byte offset and length; `Ok(None)` for a zero-length request (nothing to
 /// replay), an error if the end overflows.
 #[inline]
-fn request(
-    format: Format,
-    time_ns: u64,
-    device: u32,
-    op: Op,
-    offset: u64,
-    len: u64,
-) -> LineResult {
+fn request(format: Format, time_ns: u64, device: u32, op: Op, offset: u64, len: u64) -> LineResult {
     if len == 0 {
         return Ok(None);
     }
