@@ -191,7 +191,7 @@ fn io_replays_a_trace_on_a_file_and_on_the_emulated_drive() {
     // Pages 0..4096 and requests of up to 32 KiB: the span, rounded up to whole blocks.
     let len = std::fs::metadata(&img).unwrap().len();
     assert!(
-        len % 4096 == 0 && (4000 * 4096..=4103 * 4096).contains(&len),
+        len.is_multiple_of(4096) && (4000 * 4096..=4103 * 4096).contains(&len),
         "{len}"
     );
     let doc = json(&j);

@@ -60,7 +60,7 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> TraceError + '_ {
 /// reader asks for its buffer once per line, and a static call inlines.
 enum Stream {
     Plain(BufReader<File>),
-    Gzip(BufReader<flate2::read::MultiGzDecoder<BufReader<File>>>),
+    Gzip(Box<BufReader<flate2::read::MultiGzDecoder<BufReader<File>>>>),
 }
 
 impl Stream {
@@ -105,7 +105,9 @@ fn open_stream(path: &Path) -> Result<Stream, TraceError> {
     let head = raw.fill_buf().map_err(io_err(path))?;
     if head.starts_with(&[0x1f, 0x8b]) {
         let gz = flate2::read::MultiGzDecoder::new(raw);
-        Ok(Stream::Gzip(BufReader::with_capacity(BUF_BYTES, gz)))
+        Ok(Stream::Gzip(Box::new(BufReader::with_capacity(
+            BUF_BYTES, gz,
+        ))))
     } else {
         Ok(Stream::Plain(raw))
     }
@@ -340,11 +342,10 @@ pub fn detect(path: &Path) -> Result<Format, TraceError> {
         match failed {
             None if records > 0 => return Ok(format),
             None => {}
-            Some((i, e)) => {
-                if best.as_ref().is_none_or(|b| i > b.0) {
-                    best = Some((i, format, e, records));
-                }
+            Some((i, e)) if best.as_ref().is_none_or(|b| i > b.0) => {
+                best = Some((i, format, e, records));
             }
+            Some(_) => {}
         }
     }
     // A format that read records before a line failed is the file's format with a bad line:

@@ -65,7 +65,7 @@ fn compact_draws_pack_written_pages_in_first_touch_order_and_loop() {
     let p = trace(&dir, &sample());
     let mut d = draws(&p, MapKind::Compact, 100).unwrap();
     use Draw::*;
-    let pass = vec![
+    let pass = [
         Page(0),
         Page(1),
         Page(2),

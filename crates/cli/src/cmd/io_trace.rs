@@ -136,7 +136,7 @@ pub fn render(r: &ReplayReport) -> String {
     let mut s = String::new();
     let speed = match r.summary.speed {
         Speed::Max => "as fast as possible".to_string(),
-        Speed::Scale(f) if f == 1.0 => "at recorded timing".to_string(),
+        Speed::Scale(1.0) => "at recorded timing".to_string(),
         Speed::Scale(f) => format!("at {f}x recorded speed"),
     };
     let _ = writeln!(
