@@ -23,7 +23,9 @@ use ssdiq_workload::units::format_size;
 use ssdiq_workload::{Op, Pattern, RwMix};
 
 use crate::control::RunControl;
-use crate::counters::{CounterLog, CounterSample, DeviceCounters, WriteCounters};
+use crate::counters::{
+    CounterLog, CounterSample, DeviceCounters, DeviceHealth, DeviceSample, WriteCounters,
+};
 use crate::error::EngineError;
 use crate::executor::Executor;
 use crate::feed::{Feed, Io, Shared};
@@ -206,6 +208,7 @@ impl EmuExecutor {
         FillInfo {
             bytes: r.bytes.min(total),
             seconds: r.elapsed_ns as f64 / 1e9,
+            layout: false,
         }
     }
 
@@ -219,8 +222,8 @@ impl EmuExecutor {
         let t0 = self.drive.now();
         let shared = Shared::new(job, &ctl.stop);
         let mut feeds: Vec<Feed> = (0..job.threads).map(|t| Feed::main(job, t)).collect();
-        for (i, &op) in job.probes.iter().enumerate() {
-            feeds.push(Feed::probe(job, op, i as u32));
+        for (i, &probe) in job.probes.iter().enumerate() {
+            feeds.push(Feed::probe(job, probe, i as u32));
         }
         let mut slots: Vec<Slot> = Vec::new();
         for t in 0..job.threads as usize {
@@ -229,21 +232,26 @@ impl EmuExecutor {
             }
         }
         for i in 0..job.probes.len() {
-            slots.push(Slot::new(job.threads as usize + i));
+            for _ in 0..job.probe_qd {
+                slots.push(Slot::new(job.threads as usize + i));
+            }
         }
-        let sink = Arc::new(SeriesSink::new(1));
+        let sink = Arc::new(SeriesSink::with_interval(1, job.series_interval_ns));
         let mut streams: Vec<StreamId> = job.mix.ops().into_iter().map(StreamId::main).collect();
         if matches!(job.pattern, Pattern::Zns { .. }) {
             streams.push(StreamId::main(Op::Trim));
         }
-        streams.extend(job.probes.iter().map(|&o| StreamId::probe(o)));
+        for p in &job.probes {
+            streams.extend(p.ops().into_iter().map(StreamId::probe));
+        }
         let mut l = Loop {
             drive: &mut self.drive,
             shared: &shared,
             feeds,
             slots,
             heap: BinaryHeap::new(),
-            rec: Recorder::new(sink.clone(), 0, &streams),
+            rec: Recorder::new(sink.clone(), 0, &streams)
+                .with_probe_intervals(job.probe_interval_ns),
             t0,
             main_left: job.threads as usize * job.qd as usize,
             parked: 0,
@@ -255,10 +263,25 @@ impl EmuExecutor {
         }
         let mut counters = CounterLog::default();
         let mut next_sample = job.counter_interval_ns;
+        let mut device_log = Vec::new();
+        let log_every = job.device_log_ns.filter(|&n| n > 0);
+        let mut next_log = 0u64;
         let mut steps = 0u64;
         loop {
             let next_io = l.heap.peek().map_or(u64::MAX, |r| r.0 .0);
             let next_dev = l.drive.next_event();
+            if let Some(every) = log_every {
+                // Sample at each boundary the next event would pass: the drive's state then
+                // is its state after the last event before the boundary.
+                let next = next_io.min(next_dev);
+                while next != u64::MAX && next.saturating_sub(t0) >= next_log {
+                    device_log.push(DeviceSample {
+                        t_ns: next_log,
+                        health: drive_health(l.drive),
+                    });
+                    next_log += every;
+                }
+            }
             if next_io == u64::MAX && l.parked == 0 {
                 break;
             }
@@ -276,7 +299,8 @@ impl EmuExecutor {
             let s = s as usize;
             if kind == COMPLETE {
                 let sl = l.slots[s];
-                l.rec.record(sl.io.stream, t - t0, t - sl.submit, sl.io.len);
+                let from = sl.due.map_or(sl.submit, |d| d.min(sl.submit));
+                l.rec.record(sl.io.stream, t - t0, t - from, sl.io.len);
                 l.last_ns = t - t0;
                 l.issue(s, t);
             } else {
@@ -297,14 +321,36 @@ impl EmuExecutor {
         }
         let elapsed = l.last_ns;
         progress(elapsed, shared.issued());
+        if log_every.is_some() {
+            device_log.push(DeviceSample {
+                t_ns: elapsed,
+                health: drive_health(l.drive),
+            });
+        }
         LoopResult {
             totals: Some(l.rec.finish()),
             sink,
             elapsed_ns: elapsed,
             bytes: shared.issued(),
             samples: counters.samples,
+            device_log,
             halted: shared.halt.load(Ordering::Relaxed),
         }
+    }
+}
+
+/// What the emulated drive can say of itself for the device log: its write counters, free
+/// superblocks and the mean erase count per superblock (the FTL keeps no per-block counts).
+/// No temperature and no throttling: the model has neither.
+pub fn drive_health(d: &Drive) -> DeviceHealth {
+    let c = d.counters();
+    let blocks = d.geometry().blocks.max(1);
+    DeviceHealth {
+        host_bytes: Some(c.host_write_bytes),
+        media_bytes: Some(c.media_write_bytes),
+        free_blocks_pct: Some(d.ftl().free_blocks() as f64 * 100.0 / blocks as f64),
+        erase_count_avg: Some(c.erases as f64 / blocks as f64),
+        ..Default::default()
     }
 }
 
@@ -322,6 +368,7 @@ struct LoopResult {
     elapsed_ns: u64,
     bytes: u64,
     samples: Vec<CounterSample>,
+    device_log: Vec<DeviceSample>,
     halted: bool,
 }
 
@@ -333,6 +380,8 @@ struct Slot {
     feed: usize,
     io: Io,
     submit: u64,
+    /// Absolute due time of an open-loop I/O; its latency is timed from it.
+    due: Option<u64>,
 }
 
 impl Slot {
@@ -346,6 +395,7 @@ impl Slot {
                 len: 0,
             },
             submit: 0,
+            due: None,
         }
     }
 }
@@ -384,8 +434,12 @@ impl Loop<'_, '_> {
             }
             Some(io) => {
                 self.slots[s].io = io;
+                self.slots[s].due = None;
                 if let Some(r) = self.shared.rate_for(&self.feeds[f]) {
-                    let at = r.claim(io.len, rel);
+                    let at = self.feeds[f].claim(r, io.len, rel);
+                    if r.open_loop() {
+                        self.slots[s].due = Some(self.t0 + at);
+                    }
                     if at > rel {
                         self.heap.push(Reverse((self.t0 + at, s as u32, START)));
                         return;
@@ -444,6 +498,7 @@ impl Executor for EmuExecutor {
         log.samples = std::mem::take(&mut r.samples);
         let totals = r.totals.take().expect("set by run_loop");
         let mut stats = Stats::collect(Clock::Virtual, r.elapsed_ns, vec![totals], &r.sink);
+        stats.device_log = std::mem::take(&mut r.device_log);
         stats.partial = interrupted_by_fill || ctl.stopped() || r.halted;
         stats.counters = log;
         stats.fill = fill;
@@ -454,5 +509,9 @@ impl Executor for EmuExecutor {
 impl DeviceCounters for EmuExecutor {
     fn snapshot(&mut self) -> Option<WriteCounters> {
         Some(self.write_counters())
+    }
+
+    fn health(&mut self) -> Option<DeviceHealth> {
+        Some(drive_health(&self.drive))
     }
 }

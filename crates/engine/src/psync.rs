@@ -1,5 +1,6 @@
 //! The psync executor thread: one blocking pread/pwrite per I/O, the single-process pattern
-//! of `io-access-patterns-ssd.txt`. Latency is timed around the syscall itself.
+//! of `io-access-patterns-ssd.txt`. Latency is timed around the syscall itself, or, for an
+//! open-loop stream, from the I/O's due time (a late start counts).
 //!
 //! Invariant: one I/O in flight per thread (the job validator rejects `qd > 1` for psync; a
 //! probe is always one), and nothing in the loop allocates.
@@ -16,6 +17,7 @@ pub fn run_thread(
     ctx: &WorkerCtx<'_>,
     feed: &mut Feed,
     rec: &mut Recorder,
+    ready: &mut crate::clock::Ready<'_>,
 ) -> Result<(), EngineError> {
     let WorkerCtx {
         target,
@@ -30,14 +32,19 @@ pub fn run_thread(
     data.init(wbuf.as_mut_slice(), 0);
     let rate = shared.rate_for(feed);
     let mut writes = 0u64;
+    ready.go();
     loop {
         let now = clock.now_ns();
         let Some(io) = feed.next(shared, now) else {
             break;
         };
+        let mut due = None;
         if let Some(r) = rate {
-            let at = r.claim(io.len, now);
+            let at = feed.claim(r, io.len, now);
             wait_until(at, || clock.now_ns());
+            if r.open_loop() {
+                due = Some(at);
+            }
         }
         if io.op == Op::Write {
             data.before_write(
@@ -77,7 +84,7 @@ pub fn run_thread(
         };
         let t1 = clock.now_ns();
         match res {
-            Ok(()) => rec.record(io.stream, t1, t1 - t0, io.len),
+            Ok(()) => rec.record(io.stream, t1, t1 - due.unwrap_or(t0), io.len),
             Err(errno) => {
                 rec.fail(io.op, io.offset, io.len, errno, t1);
                 shared.on_failure();

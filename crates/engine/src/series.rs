@@ -6,6 +6,8 @@
 //! The sink adds the histograms of all writers for a second and finalises a second into a
 //! [`SeriesPoint`] (mean, p99) only when every writer has moved past it, so memory holds only
 //! the few seconds still open. Seconds are `completion_ns / 1e9` of the executor's clock.
+//! A "second" is one interval of the sink's length: 1 s unless the job asks otherwise
+//! (`Job::series_interval_ns`); `SeriesPoint::second` is then the interval's index.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -66,17 +68,29 @@ struct Inner {
 
 pub struct SeriesSink {
     inner: Mutex<Inner>,
+    interval_ns: u64,
 }
 
 impl SeriesSink {
+    /// A sink of one-second points.
     pub fn new(writers: usize) -> Self {
+        Self::with_interval(writers, 1_000_000_000)
+    }
+
+    /// A sink of points `interval_ns` long.
+    pub fn with_interval(writers: usize, interval_ns: u64) -> Self {
         SeriesSink {
             inner: Mutex::new(Inner {
                 closed_below: vec![0; writers],
                 open: BTreeMap::new(),
                 done: Vec::new(),
             }),
+            interval_ns: interval_ns.max(1),
         }
+    }
+
+    pub fn interval_ns(&self) -> u64 {
+        self.interval_ns
     }
 
     /// Writer `w` hands over its numbers for `second` of `stream` (may be empty).
@@ -109,8 +123,10 @@ impl SeriesSink {
         }
     }
 
-    /// All points, with rates over each second's length within a job of `elapsed_ns`; a
-    /// stream's seconds without completions appear as zero rows (stalls must be visible).
+    /// All points, with rates over each interval's length within a job of `elapsed_ns` (the
+    /// last interval may be partial: its rates are over the part that ran, never over a
+    /// made-up length); a stream's intervals without completions appear as zero rows (stalls
+    /// must be visible).
     pub fn finish(&self, elapsed_ns: u64) -> Vec<SeriesPoint> {
         let n = self.inner.lock().expect("series lock").closed_below.len();
         for w in 0..n {
@@ -129,11 +145,11 @@ impl SeriesSink {
             grid.insert((c.second, c.stream), c);
         }
         let mut out = Vec::new();
+        let iv = self.interval_ns;
         for second in 0..=last {
-            // The last second may be partial; never divide by less than 1 ms.
-            let len_ns = elapsed_ns
-                .saturating_sub(second * 1_000_000_000)
-                .clamp(1_000_000, 1_000_000_000);
+            // Completions exactly at the end of the job fall at the start of an interval that
+            // has no length: count 1 ns rather than divide by zero.
+            let len_ns = elapsed_ns.saturating_sub(second * iv).clamp(1, iv);
             let secs = len_ns as f64 / 1e9;
             for &s in &streams {
                 let (ios, bytes, mean, p99) = match grid.get(&(second, s)) {
