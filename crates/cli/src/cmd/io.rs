@@ -16,12 +16,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ssdiq_engine::hist::OpSummary;
 use ssdiq_engine::target::{TargetFacts, TargetKind};
 use ssdiq_engine::{
-    Clock, EmuExecutor, EngineError, EngineKind, Executor, FillMode, IoReport, Job, OnError,
-    Progress, RealExecutor, RunControl,
+    Arrivals, Clock, EmuExecutor, EngineError, EngineKind, Executor, FillMode, IoReport, Job,
+    OnError, Probe, Progress, RealExecutor, RunControl,
 };
 use ssdiq_suite::device::NvmeCounters;
 use ssdiq_workload::units::{format_size, parse_duration_ns, parse_rate, parse_size};
-use ssdiq_workload::{DataPattern, Op, Pattern, RwMix};
+use ssdiq_workload::{DataPattern, Pattern, RwMix};
 
 use crate::error::{usage, OrUsage};
 use crate::output::{check_writable, write_atomic, write_json};
@@ -71,12 +71,25 @@ pub struct Args {
     /// Rate limit shared by all threads: a bandwidth like 100MB/s or I/O rate like 25k.
     #[arg(long)]
     rate: Option<String>,
-    /// Extra queue-depth-1 latency probes running beside the load, e.g. read,write.
+    /// How --rate spaces the I/Os: paced (even, a throttle) or poisson (open-loop Poisson
+    /// arrivals, latency timed from each arrival).
+    #[arg(long, default_value = "paced", requires = "rate")]
+    arrivals: String,
+    /// Latency probes running beside the load, measured apart: read, write, rw:R (R percent
+    /// reads), comma-separated, e.g. read,write.
     #[arg(long)]
     probe: Option<String>,
-    /// Pace of each probe, e.g. 1k (IOPS) or 4MB/s (default: back to back).
+    /// Pace of each probe, e.g. 1k (IOPS) or 4MB/s. A paced probe is open loop: latency from
+    /// each I/O's due time, so a stall shows in the tail (default: back to back, QD1).
     #[arg(long, requires = "probe")]
     probe_rate: Option<String>,
+    /// I/Os each probe may have in flight.
+    #[arg(long, default_value_t = 1, requires = "probe")]
+    probe_qd: u32,
+    /// open (latency from each I/O's due time) or closed (a throttle timed from submission,
+    /// like fio's rate_iops: it samples less while the target stalls).
+    #[arg(long, default_value = "open", requires = "probe_rate")]
+    probe_loop: String,
     /// io_uring or psync.
     #[arg(long, default_value = "io_uring")]
     engine: String,
@@ -120,25 +133,21 @@ fn engine_usage(e: EngineError) -> anyhow::Error {
     }
 }
 
-fn parse_probes(s: &str) -> anyhow::Result<Vec<Op>> {
+fn parse_probes(s: &str) -> anyhow::Result<Vec<Probe>> {
     let mut v = Vec::new();
     for p in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let op = match p {
-            "read" => Op::Read,
-            "write" => Op::Write,
-            other => {
-                return Err(usage(format!(
-                    "invalid --probe \"{s}\": unknown op \"{other}\"; expected read, write or read,write"
-                )))
-            }
-        };
-        if !v.contains(&op) {
-            v.push(op);
+        let probe = Probe::parse(p).ok_or_else(|| {
+            usage(format!(
+                "invalid --probe \"{s}\": unknown probe \"{p}\"; expected read, write or rw:R (R = percent reads)"
+            ))
+        })?;
+        if !v.contains(&probe) {
+            v.push(probe);
         }
     }
     if v.is_empty() {
         return Err(usage(format!(
-            "invalid --probe \"{s}\": expected read, write or read,write"
+            "invalid --probe \"{s}\": expected read, write or rw:R (R = percent reads)"
         )));
     }
     Ok(v)
@@ -223,9 +232,20 @@ fn job_from_args(
         .map(parse_rate)
         .transpose()
         .or_usage()?;
+    job.arrivals = Arrivals::parse(&args.arrivals).map_err(engine_usage)?;
     if let Some(p) = &args.probe {
         job.probes = parse_probes(p)?;
     }
+    job.probe_qd = args.probe_qd;
+    job.probe_open_loop = match args.probe_loop.as_str() {
+        "open" => true,
+        "closed" => false,
+        other => {
+            return Err(usage(format!(
+                "invalid --probe-loop \"{other}\": expected open or closed"
+            )))
+        }
+    };
     job.probe_rate = args
         .probe_rate
         .as_deref()
@@ -471,7 +491,12 @@ fn render(r: &IoReport) -> String {
         }
     );
     if let Some(f) = &r.fill {
-        let _ = writeln!(s, "fill: {} in {:.1} s", format_size(f.bytes), f.seconds);
+        let what = if f.layout {
+            "laid out the file's holes before reading (as fio does)"
+        } else {
+            "fill"
+        };
+        let _ = writeln!(s, "{what}: {} in {:.1} s", format_size(f.bytes), f.seconds);
     }
     let _ = writeln!(
         s,
