@@ -62,22 +62,19 @@ fn chart_div(svg: Option<String>) -> String {
         .unwrap_or_default()
 }
 
-/// Throughput over time: one point per round, or per second when the step ran a single round
-/// (latency under load), since one point draws no line.
+/// Throughput over time: the main load's per-interval throughput (whole intervals only: a
+/// partial one would plot as a fake dip), else one point per round.
 fn throughput_points(step: &StepResult) -> Vec<(f64, f64)> {
-    if step.series.len() >= 2 {
-        return step.series.iter().map(|p| (p.t_s, p.mb_s)).collect();
-    }
-    let mut per_second: std::collections::BTreeMap<u64, (f64, f64)> = Default::default();
+    let mut per: std::collections::BTreeMap<u64, (f64, f64)> = Default::default();
     for p in step
         .seconds
         .iter()
-        .filter(|p| !p.stream.starts_with("probe"))
+        .filter(|p| !p.stream.starts_with("probe") && !p.partial)
     {
-        let e = per_second.entry(p.t_s.to_bits()).or_insert((p.t_s, 0.0));
+        let e = per.entry(p.t_s.to_bits()).or_insert((p.t_s, 0.0));
         e.1 += p.mb_s;
     }
-    let mut pts: Vec<(f64, f64)> = per_second.into_values().collect();
+    let mut pts: Vec<(f64, f64)> = per.into_values().collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
     if pts.len() >= 2 {
         pts
@@ -86,60 +83,137 @@ fn throughput_points(step: &StepResult) -> Vec<(f64, f64)> {
     }
 }
 
-/// The charts of one result: throughput and WAF over time per step, probe latency CDFs.
+fn title_of(step: &StepResult) -> String {
+    let mut t = step.name.clone();
+    if let Some(p) = step.pass {
+        t = format!("pass {p}: {t}");
+    }
+    if let Some(r) = step.repetition.filter(|&r| r > 1) {
+        t = format!("rep {r} {t}");
+    }
+    t
+}
+
+fn chart(
+    title: &str,
+    x: &str,
+    y: &str,
+    lines: Vec<Line>,
+    band: Option<(f64, f64)>,
+    log_x: bool,
+) -> String {
+    chart_div(line_chart(
+        &LineChart {
+            title,
+            x_label: x,
+            y_label: y,
+            lines,
+            band,
+            log_x,
+        },
+        560,
+        300,
+    ))
+}
+
+/// The charts of one result: throughput and WAF of the write workloads with the steady
+/// window marked, latency under load (throughput, probe latency per interval, CDF), and the
+/// device log.
 fn charts(r: &RunResult) -> String {
     let mut s = String::new();
+    let legacy = r.steps.iter().all(|st| st.pass.is_none());
     for step in &r.steps {
-        if step.series.is_empty() {
+        let workload = step.name.starts_with("rand_write") || (legacy && !step.series.is_empty());
+        if !workload || step.series.is_empty() {
             continue;
         }
+        // The steady window: from the end of the round before it to the end of its last round.
         let band = step.convergence.as_ref().and_then(|c| {
             let first = c.window_first? as usize;
-            let a = step.series.get(first)?.t_s;
+            let a = if first == 0 {
+                0.0
+            } else {
+                step.series.get(first - 1)?.t_s
+            };
             let b = step.series.get((first + 4).min(step.series.len() - 1))?.t_s;
             Some((a, b))
         });
-        let title = format!("{}: throughput", step.name);
-        s.push_str(&chart_div(line_chart(
-            &LineChart {
-                title: &title,
-                x_label: "time [s]",
-                y_label: "MB/s",
-                lines: vec![Line {
-                    label: &step.pattern,
-                    points: throughput_points(step),
-                }],
-                band,
-                log_x: false,
-            },
-            560,
-            300,
-        )));
+        let title = format!("{}: throughput", title_of(step));
+        s.push_str(&chart(
+            &title,
+            "time [s]",
+            "MB/s",
+            vec![Line {
+                label: &step.pattern,
+                points: throughput_points(step),
+            }],
+            band,
+            false,
+        ));
         let waf: Vec<(f64, f64)> = step
             .series
             .iter()
             .filter_map(|p| Some((p.t_s, p.waf?)))
             .collect();
         if waf.len() >= 2 {
-            let title = format!("{}: WAF", step.name);
-            s.push_str(&chart_div(line_chart(
-                &LineChart {
-                    title: &title,
-                    x_label: "time [s]",
-                    y_label: "WAF",
-                    lines: vec![Line {
-                        label: "media / host writes",
-                        points: waf,
-                    }],
-                    band,
-                    log_x: false,
-                },
-                560,
-                300,
-            )));
+            let title = format!("{}: WAF per round", title_of(step));
+            s.push_str(&chart(
+                &title,
+                "time [s]",
+                "WAF",
+                vec![Line {
+                    label: "media / host writes",
+                    points: waf,
+                }],
+                band,
+                false,
+            ));
         }
     }
     for step in r.steps.iter().filter(|s| !s.probes.is_empty()) {
+        if !step.seconds.is_empty() {
+            let title = format!("{}: background throughput", title_of(step));
+            s.push_str(&chart(
+                &title,
+                "time [s]",
+                "MB/s",
+                vec![Line {
+                    label: &step.rw,
+                    points: throughput_points(step),
+                }],
+                None,
+                false,
+            ));
+        }
+        if step.probe_intervals.len() >= 2 {
+            let series = |op: &str, f: fn(&crate::model::OpSummary) -> f64| -> Vec<(f64, f64)> {
+                step.probe_intervals
+                    .iter()
+                    .filter(|p| !p.partial)
+                    .filter_map(|p| Some((p.t_s, f(p.ops.get(op)?) / 1e3)))
+                    .collect()
+            };
+            let lines = vec![
+                Line {
+                    label: "read P99.9",
+                    points: series("read", |o| o.lat_ns.p99_9 as f64),
+                },
+                Line {
+                    label: "write P99.9",
+                    points: series("write", |o| o.lat_ns.p99_9 as f64),
+                },
+                Line {
+                    label: "read avg",
+                    points: series("read", |o| o.lat_ns.mean),
+                },
+                Line {
+                    label: "write avg",
+                    points: series("write", |o| o.lat_ns.mean),
+                },
+            ];
+            let title = format!("{}: probe latency per interval", title_of(step));
+            s.push_str(&chart(&title, "time [s]", "us", lines, None, false));
+        }
         let lines: Vec<Line> = step
             .probes
             .iter()
@@ -149,19 +223,133 @@ fn charts(r: &RunResult) -> String {
                 points: o.cdf.iter().map(|c| (c.ns as f64 / 1e3, c.p)).collect(),
             })
             .collect();
-        let title = format!("{}: probe latency CDF", step.name);
-        s.push_str(&chart_div(line_chart(
-            &LineChart {
-                title: &title,
-                x_label: "latency [us] (log)",
-                y_label: "percentile",
-                lines,
-                band: None,
-                log_x: true,
-            },
-            560,
-            300,
-        )));
+        let title = format!("{}: probe latency CDF", title_of(step));
+        s.push_str(&chart(
+            &title,
+            "latency [us] (log)",
+            "percentile",
+            lines,
+            None,
+            true,
+        ));
+    }
+    s.push_str(&device_charts(r));
+    s
+}
+
+/// Every step of the run with its value, collapsed: the numbers behind the tables.
+fn steps_table(r: &RunResult) -> String {
+    if r.steps.iter().all(|s| s.value.is_none()) {
+        return String::new();
+    }
+    let f = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |x| format!("{x:.d$}"));
+    let mut s = String::from(
+        "<details><summary>Steps (values by the reference rule)</summary><table><tr><th>pass</th><th>step</th><th>stage</th><th>threads x qd</th><th>s</th><th>MB/s</th><th>k IOPS</th><th>probe avg / P99.9 [us]</th><th>WA meas.</th><th>WA impl.</th><th>steady</th></tr>",
+    );
+    for st in &r.steps {
+        let v = st.value.as_ref();
+        let probes: Vec<String> = v
+            .map(|v| {
+                v.probes
+                    .iter()
+                    .map(|(op, p)| format!("{op} {:.0} / {:.0}", p.mean_ns / 1e3, p.p99_9_ns / 1e3))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let steady = match &st.convergence {
+            Some(c) if c.within_reference == Some(true) => {
+                format!("yes ({:.2} DW)", c.drive_writes)
+            }
+            Some(c) if c.converged => format!("extended ({:.2} DW)", c.drive_writes),
+            Some(_) => "no".into(),
+            None => "-".into(),
+        };
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{} x {}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+            st.pass.map(|p| p.to_string()).unwrap_or_default(),
+            esc(&st.name),
+            esc(st.stage.as_deref().unwrap_or("")),
+            st.threads,
+            st.qd,
+            f(st.elapsed_s, 1),
+            f(v.and_then(|v| v.mb_s), 0),
+            f(v.and_then(|v| v.iops).map(|i| i / 1e3), 1),
+            esc(&probes.join(", ")),
+            f(st.waf_measured, 2),
+            f(st.waf_implied, 2),
+            steady
+        );
+    }
+    s.push_str("</table></details>");
+    s
+}
+
+/// The device log over the run: WAF (per sample and since the pass's reset), free blocks,
+/// temperature and erase counts, each where the drive reports it.
+fn device_charts(r: &RunResult) -> String {
+    let log = &r.device_log;
+    if log.len() < 2 {
+        return String::new();
+    }
+    let pts = |f: &dyn Fn(&crate::model::DeviceLogPoint) -> Option<f64>| -> Vec<(f64, f64)> {
+        log.iter().filter_map(|p| Some((p.t_s, f(p)?))).collect()
+    };
+    let mut s = String::from("<h3>Device log</h3>");
+    let wafs = [
+        Line {
+            label: "per sample",
+            points: pts(&|p| p.waf.filter(|w| *w < 50.0)),
+        },
+        Line {
+            label: "since the pass's reset",
+            points: pts(&|p| p.waf_since_reset),
+        },
+    ];
+    let lines: Vec<Line> = wafs.into_iter().filter(|l| l.points.len() >= 2).collect();
+    if !lines.is_empty() {
+        s.push_str(&chart(
+            "WAF over time (media / host writes)",
+            "run time [s]",
+            "WAF",
+            lines,
+            None,
+            false,
+        ));
+    }
+    for (title, y, line, f) in [
+        (
+            "Free blocks",
+            "%",
+            "free blocks",
+            (|p: &crate::model::DeviceLogPoint| p.free_blocks_pct)
+                as fn(&crate::model::DeviceLogPoint) -> Option<f64>,
+        ),
+        ("Temperature", "C", "composite", |p| p.temperature_c),
+        ("Throttling status", "status", "OCP throttling", |p| {
+            p.throttling.map(f64::from)
+        }),
+        ("Erase count (mean per block)", "erases", "mean", |p| {
+            p.erase_count_avg
+        }),
+        ("Erase count (max per block)", "erases", "max", |p| {
+            p.erase_count_max.map(|x| x as f64)
+        }),
+    ] {
+        let points = pts(&f);
+        if points.len() >= 2 {
+            s.push_str(&chart(
+                title,
+                "run time [s]",
+                y,
+                vec![Line {
+                    label: line,
+                    points,
+                }],
+                None,
+                false,
+            ));
+        }
     }
     s
 }
@@ -193,6 +381,13 @@ pub fn render(results: &[&RunResult]) -> String {
             ""
         };
         let _ = write!(s, "<h2>{}{}</h2>", esc(&r.target.name), clock);
+        for line in [&r.derived.load_basis, &r.derived.implied_basis]
+            .into_iter()
+            .flatten()
+        {
+            let _ = write!(s, "<p class=\"note\">{}</p>", esc(line));
+        }
+        s.push_str(&steps_table(r));
         s.push_str(&charts(r));
     }
     s.push_str("</body></html>\n");
@@ -235,6 +430,7 @@ mod tests {
             rounds: 20,
             window_first: Some(3),
             drive_writes: 1.0,
+            ..Default::default()
         });
         r.steps.push(step);
         let mut lat = StepResult {

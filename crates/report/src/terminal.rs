@@ -61,5 +61,18 @@ pub fn table(t: &Table, ansi: bool) -> String {
         }
         s.push('\n');
     }
+    if t.rows
+        .iter()
+        .flat_map(|r| &r.cells)
+        .any(|c| c.colour.is_some())
+    {
+        let _ = writeln!(
+            s,
+            "marks: + green (good), ~ yellow (fair), ! red (poor), the paper's colours; per row:"
+        );
+    }
+    for n in &t.notes {
+        let _ = writeln!(s, "  {n}");
+    }
     s
 }
