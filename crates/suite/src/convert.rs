@@ -4,8 +4,7 @@
 //! different runs share their x positions.
 
 use ssdiq_engine::hist::OpStats;
-use ssdiq_engine::series::SeriesPoint as EngineSecond;
-use ssdiq_report::model::{CdfPoint, LatencySummary, OpSummary, SecondPoint};
+use ssdiq_report::model::{CdfPoint, LatencySummary, OpSummary};
 
 /// Percentiles of the CDF points in a result.
 const CDF_PERCENTILES: [f64; 16] = [
@@ -45,20 +44,6 @@ pub fn op_summary(s: &OpStats, elapsed_ns: u64) -> OpSummary {
                 .collect()
         },
     }
-}
-
-/// A round's per-second points, shifted to start `offset_s` into the step.
-pub fn seconds(points: &[EngineSecond], offset_s: f64) -> impl Iterator<Item = SecondPoint> + '_ {
-    points.iter().map(move |p| SecondPoint {
-        t_s: offset_s + p.second as f64,
-        stream: p.stream.clone(),
-        ios: p.ios,
-        bytes: p.bytes,
-        iops: p.iops,
-        mb_s: p.mb_s,
-        lat_mean_ns: p.lat_mean_ns,
-        lat_p99_ns: p.lat_p99_ns,
-    })
 }
 
 #[cfg(test)]
