@@ -23,6 +23,9 @@ struct State {
     bar: Option<ProgressBar>,
     phase: Option<Phase>,
     last: String,
+    /// When the phase began: its line says how long it took on the wall clock (on the
+    /// emulated SSD, what the emulation cost; `bench/run-time.sh` reads these lines).
+    started: Option<std::time::Instant>,
 }
 
 impl Bars {
@@ -76,6 +79,7 @@ impl Observer for Bars {
         }
         st.phase = Some(p.clone());
         st.last.clear();
+        st.started = Some(std::time::Instant::now());
     }
 
     fn advance(&self, done: f64, mb_s: f64) {
@@ -112,7 +116,14 @@ impl Observer for Bars {
             b.finish_and_clear();
         }
         if let Some(p) = &st.phase {
-            eprintln!("[{}/{}] {} done {}", p.index, p.count, p.name, st.last);
+            let wall = st
+                .started
+                .map(|t| format!(" ({:.2} s wall)", t.elapsed().as_secs_f64()))
+                .unwrap_or_default();
+            eprintln!(
+                "[{}/{}] {} done{wall} {}",
+                p.index, p.count, p.name, st.last
+            );
         }
     }
 }

@@ -52,15 +52,26 @@ pub fn utc_stamp(secs: u64) -> String {
     )
 }
 
-/// Bad input if `dir` exists but is not a directory; nothing is created here.
-pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
+/// Creates `dir` (and its parents) and proves it writable by creating and removing a file in
+/// it, so a bad `--out` is bad input found before the run rather than after hours of it.
+/// Returns whether the directory was created here.
+pub fn prepare_dir(dir: &Path) -> anyhow::Result<bool> {
+    let bad = |why: String| usage(format!("invalid --out \"{}\": {why}", dir.display()));
     if dir.exists() && !dir.is_dir() {
-        return Err(usage(format!(
-            "invalid --out \"{}\": exists and is not a directory",
-            dir.display()
-        )));
+        return Err(bad("exists and is not a directory".into()));
     }
-    Ok(())
+    let created = !dir.exists();
+    std::fs::create_dir_all(dir).map_err(|e| bad(format!("cannot create it: {e}")))?;
+    let probe = dir.join(format!(".ssdiq-write-check.{}", std::process::id()));
+    let written = std::fs::File::create(&probe).and_then(|f| f.sync_all());
+    let _ = std::fs::remove_file(&probe);
+    if let Err(e) = written {
+        if created {
+            let _ = std::fs::remove_dir(dir);
+        }
+        return Err(bad(format!("not writable: {e}")));
+    }
+    Ok(created)
 }
 
 pub fn write_all(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
@@ -68,6 +79,9 @@ pub fn write_all(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
     write_json(&dir.join("run.json"), r)?;
     write_atomic(&dir.join("series.csv"), csv::series(r).as_bytes())?;
+    if !r.device_log.is_empty() {
+        write_atomic(&dir.join("device.csv"), csv::device(r).as_bytes())?;
+    }
     write_atomic(&dir.join("report.md"), document::run_markdown(r).as_bytes())?;
     write_atomic(&dir.join("report.html"), html::render(&[r]).as_bytes())?;
     Ok(())
