@@ -5,7 +5,8 @@
 //! - the excursion of a least-squares line through the window (slope x (rounds - 1)) is
 //!   within `slope_band` (10%) of the mean.
 //!
-//! The detector is fed one round at a time and reports the first window that qualifies.
+//! The detector is fed one round at a time and reports the first window that qualifies. A
+//! step's window must also hold the WAF steady where the drive reports it ([`first_steady`]).
 //!
 //! A step's rounds are [`ROUNDS_PER_STEP`](crate::plan::ROUNDS_PER_STEP) equal parts of its
 //! reference bound: of its host writes for a workload bounded by drive writes, of its time
@@ -197,6 +198,22 @@ mod tests {
     }
 
     #[test]
+    fn flat_throughput_with_a_climbing_waf_is_not_steady() {
+        let mut r = Rounds {
+            mb_s: vec![100.0; 10],
+            end_written: (1..=10).collect(),
+            end_ns: (1..=10).collect(),
+            waf: (0..10).map(|i| Some(1.0 + 0.3 * i.min(6) as f64)).collect(),
+        };
+        // The WAF climbs by 0.3 a round until round 6: the first window with a flat WAF
+        // starts at round 5 (rounds 5..=9: 2.5, 2.8, 2.8, 2.8, 2.8; range 12%, slope 9%).
+        assert_eq!(first_steady(&r).unwrap().first, 5);
+        // Without WAF values the throughput decides alone.
+        r.waf = vec![None; 10];
+        assert_eq!(first_steady(&r).unwrap().first, 0);
+    }
+
+    #[test]
     fn rounds_by_time() {
         let ivs: Vec<Interval> = (0..10).map(|k| iv(k, 10.0)).collect();
         let r = rounds(&ivs, 2_000_000_000, false);
@@ -354,12 +371,35 @@ pub fn step_rounds(o: &StepOutcome, run: &StepRun, reference_bytes: u64) -> Roun
     }
 }
 
+/// The first window in which the throughput is steady and so is the WAF, where the drive
+/// reports it for every round of the window: after a sequential fill the throughput of random
+/// writes flattens while GC's WAF still climbs (visible in every emulated run), and a window
+/// there would call a transient steady.
+pub fn first_steady(r: &Rounds) -> Option<WindowCheck> {
+    let c = SteadyCriteria::default();
+    let n = c.rounds;
+    if r.mb_s.len() < n {
+        return None;
+    }
+    (0..=r.mb_s.len() - n).find_map(|i| {
+        let w = c.check(i, &r.mb_s[i..i + n]);
+        if !w.steady {
+            return None;
+        }
+        let waf: Option<Vec<f64>> = r.waf[i..i + n].iter().copied().collect();
+        match waf {
+            Some(v) if !c.check(i, &v).steady => None,
+            _ => Some(w),
+        }
+    })
+}
+
 /// The detector over a step's rounds; `None` when it had no rounds at all.
 pub fn of_rounds(r: &Rounds) -> Option<Steadiness> {
     if r.mb_s.is_empty() {
         return None;
     }
-    let w = SteadyCriteria::default().first_steady(&r.mb_s);
+    let w = first_steady(r);
     let end = w.map_or(r.mb_s.len(), |w| w.first + WINDOW_ROUNDS) - 1;
     Some(Steadiness {
         converged: w.is_some(),
