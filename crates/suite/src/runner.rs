@@ -25,7 +25,7 @@ use ssdiq_workload::{Pattern, RwMix};
 
 use crate::devlog::DeviceLog;
 use crate::figures;
-use crate::observe::{Observer, Phase as ObsPhase, Unit};
+use crate::observe::{Observer, Phase as ObsPhase, StepReport, Unit};
 use crate::plan::{Bound, Pass, Phase, Plan, Role, Scales, Step, LARGE_BS, UNTIL_STEADY_CAP};
 use crate::step::{run_job, run_step, StepContext, StepRun};
 use crate::summary::{implied_waf, step_result, StepMeta};
@@ -337,6 +337,7 @@ impl Ctx<'_> {
         let outcome = match run_step(self.target, step, &run, self.steps_run, &cx) {
             Ok(o) => o,
             Err(e) => {
+                self.observer.phase_done();
                 self.info.error = Some(format!("step {}: {e}", step.name));
                 return true;
             }
@@ -348,6 +349,29 @@ impl Ctx<'_> {
             reference_bytes: run.bytes,
         };
         let s = step_result(step, &run, &outcome, meta);
+        self.observer.step(&StepReport {
+            step: step.name.to_string(),
+            mb_s: s.value.as_ref().and_then(|v| v.mb_s),
+            iops: s.value.as_ref().and_then(|v| v.iops),
+            waf: s.waf_measured,
+            steady: s.convergence.as_ref().map(|c| c.converged),
+            steady_drive_writes: s
+                .convergence
+                .as_ref()
+                .filter(|c| c.converged && c.reference_drive_writes.is_some())
+                .map(|c| c.drive_writes),
+            probes: s
+                .value
+                .as_ref()
+                .map(|v| {
+                    v.probes
+                        .iter()
+                        .map(|(op, p)| (op.clone(), p.mean_ns / 1e3, p.p99_9_ns / 1e3))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        });
+        self.observer.phase_done();
         let phase = format!("pass {} {}", pass.pass, step_label(step));
         for seg in &outcome.segments {
             self.log

@@ -153,7 +153,7 @@ pub fn run_job(
     Ok(target.executor().run(job, &ctl)?)
 }
 
-/// Runs `step` (the `step_no`-th of the run) on `target`.
+/// Runs `step` (the `step_no`-th of the run) on `target`; the caller ends the phase.
 pub fn run_step(
     target: &mut dyn SuiteTarget,
     step: &Step,
@@ -208,7 +208,6 @@ pub fn run_step(
         }
     }
     out.wall_s = started.elapsed().as_secs_f64();
-    cx.observer.phase_done();
     Ok(out)
 }
 

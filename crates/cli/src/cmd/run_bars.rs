@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use ssdiq_suite::observe::{Observer, Phase, RoundReport, Unit};
+use ssdiq_suite::observe::{Observer, Phase, StepReport, Unit};
 
 /// Bar resolution: positions are per-mille of the phase's upper bound.
 const SCALE: f64 = 1000.0;
@@ -96,15 +96,30 @@ impl Observer for Bars {
         }
     }
 
-    fn round(&self, r: &RoundReport) {
+    fn step(&self, r: &StepReport) {
         let mut st = self.state.lock().expect("bars");
-        st.last = format!(
-            "| round {}: {:.0} MB/s{}{}",
-            r.round + 1,
-            r.mb_s,
-            r.waf.map(|w| format!(", WAF {w:.2}")).unwrap_or_default(),
-            if r.steady { ", steady" } else { "" }
-        );
+        let mut parts = Vec::new();
+        if r.probes.is_empty() {
+            if let Some(m) = r.mb_s {
+                parts.push(format!("{m:.0} MB/s"));
+            }
+            if let Some(i) = r.iops {
+                parts.push(format!("{:.1}k IOPS", i / 1e3));
+            }
+        }
+        if let Some(w) = r.waf {
+            parts.push(format!("WAF {w:.2}"));
+        }
+        match (r.steady, r.steady_drive_writes) {
+            (Some(true), Some(dw)) => parts.push(format!("steady at {dw:.2} drive writes")),
+            (Some(true), None) => parts.push("steady".into()),
+            (Some(false), _) => parts.push("not steady".into()),
+            (None, _) => {}
+        }
+        for (op, mean, p999) in &r.probes {
+            parts.push(format!("{op} probe {mean:.0} us avg, {p999:.0} us P99.9"));
+        }
+        st.last = format!("| {}", parts.join(", "));
     }
 
     fn phase_done(&self) {
