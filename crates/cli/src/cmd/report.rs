@@ -13,10 +13,10 @@ use crate::output::{check_writable, write_atomic};
 #[derive(clap::Args)]
 #[command(
     about = "Render or compare SSD-iq results (terminal, Markdown, self-contained HTML)",
-    after_help = "Example:\n  ssdiq report drive-a.json drive-b.json --markdown compare.md --html compare.html"
+    after_help = "Example:\n  ssdiq report ssdiq-results/a/run.json ssdiq-results/b/run.json --markdown compare.md --html compare.html"
 )]
 pub struct Args {
-    /// Result files written by `ssdiq run --json` (one column per drive).
+    /// Result files (`run.json` in the --out directory of `ssdiq run`), one column per drive.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Write the Tables 2 and 3 layout as Markdown.

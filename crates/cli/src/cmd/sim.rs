@@ -25,7 +25,8 @@ use crate::output::{check_writable, write_atomic, write_json};
     after_help = "Every option takes a comma list; the runs form a sweep executed on all cores.\n\n\
 Example:\n  ssdiq sim --capacity 16GiB --block 8MiB --fill 0.875 --gc greedy,2r-fifo --pattern twozone:80/20 --writes 10x\n\n\
 GC policies: greedy | fifo | random | dchoices:D | cost-benefit | 2r-greedy | 2r-fifo | optimal\n\
-Patterns: uniform | zipf:THETA | twozone:W/S | zones:W1@S1,... | readonly:F | seq | zns:SIZE[xK] | ..."
+Patterns: uniform | randperm | zipf:THETA | twozone:W/S | zones:W1@S1,W2@S2,... | readonly:F | seq |\n\
+skipseq:P | window:N | zns:SIZE[xK]  (README: Access patterns)"
 )]
 pub struct Args {
     /// Physical (raw) capacity, e.g. 16GiB.
