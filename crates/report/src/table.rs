@@ -337,7 +337,7 @@ pub fn build_tables(results: &[&RunResult]) -> (Table, Table) {
     let many = figs.iter().any(|f| f.values().any(|x| x.samples.len() > 1));
     let mut notes2 = vec![
         "Spec: datasheet values. Rnd. Write Unif is coloured against the spec (>= 95% green, >= 80% yellow, else red); TwoZ/Zipf against Unif (2% band).".into(),
-        "Latency under load: an open-loop probe (10k IOPS, half reads, half writes) beside Poisson random writes, 25% of the spec random-write rate in all; the medians over its 60 s intervals. Read avg < 100 us green; P99.9 < 500 green, < 1000 yellow. Write avg < 20 us green; P99.9 < 20 green, < 100 yellow.".into(),
+        "Latency under load: open-loop probes (5k reads and 5k writes per second) beside Poisson random writes, 25% of the spec random-write rate in all; the medians over their 60 s intervals. Read avg < 100 us green; P99.9 < 500 green, < 1000 yellow. Write avg < 20 us green; P99.9 < 20 green, < 100 yellow.".into(),
     ];
     if many {
         notes2.push("A cell with several samples (passes, before and after the write workload, repetitions) shows the median and [min-max].".into());

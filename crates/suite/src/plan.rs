@@ -96,6 +96,10 @@ pub enum Bound {
 pub struct Load {
     /// Total I/O rate as a fraction of the spec random-write IOPS, the probe's writes included.
     pub fraction: f64,
+    /// The probes' I/O rate in all, and the share of reads: iob's one thread mixing reads and
+    /// writes at random is two probes here, one per op, each with `probe_qd` in flight. With
+    /// one shared queue the reads wait for slots held by writes while the write path stalls,
+    /// which charges the drive's write stalls to its read latency (`docs/protocol.md`).
     pub probe_iops: f64,
     pub probe_read_percent: u8,
     pub probe_qd: u32,

@@ -256,7 +256,7 @@ impl Ctx<'_> {
         let background = total - probe_writes;
         self.result.derived.load_mb_s = Some(total * step.bs as f64 / 1e6);
         self.result.derived.load_basis = Some(format!(
-            "{basis}: {:.0} IOPS in total, background {:.0} IOPS ({}% writes, Poisson arrivals) plus an open-loop probe of {:.0} IOPS ({}% reads)",
+            "{basis}: {:.0} IOPS in total, background {:.0} IOPS ({}% writes, Poisson arrivals) plus open-loop probes of {:.0} IOPS ({}% reads)",
             total,
             background,
             100 - step.mix.read_percent,

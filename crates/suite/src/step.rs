@@ -121,10 +121,16 @@ pub fn job(step: &Step, run: &StepRun, target: &str, seed: u64) -> Job {
         j.arrivals = Arrivals::Poisson;
     }
     if let (Some(load), Some(iops)) = (step.load, run.probe_iops) {
-        j.probes = vec![Probe {
-            read_percent: load.probe_read_percent,
-        }];
-        j.probe_rate = Some(Rate::IoPerSec(iops));
+        // One probe per op (each with its own queue) at its share of the rate; the engine
+        // paces every probe at one rate, so the split is even (the reference's 50/50).
+        let (probes, per) = match load.probe_read_percent {
+            100 => (vec![Probe::READ], iops),
+            0 => (vec![Probe::WRITE], iops),
+            50 => (vec![Probe::READ, Probe::WRITE], iops / 2.0),
+            r => (vec![Probe { read_percent: r }], iops),
+        };
+        j.probes = probes;
+        j.probe_rate = Some(Rate::IoPerSec(per));
         j.probe_qd = load.probe_qd;
         j.probe_interval_ns = run.probe_interval_ns;
     }
