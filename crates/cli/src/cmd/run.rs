@@ -65,8 +65,9 @@ pub struct Args {
     /// 3x them.
     #[arg(long)]
     until_steady: bool,
-    /// Multiply every duration and idle by F instead of the target's default (1 on real drives;
-    /// capacity / 960 GB on an emulated one, except latency under load).
+    /// Multiply every duration and idle by F instead of the target's defaults (1 on real
+    /// drives; on an emulated one capacity / 960 GB for the time-bounded steps but latency under
+    /// load, 1 for the rest: docs/protocol.md).
     #[arg(long, value_name = "F")]
     time_scale: Option<String>,
     /// Datasheet values as TOML (name, capacity_gb, seq_read_mb_s, seq_write_mb_s,
