@@ -29,6 +29,7 @@ enum Command {
     Info(cmd::info::Args),
     Report(cmd::report::Args),
     Pattern(cmd::pattern::Args),
+    Store(cmd::store::Args),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
         Command::Info(a) => cmd::info::main(a),
         Command::Report(a) => cmd::report::main(a),
         Command::Pattern(a) => cmd::pattern::main(a),
+        Command::Store(a) => cmd::store::main(a),
     };
     match result {
         Ok(code) => code,

@@ -385,7 +385,7 @@ fn quick_run_on_the_emulated_ssd() {
     assert!(csv.starts_with("t_s,phase,host_bytes,media_bytes,"));
     assert_eq!(csv.lines().count(), log.len() + 1);
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(html.contains("Device log") && html.contains("WAF over time"));
+    assert!(html.contains("Device log") && html.contains("Write amplification over the run"));
 }
 
 #[test]

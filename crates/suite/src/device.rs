@@ -21,7 +21,7 @@ use ssdiq_engine::{
     WriteCounters,
 };
 use ssdiq_nvme::reset::ResetMethod;
-use ssdiq_report::TargetInfo;
+use ssdiq_schema::TargetInfo;
 use ssdiq_workload::RwMix;
 
 use crate::target::{SuiteError, SuiteTarget};

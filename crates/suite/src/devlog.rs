@@ -6,7 +6,7 @@
 //! with the last sample at which the media counter moved, as iob does.
 
 use ssdiq_engine::DeviceSample;
-use ssdiq_report::model::DeviceLogPoint;
+use ssdiq_schema::DeviceLogPoint;
 
 #[derive(Default)]
 pub struct DeviceLog {

@@ -9,7 +9,7 @@ use ssdiq_engine::emu::EmuExecutor;
 use ssdiq_engine::{
     Clock, DeviceCounters, DeviceHealth, DeviceSample, Executor, RunControl, WriteCounters,
 };
-use ssdiq_report::{Spec, TargetInfo};
+use ssdiq_schema::{Spec, TargetInfo};
 
 use crate::device::CAPACITY_ALIGN;
 use crate::target::{SuiteError, SuiteTarget};

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use ssdiq_report::model::{figures as keys, steps, Figure, RunResult, StepResult};
+use ssdiq_schema::{figures as keys, steps, Figure, RunResult, StepResult};
 
 use crate::derived::{op_from_greedy, op_from_waf_formula};
 use crate::plan::{workload_key, WORKLOADS};
@@ -30,7 +30,7 @@ fn of<'a>(r: &'a RunResult, name: &'a str) -> impl Iterator<Item = &'a StepResul
     r.steps.iter().filter(move |s| s.name == name)
 }
 
-fn value(s: &StepResult, f: impl Fn(&ssdiq_report::StepValue) -> Option<f64>) -> Option<f64> {
+fn value(s: &StepResult, f: impl Fn(&ssdiq_schema::StepValue) -> Option<f64>) -> Option<f64> {
     s.value.as_ref().and_then(f)
 }
 

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use ssdiq_engine::series::SeriesPoint;
+use ssdiq_engine::series::JobSecond;
 use ssdiq_engine::{DeviceSample, Stats};
 
 use crate::step::StepOutcome;
@@ -105,7 +105,7 @@ pub fn of_stats(stats: &Stats, offset_ns: u64) -> Vec<Interval> {
         .collect()
 }
 
-fn is_probe(p: &SeriesPoint) -> bool {
+fn is_probe(p: &JobSecond) -> bool {
     p.stream.starts_with("probe_")
 }
 

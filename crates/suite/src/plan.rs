@@ -12,7 +12,7 @@
 //! Durations here are the reference's; the runner multiplies them by the run's time scales
 //! ([`Scales`]), and drive writes by its drive-write scale.
 
-use ssdiq_report::model::steps;
+use ssdiq_schema::steps;
 use ssdiq_workload::{Pattern, RwMix};
 
 /// The capacity of the paper's smallest drives (PM9A3, PE8110, SN640, 7450 PRO: 960 GB). An

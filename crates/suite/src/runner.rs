@@ -19,8 +19,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ssdiq_engine::{Clock, Job, RunControl};
-use ssdiq_report::model::{figures as keys, steps, Derived, RunInfo, RunResult, SCHEMA};
-use ssdiq_report::Spec;
+use ssdiq_schema::{figures as keys, steps, Derived, RunInfo, RunResult, Spec, SCHEMA};
 use ssdiq_workload::{Pattern, RwMix};
 
 use crate::devlog::DeviceLog;

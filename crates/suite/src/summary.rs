@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use ssdiq_engine::hist::OpStats;
-use ssdiq_report::model::{
+use ssdiq_schema::{
     Convergence, ProbeInterval, ProbeValue, SecondPoint, SeriesPoint, StepResult, StepValue,
 };
 use ssdiq_workload::Op;
@@ -46,7 +46,7 @@ fn merge<'a>(maps: impl Iterator<Item = &'a BTreeMap<Op, OpStats>>) -> BTreeMap<
     m
 }
 
-fn named(m: &BTreeMap<Op, OpStats>, elapsed: u64) -> BTreeMap<String, ssdiq_report::OpSummary> {
+fn named(m: &BTreeMap<Op, OpStats>, elapsed: u64) -> BTreeMap<String, ssdiq_schema::OpSummary> {
     m.iter()
         .map(|(op, s)| (op.name().to_string(), op_summary(s, elapsed)))
         .collect()
@@ -232,7 +232,7 @@ pub fn probe_medians(ivs: &[ProbeInterval]) -> BTreeMap<String, ProbeValue> {
     ops.dedup();
     ops.into_iter()
         .filter_map(|op| {
-            let ms: Vec<&ssdiq_report::OpSummary> =
+            let ms: Vec<&ssdiq_schema::OpSummary> =
                 pick.iter().filter_map(|p| p.ops.get(op)).collect();
             let mean = reference::median(&ms.iter().map(|o| o.lat_ns.mean).collect::<Vec<_>>())?;
             let p999 =

@@ -12,7 +12,7 @@
 use ssdiq_engine::{
     Clock, DeviceHealth, DeviceSample, EngineError, Executor, RunControl, WriteCounters,
 };
-use ssdiq_report::{Spec, TargetInfo};
+use ssdiq_schema::{Spec, TargetInfo};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {

@@ -12,8 +12,8 @@ use ssdiq_engine::{
     Clock, DeviceHealth, DeviceSample, EngineError, Executor, Job, Recorder, RunControl, Stats,
     WriteCounters,
 };
-use ssdiq_report::model::{figures as keys, steps, RunResult};
-use ssdiq_report::TargetInfo;
+use ssdiq_schema::TargetInfo;
+use ssdiq_schema::{figures as keys, steps, RunResult};
 use ssdiq_suite::plan::{Plan, PlanOptions};
 use ssdiq_suite::steady::SteadyCriteria;
 use ssdiq_suite::{run, RunOptions, Silent, SuiteError, SuiteTarget};

@@ -16,6 +16,9 @@ use ssdiq_flash::{simulate, FtlConfig, GcPolicy, Geometry, Provision, SimConfig,
 use ssdiq_workload::units::{format_size, parse_size};
 use ssdiq_workload::{PageStream, Pattern, StreamConfig};
 
+#[path = "sim_html.rs"]
+mod html;
+
 use crate::error::{usage, OrUsage};
 use crate::output::{check_writable, write_atomic, write_json};
 
@@ -71,6 +74,10 @@ pub struct Args {
     /// Write every run's WAF series as CSV.
     #[arg(long)]
     csv: Option<PathBuf>,
+    /// Write a self-contained HTML page: WAF over the workload per run, WAF against OP for
+    /// sweeps over it, the runs table.
+    #[arg(long)]
+    html: Option<PathBuf>,
     /// Print only the summary table.
     #[arg(long, short)]
     quiet: bool,
@@ -231,7 +238,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             .map_err(|_| usage(format!("invalid --seed \"{s}\": expected a whole number")))
     })?;
     let buffers = parse_list(&args.write_buffer, "--write-buffer", buffer)?;
-    for p in [&args.json, &args.csv].into_iter().flatten() {
+    for p in [&args.json, &args.csv, &args.html].into_iter().flatten() {
         check_writable(p)?;
     }
 
@@ -345,6 +352,16 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
         write_atomic(path, s.as_bytes())?;
+    }
+    if let Some(path) = &args.html {
+        let geometry = describe_geometry(&specs[0].cfg.geometry);
+        let sub =
+            if caps.len() * pages.len() * blocks.len() * provisions.len() * reserves.len() == 1 {
+                geometry
+            } else {
+                String::new()
+            };
+        write_atomic(path, html::page(&sub, &specs, &results).as_bytes())?;
     }
     if let Some(path) = &args.json {
         let runs: Vec<RunOut> = specs
