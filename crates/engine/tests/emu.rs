@@ -4,7 +4,7 @@
 //! not on capacity.
 
 use ssdiq_engine::{EmuExecutor, Executor, FillMode, Job, RunControl, Stats};
-use ssdiq_flash::{simulate, SimConfig};
+use ssdiq_flash::{simulate, GcMode, SimConfig};
 use ssdiq_workload::units::Rate;
 use ssdiq_workload::{Op, Pattern, RwMix};
 
@@ -127,14 +127,17 @@ fn steady_state_waf_matches_the_ftl_simulation() {
         assert_eq!(before, s.counters.before.unwrap());
         let mut g = *e.drive().geometry();
         // The emulated drive keeps free superblocks near its low watermark, not the FTL
-        // reserve: give the simulation that reserve.
+        // reserve: give the simulation that reserve, out of the drive's superblocks.
         g.reserve_blocks = e.profile().gc.low_watermark;
+        g.blocks -= g.reserve_blocks;
         let sim = simulate(
             &SimConfig {
                 geometry: g,
                 policy: e.drive().ftl().policy(),
                 gc_frontier: e.profile().drive.gc_frontier,
+                gc_mode: GcMode::Naive,
                 pattern: Pattern::Uniform,
+                warmup_drive_writes: 0.0,
                 drive_writes: 5.0,
                 seed: 1,
                 // Same buffer size: FIFO and LRU absorb rewrites equally under uniform traffic.

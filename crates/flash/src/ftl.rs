@@ -10,14 +10,22 @@
 //! - `valid[b]` is the number of live pages in block `b`.
 //! - Every block is exactly one of: free (in `free`), open (some frontier's block), full
 //!   (in `fifo`, in `full_set`, and, when the policy needs it, in bucket `valid[b]`).
+//! - The FTL owns `geometry.blocks + geometry.reserve_blocks` blocks: the reserve is *extra*
+//!   free space GC relocates into, so the spare space host data and GC share is exactly the
+//!   geometry's (as in SSD-iq's simulator, which compacts victims in place: relocating out of
+//!   place through one spare block and renaming it is the same thing).
 //! - Between host operations `free.len() >= reserve_blocks`: host writes never take the last
 //!   `reserve_blocks` free blocks, GC relocation may (and then returns the victim), so GC never
 //!   runs out of space. `Geometry::check_spare` guarantees greedy always finds a victim with an
 //!   invalid page.
+//! - When a host frontier needs a block and the pool is at the reserve, GC runs ([`GcMode`]):
+//!   `Naive` collects one victim at a time and stops as soon as the frontier has room, so
+//!   relocated pages and host pages share one log (SSD-iq's "naive greedy"); `Batched` collects
+//!   until a whole block is free again, so relocated pages fill blocks of their own.
 //! - Relocated pages go to the GC frontier if there is one, else back to the frontier of the
-//!   stream that wrote the victim block (`owner`): with one stream that is SSD-iq's "naive
-//!   greedy" single log; with several, streams stay separated through GC (FDP reclaim units).
-//!   All frontiers, the GC frontier included, share one free pool.
+//!   stream that wrote the victim block (`owner`): with one stream that is the single log; with
+//!   several, streams stay separated through GC (FDP reclaim units). All frontiers, the GC
+//!   frontier included, share one free pool.
 //!
 //! No clock, no I/O: a caller drives it one host operation at a time and gets back the flash
 //! work each caused ([`WriteEffect`]); [`Ftl::collect_one`] runs one GC step on demand, so a
@@ -54,6 +62,44 @@ pub(crate) const FREE: u8 = 0;
 pub(crate) const OPEN: u8 = 1;
 pub(crate) const FULL: u8 = 2;
 
+/// When GC stops collecting, once a host frontier needs a block and the free pool is down to
+/// the reserve.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GcMode {
+    /// One victim at a time, until the frontier that needs space has room: the victim's valid
+    /// pages go to the front of the host's next block and host writes fill the rest (one log,
+    /// SSD-iq's naive greedy).
+    #[default]
+    Naive,
+    /// Victims until a whole free block is gained (about 1 / (1 - u) of them at victim
+    /// utilisation u): their pages fill blocks of their own, apart from host writes. An
+    /// implicit hot/cold separation, which lowers WAF under skew.
+    Batched,
+}
+
+impl std::str::FromStr for GcMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "naive" => Ok(GcMode::Naive),
+            "batched" => Ok(GcMode::Batched),
+            _ => Err(format!(
+                "invalid GC mode \"{s}\": expected naive or batched"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for GcMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            GcMode::Naive => "naive",
+            GcMode::Batched => "batched",
+        })
+    }
+}
+
 /// How an FTL is set up.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FtlConfig {
@@ -63,6 +109,8 @@ pub struct FtlConfig {
     pub streams: u32,
     /// Relocate GC pages to their own frontier (always on for 2R policies).
     pub gc_frontier: bool,
+    /// When GC stops collecting.
+    pub mode: GcMode,
     /// Seed of the policy's random choices (random, dchoices).
     pub seed: u64,
 }
@@ -74,6 +122,7 @@ impl FtlConfig {
             policy,
             streams: 1,
             gc_frontier: false,
+            mode: GcMode::Naive,
             seed: 1,
         }
     }
@@ -92,6 +141,7 @@ pub(crate) struct Frontier {
 pub struct Ftl {
     pub(crate) geo: Geometry,
     pub(crate) policy: GcPolicy,
+    pub(crate) mode: GcMode,
     pub(crate) ppb: u32,
     pub(crate) l2p: Vec<u32>,
     pub(crate) p2l: Vec<u32>,
@@ -140,16 +190,17 @@ impl Ftl {
         }
         let g = cfg.geometry;
         g.check_spare(cfg.frontiers())?;
-        let nb = g.blocks as usize;
+        let nb = g.ftl_blocks() as usize;
         let ppb = g.pages_per_block;
         let gc_sep = cfg.gc_frontier || cfg.policy.has_cold_region();
         let nf = cfg.streams as usize + usize::from(gc_sep);
         Ok(Self {
             geo: g,
             policy: cfg.policy,
+            mode: cfg.mode,
             ppb,
             l2p: vec![NIL; g.logical_pages as usize],
-            p2l: vec![NIL; g.physical_pages() as usize],
+            p2l: vec![NIL; nb * ppb as usize],
             valid: vec![0; nb],
             state: vec![FREE; nb],
             closed_at: vec![0; nb],
@@ -168,7 +219,7 @@ impl Ftl {
             fifo_cursor: NIL,
             full_set: Vec::with_capacity(nb),
             full_pos: vec![NIL; nb],
-            free: (0..g.blocks).collect(),
+            free: (0..nb as u32).collect(),
             frontiers: vec![
                 Frontier {
                     block: NIL,
@@ -249,6 +300,9 @@ impl Ftl {
     pub fn policy(&self) -> GcPolicy {
         self.policy
     }
+    pub fn mode(&self) -> GcMode {
+        self.mode
+    }
     pub fn counters(&self) -> &Counters {
         &self.counters
     }
@@ -286,30 +340,50 @@ impl Ftl {
         }
     }
 
-    /// Makes frontier `f` writable for a host write, collecting victims first while the
-    /// free pool is at the reserve.
+    /// Makes frontier `f` writable for a host write, collecting victims first if the free
+    /// pool is at the reserve, until the [`GcMode`]'s stopping rule holds.
     fn open_for_host(&mut self, f: usize, eff: &mut WriteEffect) {
         let reserve = self.geo.reserve_blocks as usize;
+        let ppb = self.ppb as usize;
         let mut fruitless = 0u32;
-        while self.free.len() <= reserve {
-            let before = self.free.len();
+        loop {
+            let room = self.frontiers[f].block != NIL;
+            let done = match self.mode {
+                GcMode::Naive => self.free.len() + usize::from(room) > reserve,
+                GcMode::Batched => self.free.len() > reserve,
+            };
+            if done {
+                break;
+            }
+            let space = |s: &Self| s.free.len() * ppb + s.room(f);
+            let before = space(self);
             let g = self
                 .collect()
                 .expect("GC found no full block although the free pool is at the reserve");
             eff.relocations += g.relocations;
-            eff.erases += 1;
+            eff.erases += g.erases;
             // A policy may pick fully valid victims (FIFO, random); that moves data without
             // gaining space. Give up loudly rather than spin forever.
-            if self.free.len() <= before {
+            if space(self) <= before {
                 fruitless += 1;
                 assert!(
-                    fruitless <= 4 * self.geo.blocks,
+                    fruitless <= 4 * self.geo.ftl_blocks(),
                     "GC makes no progress: every full block is fully valid"
                 );
             }
         }
         if self.frontiers[f].block == NIL {
             self.take_free(f);
+        }
+    }
+
+    /// Pages frontier `f` can still take without a new block.
+    fn room(&self, f: usize) -> usize {
+        let fr = self.frontiers[f];
+        if fr.block == NIL {
+            0
+        } else {
+            (self.ppb - fr.next) as usize
         }
     }
 
@@ -416,6 +490,7 @@ impl Ftl {
         Some(GcEffect {
             victim,
             relocations: moved,
+            erases: 1,
         })
     }
 

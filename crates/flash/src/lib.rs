@@ -27,7 +27,7 @@ mod victim;
 
 pub use buffer::{Buffered, WriteBuffer};
 pub use counters::{Counters, GcEffect, WriteEffect};
-pub use ftl::{Ftl, FtlConfig, FtlError};
+pub use ftl::{Ftl, FtlConfig, FtlError, GcMode};
 pub use geometry::{Geometry, GeometryError, Provision};
 pub use policy::{GcPolicy, PolicyError};
 pub use runner::{fill_and_warm, simulate, SeriesPoint, SimConfig, SimError, SimReport};

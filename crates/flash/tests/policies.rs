@@ -1,6 +1,6 @@
 //! Whole runs through `simulate`: the orderings and exact cases the issue asks for.
 
-use ssdiq_flash::{simulate, GcPolicy, Geometry, Provision, SimConfig, SimReport};
+use ssdiq_flash::{simulate, GcMode, GcPolicy, Geometry, Provision, SimConfig, SimReport};
 use ssdiq_workload::Pattern;
 
 fn cfg(blocks: u64, ppb: u64, fill: f64, policy: GcPolicy, pattern: &str) -> SimConfig {
@@ -10,12 +10,14 @@ fn cfg(blocks: u64, ppb: u64, fill: f64, policy: GcPolicy, pattern: &str) -> Sim
             4096,
             ppb * 4096,
             Provision::Fill(fill),
-            2,
+            1,
         )
         .unwrap(),
         policy,
         gc_frontier: false,
+        gc_mode: GcMode::Naive,
         pattern: Pattern::parse(pattern).unwrap(),
+        warmup_drive_writes: 0.0,
         drive_writes: 4.0,
         seed: 7,
         buffer_pages: 0,

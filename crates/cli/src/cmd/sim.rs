@@ -12,7 +12,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::Serialize;
-use ssdiq_flash::{simulate, FtlConfig, GcPolicy, Geometry, Provision, SimConfig, SimReport};
+use ssdiq_flash::{
+    simulate, FtlConfig, GcMode, GcPolicy, Geometry, Provision, SimConfig, SimReport,
+};
 use ssdiq_workload::units::{format_size, parse_size};
 use ssdiq_workload::{PageStream, Pattern, StreamConfig};
 
@@ -43,19 +45,30 @@ pub struct Args {
     /// Over-provisioning (physical - logical) / logical, e.g. 0.1 or 10%.
     #[arg(long)]
     op: Option<String>,
-    /// Free blocks reserved for GC.
-    #[arg(long, default_value = "2")]
+    /// Free blocks GC copies victims into, kept *beyond* the physical capacity (so the host
+    /// and GC share exactly the capacity's spare space, as in SSD-iq's simulator).
+    #[arg(long, default_value = "1")]
     reserve: String,
     /// GC policy.
     #[arg(long, default_value = "greedy")]
     gc: String,
-    /// Relocate GC pages to their own write frontier (2R policies always do).
+    /// When GC stops: naive (one victim per trigger; relocated and host pages share one log,
+    /// SSD-iq's naive greedy) or batched (victims until a whole block is free, so relocated
+    /// pages fill blocks of their own: an implicit hot/cold separation).
+    #[arg(long, default_value = "naive")]
+    gc_mode: String,
+    /// Relocate GC pages to their own write frontier.
     #[arg(long)]
     gc_frontier: bool,
     /// Workload pattern, applied after a sequential fill.
     #[arg(long, default_value = "uniform")]
     pattern: String,
-    /// Workload writes after the fill, in drive writes (10x = 10 x logical capacity).
+    /// Unmeasured workload writes after the fill, in drive writes, or "physical" (one physical
+    /// capacity, SSD-iq's simulator's warm-up).
+    #[arg(long, default_value = "0")]
+    warmup: String,
+    /// Measured workload writes after the warm-up, in drive writes (10x = 10 x logical
+    /// capacity).
     #[arg(long, default_value = "10x")]
     writes: String,
     /// Seed of the workload and of random GC choices.
@@ -90,8 +103,10 @@ struct Params {
     op: f64,
     spare_factor: f64,
     gc: String,
+    gc_mode: GcMode,
     gc_frontier: bool,
     pattern: String,
+    warmup: f64,
     writes: f64,
     seed: u64,
     write_buffer_pages: u64,
@@ -166,6 +181,29 @@ fn number(s: &str, what: &str) -> anyhow::Result<f64> {
     Ok(if pct { v / 100.0 } else { v })
 }
 
+/// `--warmup`: drive writes >= 0, or "physical".
+#[derive(Clone, Copy, Debug)]
+enum Warmup {
+    DriveWrites(f64),
+    Physical,
+}
+
+fn warmup(s: &str) -> anyhow::Result<Warmup> {
+    if s.eq_ignore_ascii_case("physical") {
+        return Ok(Warmup::Physical);
+    }
+    let t = s.strip_suffix('x').unwrap_or(s);
+    t.parse()
+        .ok()
+        .filter(|v: &f64| *v >= 0.0 && v.is_finite())
+        .map(Warmup::DriveWrites)
+        .ok_or_else(|| {
+            usage(format!(
+                "invalid --warmup \"{s}\": expected drive writes like 1x or 0, or physical"
+            ))
+        })
+}
+
 fn writes(s: &str) -> anyhow::Result<f64> {
     let t = s.strip_suffix('x').unwrap_or(s);
     let v: f64 = t
@@ -223,6 +261,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         })
     })?;
     let policies = parse_list(&args.gc, "--gc", |s| s.parse::<GcPolicy>().or_usage())?;
+    let modes = parse_list(&args.gc_mode, "--gc-mode", |s| {
+        s.parse::<GcMode>().map_err(usage)
+    })?;
+    let warmups = parse_list(&args.warmup, "--warmup", warmup)?;
     let patterns = parse_list(&args.pattern, "--pattern", |s| Pattern::parse(s).or_usage())?;
     let writes_l = parse_list(&args.writes, "--writes", writes)?;
     let seeds = parse_list(&args.seed, "--seed", |s| {
@@ -242,20 +284,26 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                     for &reserve in &reserves {
                         let g = Geometry::new(cap, page, block, prov, reserve).or_usage()?;
                         for &policy in &policies {
-                            for pattern in &patterns {
-                                for &w in &writes_l {
-                                    for &seed in &seeds {
-                                        for &buf in &buffers {
-                                            specs.push(spec(
-                                                g,
-                                                block,
-                                                policy,
-                                                args.gc_frontier,
-                                                pattern,
-                                                w,
-                                                seed,
-                                                buf,
-                                            )?);
+                            for &mode in &modes {
+                                for pattern in &patterns {
+                                    for &warm in &warmups {
+                                        for &w in &writes_l {
+                                            for &seed in &seeds {
+                                                for &buf in &buffers {
+                                                    specs.push(spec(
+                                                        g,
+                                                        block,
+                                                        policy,
+                                                        mode,
+                                                        args.gc_frontier,
+                                                        pattern,
+                                                        warm,
+                                                        w,
+                                                        seed,
+                                                        buf,
+                                                    )?);
+                                                }
+                                            }
                                         }
                                     }
                                 }
@@ -380,8 +428,10 @@ fn spec(
     g: Geometry,
     block_bytes: u64,
     policy: GcPolicy,
+    mode: GcMode,
     gc_frontier: bool,
     pattern: &Pattern,
+    warm: Warmup,
     w: f64,
     seed: u64,
     buf: BufSpec,
@@ -398,6 +448,7 @@ fn spec(
     if policy != GcPolicy::Optimal {
         let mut fc = FtlConfig::new(g, policy);
         fc.gc_frontier = gc_frontier;
+        fc.mode = mode;
         g.check_spare(fc.frontiers()).or_usage()?;
     }
     // Surface pattern/geometry mismatches (zns zone size, empty zones) now, not mid-sweep.
@@ -416,6 +467,10 @@ fn spec(
             "invalid --gc optimal: no optimal bound is implemented for pattern {pattern}"
         )));
     }
+    let warmup = match warm {
+        Warmup::DriveWrites(d) => d,
+        Warmup::Physical => g.physical_pages() as f64 / g.logical_pages as f64,
+    };
     let params = Params {
         capacity_bytes: g.physical_bytes(),
         logical_bytes: g.logical_bytes(),
@@ -429,8 +484,10 @@ fn spec(
         op: g.op(),
         spare_factor: g.spare_factor(),
         gc: policy.to_string(),
+        gc_mode: mode,
         gc_frontier: gc_frontier || policy.has_cold_region(),
         pattern: pattern.to_string(),
+        warmup,
         writes: w,
         seed,
         write_buffer_pages: buffer_pages,
@@ -441,7 +498,9 @@ fn spec(
             geometry: g,
             policy,
             gc_frontier,
+            gc_mode: mode,
             pattern: pattern.clone(),
+            warmup_drive_writes: warmup,
             drive_writes: w,
             seed,
             buffer_pages,
@@ -452,7 +511,7 @@ fn spec(
 
 fn describe_geometry(g: &Geometry) -> String {
     format!(
-        "geometry: {} physical, {} logical; page {}, block {} ({} pages) x {} blocks; fill {:.4}, OP {:.2}%, spare factor {:.2}%; {} reserved free blocks",
+        "geometry: {} physical, {} logical; page {}, block {} ({} pages) x {} blocks; fill {:.4}, OP {:.2}%, spare factor {:.2}%; GC reserve {} blocks beyond these",
         format_size(g.physical_bytes()),
         format_size(g.logical_bytes()),
         format_size(g.page_bytes),
@@ -474,7 +533,7 @@ fn table(specs: &[Spec], results: &[(SimReport, f64)]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:>3} {:<13} {:<22} {:>6} {:>7} {:>5} {:>7} {:>6} {:>8} {:>8} {:>8} {:>7}",
+        "{:>3} {:<16} {:<22} {:>6} {:>7} {:>5} {:>7} {:>6} {:>8} {:>8} {:>8} {:>7}",
         "#",
         "gc",
         "pattern",
@@ -490,11 +549,13 @@ fn table(specs: &[Spec], results: &[(SimReport, f64)]) -> String {
     );
     for (i, (spec, (r, secs))) in specs.iter().zip(results).enumerate() {
         let p = &spec.params;
-        let gc = if p.gc_frontier && !spec.cfg.policy.has_cold_region() {
-            format!("{}+gcf", p.gc)
-        } else {
-            p.gc.clone()
-        };
+        let mut gc = p.gc.clone();
+        if p.gc_frontier && !spec.cfg.policy.has_cold_region() {
+            gc.push_str("+gcf");
+        }
+        if p.gc_mode == GcMode::Batched {
+            gc.push_str("+batch");
+        }
         let waf = if r.method == "analytic" {
             format!("{:.4}a", r.waf)
         } else {
@@ -502,7 +563,7 @@ fn table(specs: &[Spec], results: &[(SimReport, f64)]) -> String {
         };
         let _ = writeln!(
             s,
-            "{:>3} {:<13} {:<22} {:>6.4} {:>6.2}% {:>5} {:>7} {:>5}x {:>8} {:>8.4} {:>8.4} {:>7.1}",
+            "{:>3} {:<16} {:<22} {:>6.4} {:>6.2}% {:>5} {:>7} {:>5}x {:>8} {:>8.4} {:>8.4} {:>7.1}",
             i + 1,
             gc,
             p.pattern,

@@ -82,6 +82,8 @@ pub struct DriveCounters {
 
 pub struct Drive {
     t: Timing,
+    /// The whole flash: `blocks` superblocks, the FTL's GC reserve among them.
+    flash: Geometry,
     cfg: FtlConfig,
     ftl: Ftl,
     dies: Vec<Die>,
@@ -128,18 +130,28 @@ impl Drive {
             .policy
             .parse()
             .map_err(|e: crate::PolicyError| bad(e.to_string()))?;
+        // The drive's flash holds `blocks` superblocks, its GC reserve (the critical watermark)
+        // among them: the FTL keeps the reserve beyond its geometry's blocks.
+        let reserve = p.gc.critical_watermark;
+        if blocks <= reserve as u64 {
+            return Err(bad(format!(
+                "invalid geometry for capacity {} and op {}: {blocks} superblocks leave none beside the {reserve} reserved for GC",
+                p.drive.capacity, p.drive.op
+            )));
+        }
         let geometry = Geometry {
             page_bytes: LBA_BYTES,
             pages_per_block: ppb as u32,
-            blocks: blocks as u32,
+            blocks: (blocks - reserve as u64) as u32,
             logical_pages: logical,
-            reserve_blocks: p.gc.critical_watermark,
+            reserve_blocks: reserve,
         };
         let cfg = FtlConfig {
             geometry,
             policy,
             streams: 1,
             gc_frontier: p.drive.gc_frontier,
+            mode: crate::ftl::GcMode::Naive,
             seed: p.drive.seed,
         };
         let ftl = Ftl::new(cfg).map_err(|e| {
@@ -170,8 +182,13 @@ impl Drive {
             low: p.gc.low_watermark,
             critical: p.gc.critical_watermark,
         };
+        let flash = Geometry {
+            blocks: blocks as u32,
+            ..geometry
+        };
         Ok(Drive {
             t,
+            flash,
             cfg,
             ftl,
             dies: vec![Die::new(0); dies as usize],
@@ -191,8 +208,10 @@ impl Drive {
     pub fn timing(&self) -> &Timing {
         &self.t
     }
+    /// The drive's flash: all its superblocks (physical capacity, true OP), the GC reserve
+    /// among them. The FTL's own geometry ([`Ftl::geometry`]) keeps the reserve apart.
     pub fn geometry(&self) -> &Geometry {
-        self.ftl.geometry()
+        &self.flash
     }
     pub fn ftl(&self) -> &Ftl {
         &self.ftl
