@@ -6,7 +6,7 @@
 #   bench/sim-vs-reference.sh [ARTIFACT_DIR]
 #   env: CAPACITY=16G (physical), PAGE=4K, ERASE=8M (default erase unit), FILL=0.875,
 #        WRITES=10 (measured drive writes), RUNS=1 (runs per side, averaged), ONLY=regex
-#        (configurations whose name matches), OUT=target/sim-vs-reference (raw outputs)
+#        (configurations whose name matches), RESULTS=target/sim-vs-reference (raw outputs)
 #
 # Both sides: sequential fill, one physical capacity of pattern writes as warm-up, then WRITES
 # drive writes; WAF over the last half of them (the reference prints a running WAF per tenth
@@ -19,10 +19,10 @@ artifact=${1:-${SSDIQ_ARTIFACT:-$(cd "$(dirname "$0")/../.." && pwd)/shared/ssdi
 cap=${CAPACITY:-16G}; page=${PAGE:-4K}; erase=${ERASE:-8M}; fill=${FILL:-0.875}
 writes=${WRITES:-10}; runs=${RUNS:-1}; only=${ONLY:-.}
 cd "$(dirname "$0")/.."
-out=${OUT:-target/sim-vs-reference}
+out=${RESULTS:-target/sim-vs-reference}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-ref=$(bash "$artifact/build.sh")
+ref=$(env -u OUT bash "$artifact/build.sh")
 cargo build --release -q -p ssdiq
 ssdiq=$PWD/target/release/ssdiq
 

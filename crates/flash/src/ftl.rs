@@ -39,6 +39,7 @@ use crate::counters::{Counters, GcEffect, WriteEffect};
 use crate::geometry::{Geometry, GeometryError};
 use crate::lists::{BlockLists, NIL};
 use crate::policy::GcPolicy;
+use crate::two_r::TwoR;
 
 /// How many pages ahead GC starts loading the map entry it will check.
 const PREFETCH_AHEAD: u32 = 16;
@@ -61,6 +62,8 @@ fn prefetch<T>(v: &[T], i: usize) {
 pub(crate) const FREE: u8 = 0;
 pub(crate) const OPEN: u8 = 1;
 pub(crate) const FULL: u8 = 2;
+/// 2R: written in part (or not at all) by a merge, waiting in the host queue.
+pub(crate) const QUEUED: u8 = 3;
 
 /// When GC stops collecting, once a host frontier needs a block and the free pool is down to
 /// the reserve.
@@ -128,7 +131,7 @@ impl FtlConfig {
     }
     /// Number of write frontiers, i.e. blocks open at once.
     pub fn frontiers(&self) -> u32 {
-        self.streams + u32::from(self.gc_frontier || self.policy.has_cold_region())
+        self.streams + u32::from(self.gc_frontier || self.policy.implies_gc_frontier())
     }
 }
 
@@ -166,6 +169,8 @@ pub struct Ftl {
     pub(crate) free: VecDeque<u32>,
     pub(crate) frontiers: Vec<Frontier>,
     pub(crate) gc_idx: Option<usize>,
+    /// The 2R policies' regions, host queue and scan state.
+    pub(crate) two_r: Option<Box<TwoR>>,
     pub(crate) rng: SeededRng,
     pub(crate) counters: Counters,
 }
@@ -178,6 +183,8 @@ pub enum FtlError {
     NotSimulated(GcPolicy),
     #[error("streams must be between 1 and 1000")]
     NoStreams,
+    #[error("GC policy {0} merges victims in place: a GC frontier does not apply")]
+    FrontierWithTwoR(GcPolicy),
 }
 
 impl Ftl {
@@ -188,11 +195,14 @@ impl Ftl {
         if cfg.streams == 0 || cfg.streams > 1000 {
             return Err(FtlError::NoStreams);
         }
+        if cfg.gc_frontier && cfg.policy.is_two_r() {
+            return Err(FtlError::FrontierWithTwoR(cfg.policy));
+        }
         let g = cfg.geometry;
         g.check_spare(cfg.frontiers())?;
         let nb = g.ftl_blocks() as usize;
         let ppb = g.pages_per_block;
-        let gc_sep = cfg.gc_frontier || cfg.policy.has_cold_region();
+        let gc_sep = cfg.gc_frontier || cfg.policy.implies_gc_frontier();
         let nf = cfg.streams as usize + usize::from(gc_sep);
         Ok(Self {
             geo: g,
@@ -228,6 +238,10 @@ impl Ftl {
                 nf
             ],
             gc_idx: gc_sep.then_some(cfg.streams as usize),
+            two_r: cfg
+                .policy
+                .is_two_r()
+                .then(|| Box::new(TwoR::new(cfg.policy, nb, ppb))),
             rng: SeededRng::new(cfg.seed),
             counters: Counters {
                 victim_valid: vec![0; ppb as usize + 1],
@@ -277,6 +291,9 @@ impl Ftl {
         if self.free.is_empty() {
             return None;
         }
+        if self.two_r.is_some() {
+            return self.two_r_collect();
+        }
         self.collect()
     }
 
@@ -306,8 +323,10 @@ impl Ftl {
     pub fn counters(&self) -> &Counters {
         &self.counters
     }
+    /// Blocks a host frontier can take without GC: the free pool (the reserve included) and,
+    /// under 2R, the queue of blocks merges left writable.
     pub fn free_blocks(&self) -> u32 {
-        self.free.len() as u32
+        self.free.len() as u32 + self.two_r.as_ref().map_or(0, |t| t.queue.len() as u32)
     }
     pub fn full_blocks(&self) -> u32 {
         self.full_set.len() as u32
@@ -332,17 +351,24 @@ impl Ftl {
         let b = ppn / self.ppb;
         let v = self.valid[b as usize] - 1;
         self.valid[b as usize] = v;
-        if self.use_buckets && self.state[b as usize] == FULL {
-            self.buckets.move_to(b, v);
-            if v < self.min_bucket {
-                self.min_bucket = v;
+        if self.use_buckets {
+            if self.state[b as usize] == FULL {
+                self.buckets.move_to(b, v);
+                if v < self.min_bucket {
+                    self.min_bucket = v;
+                }
             }
+        } else if let Some(t) = self.two_r.as_deref_mut() {
+            t.invalidated(b, v, self.state[b as usize] == FULL, self.ppb);
         }
     }
 
     /// Makes frontier `f` writable for a host write, collecting victims first if the free
     /// pool is at the reserve, until the [`GcMode`]'s stopping rule holds.
     fn open_for_host(&mut self, f: usize, eff: &mut WriteEffect) {
+        if self.two_r.is_some() {
+            return self.two_r_open(f, eff);
+        }
         let reserve = self.geo.reserve_blocks as usize;
         let ppb = self.ppb as usize;
         let mut fruitless = 0u32;
@@ -387,7 +413,7 @@ impl Ftl {
         }
     }
 
-    fn take_free(&mut self, f: usize) {
+    pub(crate) fn take_free(&mut self, f: usize) {
         let b = self
             .free
             .pop_front()
@@ -434,9 +460,12 @@ impl Ftl {
         self.fifo.push_back(0, b);
         self.full_pos[b as usize] = self.full_set.len() as u32;
         self.full_set.push(b);
+        if self.two_r.is_some() {
+            self.two_r_closed(b);
+        }
     }
 
-    fn remove_full(&mut self, b: u32) {
+    pub(crate) fn remove_full(&mut self, b: u32) {
         if self.use_buckets {
             self.buckets.remove(b);
         }
@@ -518,6 +547,7 @@ impl Ftl {
         for (b, &s) in self.state.iter().enumerate() {
             match s {
                 FREE => free += 1,
+                QUEUED => {}
                 OPEN => {
                     open += 1;
                     if !self.frontiers.iter().any(|f| f.block == b as u32) {
@@ -548,6 +578,6 @@ impl Ftl {
         if self.free.len() < self.geo.reserve_blocks as usize {
             return Err(format!("free pool {} below the reserve", self.free.len()));
         }
-        Ok(())
+        self.check_two_r()
     }
 }

@@ -23,6 +23,7 @@ pub mod geometry;
 pub mod lists;
 pub mod policy;
 pub mod runner;
+mod two_r;
 mod victim;
 
 pub use buffer::{Buffered, WriteBuffer};

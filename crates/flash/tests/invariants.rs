@@ -18,6 +18,7 @@ fn policy() -> impl Strategy<Value = GcPolicy> {
         Just(GcPolicy::Random),
         Just(GcPolicy::DChoices(3)),
         Just(GcPolicy::CostBenefit),
+        Just(GcPolicy::FifoScan),
         Just(GcPolicy::TwoRGreedy),
         Just(GcPolicy::TwoRFifo),
     ]
@@ -44,6 +45,8 @@ proptest! {
             .unwrap();
         let u = g.logical_pages;
         let mode = if batched { GcMode::Batched } else { GcMode::Naive };
+        // 2R merges in place: no GC frontier.
+        let gc_frontier = gc_frontier && !policy.is_two_r();
         let mut ftl =
             Ftl::new(FtlConfig { geometry: g, policy, streams, gc_frontier, mode, seed: 1 })
                 .unwrap();

@@ -26,7 +26,7 @@ use crate::output::{check_writable, write_atomic, write_json};
     about = "Simulate a flash translation layer and report write amplification",
     after_help = "Every option takes a comma list; the runs form a sweep executed on all cores.\n\n\
 Example:\n  ssdiq sim --capacity 16GiB --block 8MiB --fill 0.875 --gc greedy,2r-fifo --pattern twozone:80/20 --writes 10x\n\n\
-GC policies: greedy | fifo | random | dchoices:D | cost-benefit | 2r-greedy | 2r-fifo | optimal\n\
+GC policies: greedy | fifo | random | dchoices:D | cost-benefit | fifo-scan | 2r-greedy | 2r-fifo | optimal\n\
 Patterns: uniform | zipf:THETA | twozone:W/S | zones:W1@S1,... | readonly:F | seq | zns:SIZE[xK] | ..."
 )]
 pub struct Args {
@@ -445,6 +445,11 @@ fn spec(
             "invalid --write-buffer: {buffer_pages} pages would hold the whole logical space"
         )));
     }
+    if gc_frontier && policy.is_two_r() {
+        return Err(usage(format!(
+            "invalid --gc-frontier with --gc {policy}: 2R merges victims in place, it has no GC frontier"
+        )));
+    }
     if policy != GcPolicy::Optimal {
         let mut fc = FtlConfig::new(g, policy);
         fc.gc_frontier = gc_frontier;
@@ -485,7 +490,7 @@ fn spec(
         spare_factor: g.spare_factor(),
         gc: policy.to_string(),
         gc_mode: mode,
-        gc_frontier: gc_frontier || policy.has_cold_region(),
+        gc_frontier: gc_frontier || policy.implies_gc_frontier(),
         pattern: pattern.to_string(),
         warmup,
         writes: w,
@@ -550,7 +555,7 @@ fn table(specs: &[Spec], results: &[(SimReport, f64)]) -> String {
     for (i, (spec, (r, secs))) in specs.iter().zip(results).enumerate() {
         let p = &spec.params;
         let mut gc = p.gc.clone();
-        if p.gc_frontier && !spec.cfg.policy.has_cold_region() {
+        if p.gc_frontier && !spec.cfg.policy.implies_gc_frontier() {
             gc.push_str("+gcf");
         }
         if p.gc_mode == GcMode::Batched {
