@@ -260,11 +260,12 @@ impl Ftl {
             programs: 1,
             ..Default::default()
         };
-        // Invalidate and unmap first, so GC never copies the page this write replaces.
         self.invalidate(lpn as u32);
-        self.l2p[lpn as usize] = NIL;
         let f = stream as usize;
         if self.frontiers[f].block == NIL {
+            // Unmap first, so GC never copies the page this write replaces (otherwise
+            // `program` overwrites the entry at once).
+            self.l2p[lpn as usize] = NIL;
             self.open_for_host(f, &mut eff);
         }
         self.program(f, lpn as u32);
@@ -358,8 +359,17 @@ impl Ftl {
                     self.min_bucket = v;
                 }
             }
-        } else if let Some(t) = self.two_r.as_deref_mut() {
-            t.invalidated(b, v, self.state[b as usize] == FULL, self.ppb);
+        } else if self.two_r.is_some() {
+            self.two_r_invalidated(b, v);
+        }
+    }
+
+    /// 2R's bookkeeping of an invalidation, out of line so greedy's hot path stays small.
+    #[inline(never)]
+    fn two_r_invalidated(&mut self, b: u32, v: u32) {
+        let full = self.state[b as usize] == FULL;
+        if let Some(t) = self.two_r.as_deref_mut() {
+            t.invalidated(b, v, full, self.ppb);
         }
     }
 

@@ -141,22 +141,9 @@ pub fn simulate(
     let mut buf = WriteBuffer::new(cfg.buffer_pages as usize);
     let use_buf = cfg.buffer_pages > 0;
     let mut ahead = Lookahead::new(&mut stream);
-    let warm = (cfg.warmup_drive_writes * u as f64).round() as u64;
-    let mut done = 0u64;
-    while done < warm {
-        match ahead.next(|p| {
-            if !use_buf {
-                ftl.prefetch(p)
-            }
-        }) {
-            Draw::Page(p) => {
-                done += 1;
-                host_write(&mut ftl, &mut buf, use_buf, p);
-            }
-            Draw::Trim { start, pages } => trim(&mut ftl, &mut buf, use_buf, start, pages),
-        }
-    }
-    let c0 = ftl.counters().clone();
+    // One loop for warm-up and measurement: a single call site keeps the generator inlined.
+    let mut warm_left = (cfg.warmup_drive_writes * u as f64).round() as u64;
+    let mut c0 = ftl.counters().clone();
     let total = (cfg.drive_writes * u as f64).round().max(1.0) as u64;
     let half = total / 2;
     // Mark k sits at round(k u / points): exact tenths, no drift, last mark = total.
@@ -168,7 +155,8 @@ pub fn simulate(
     let (mut last_host, mut last_flash) = (0u64, 0u64);
     let mut half_flash = 0u64;
     let mut series = Vec::new();
-    let flash_now = |ftl: &Ftl| ftl.counters().flash_programs() - c0.flash_programs();
+    let flash_now =
+        |ftl: &Ftl, c0: &crate::Counters| ftl.counters().flash_programs() - c0.flash_programs();
     while host < total {
         let draw = ahead.next(|p| {
             if !use_buf {
@@ -177,15 +165,21 @@ pub fn simulate(
         });
         match draw {
             Draw::Page(p) => {
-                host += 1;
-                if host_write(&mut ftl, &mut buf, use_buf, p) {
-                    hits += 1;
+                let hit = host_write(&mut ftl, &mut buf, use_buf, p);
+                if warm_left > 0 {
+                    warm_left -= 1;
+                    if warm_left == 0 {
+                        c0 = ftl.counters().clone();
+                    }
+                    continue;
                 }
+                host += 1;
+                hits += u64::from(hit);
                 if host == half {
-                    half_flash = flash_now(&ftl);
+                    half_flash = flash_now(&ftl, &c0);
                 }
                 if host == next_mark {
-                    let flash = flash_now(&ftl);
+                    let flash = flash_now(&ftl, &c0);
                     let pt = SeriesPoint {
                         drive_writes: host as f64 / u as f64,
                         host_writes: host,
@@ -211,7 +205,7 @@ pub fn simulate(
         }
     }
     let c = ftl.counters();
-    let flash = flash_now(&ftl);
+    let flash = flash_now(&ftl, &c0);
     let victims: u64 = c
         .victim_valid
         .iter()
@@ -246,7 +240,7 @@ pub fn simulate(
 }
 
 /// One host page write through the optional buffer; true if the buffer absorbed it.
-#[inline]
+#[inline(always)]
 fn host_write(ftl: &mut Ftl, buf: &mut WriteBuffer, use_buf: bool, p: u64) -> bool {
     if !use_buf {
         ftl.write(p, 0);
