@@ -185,6 +185,17 @@ pub fn parse_duration_ns(input: &str) -> Result<u64, UnitError> {
     if total <= 0.0 {
         return Err(unit_err("duration", input, "must be > 0"));
     }
+    if total < 1.0 {
+        return Err(unit_err("duration", input, "shorter than 1 ns"));
+    }
+    // A u64 of nanoseconds holds 584 years; never clamp a longer time silently.
+    if total >= u64::MAX as f64 {
+        return Err(unit_err(
+            "duration",
+            input,
+            "too large: the longest time is 5124095h (2^64 ns, 584 years)",
+        ));
+    }
     Ok(total as u64)
 }
 
@@ -246,6 +257,15 @@ mod tests {
         assert_eq!(parse_duration_ns("2m").unwrap(), 120_000_000_000);
         assert_eq!(parse_duration_ns("500ms").unwrap(), 500_000_000);
         assert!(parse_duration_ns("-1s").is_err());
+        // Values past what a u64 of nanoseconds holds are refused, never clamped.
+        let e = parse_duration_ns("99999999999999999999s").unwrap_err();
+        assert!(e.to_string().contains("too large"), "{e}");
+        assert!(parse_duration_ns("5124096h").is_err());
+        assert_eq!(
+            parse_duration_ns("500000h").unwrap(),
+            500_000 * 3_600_000_000_000
+        );
+        assert!(parse_duration_ns("0.1ns").is_err());
         assert_eq!(parse_fraction("25%", "x").unwrap(), 0.25);
         assert_eq!(parse_fraction("0.875", "x").unwrap(), 0.875);
         assert!(parse_fraction("120%", "fill")
