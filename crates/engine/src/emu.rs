@@ -248,6 +248,7 @@ impl EmuExecutor {
             main_left: job.threads as usize * job.qd as usize,
             parked: 0,
             last_ns: 0,
+            idle_until: 0,
             admitted: Vec::new(),
         };
         for s in 0..l.slots.len() {
@@ -295,7 +296,11 @@ impl EmuExecutor {
                 }
             }
         }
-        let elapsed = l.last_ns;
+        // A rate-limited job whose next start fell past its time bound idled until then.
+        let elapsed = l.last_ns.max(l.idle_until);
+        if elapsed > l.last_ns {
+            l.drive.advance(t0 + elapsed);
+        }
         progress(elapsed, shared.issued());
         LoopResult {
             totals: Some(l.rec.finish()),
@@ -365,6 +370,8 @@ struct Loop<'a, 'b> {
     /// Writes waiting for buffer room inside the drive.
     parked: usize,
     last_ns: u64,
+    /// The time bound, once a rate-limited start was dropped for falling past it.
+    idle_until: u64,
     admitted: Vec<(u64, u64)>,
 }
 
@@ -374,24 +381,34 @@ impl Loop<'_, '_> {
         let f = self.slots[s].feed;
         let rel = now - self.t0;
         match self.feeds[f].next(self.shared, rel) {
-            None => {
-                if !self.feeds[f].is_probe() {
-                    self.main_left -= 1;
-                    if self.main_left == 0 {
-                        self.shared.main_done.store(true, Ordering::Relaxed);
-                    }
-                }
-            }
+            None => self.end_slot(f),
             Some(io) => {
                 self.slots[s].io = io;
                 if let Some(r) = self.shared.rate_for(&self.feeds[f]) {
                     let at = r.claim(io.len, rel);
+                    if at >= self.shared.deadline_ns() {
+                        // It would start after the time bound: the slot is done, and the job
+                        // idles until its end instead of jumping ahead in virtual time.
+                        self.idle_until = self.shared.deadline_ns();
+                        self.end_slot(f);
+                        return;
+                    }
                     if at > rel {
                         self.heap.push(Reverse((self.t0 + at, s as u32, START)));
                         return;
                     }
                 }
                 self.submit(s, now);
+            }
+        }
+    }
+
+    /// A slot of feed `f` issues nothing more; probes stop when no main slot is left.
+    fn end_slot(&mut self, f: usize) {
+        if !self.feeds[f].is_probe() {
+            self.main_left -= 1;
+            if self.main_left == 0 {
+                self.shared.main_done.store(true, Ordering::Relaxed);
             }
         }
     }

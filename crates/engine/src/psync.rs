@@ -9,7 +9,6 @@ use ssdiq_workload::Op;
 use crate::buf::AlignedBuf;
 use crate::error::EngineError;
 use crate::feed::{Feed, WorkerCtx};
-use crate::rate::wait_until;
 use crate::stats::Recorder;
 
 pub fn run_thread(
@@ -37,7 +36,9 @@ pub fn run_thread(
         };
         if let Some(r) = rate {
             let at = r.claim(io.len, now);
-            wait_until(at, || clock.now_ns());
+            if !shared.wait_for_start(feed, at, || clock.now_ns()) {
+                break;
+            }
         }
         if io.op == Op::Write {
             data.before_write(

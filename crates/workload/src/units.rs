@@ -110,6 +110,26 @@ pub fn format_size_approx(bytes: f64) -> String {
     }
 }
 
+/// Approximate human duration for messages: `1.6 s`, `12.0 min`, `3.5 h`, `41.2 days`,
+/// `3.2e10 years`.
+pub fn format_duration_approx(secs: f64) -> String {
+    const DAY: f64 = 86_400.0;
+    const YEAR: f64 = 365.25 * DAY;
+    if secs < 120.0 {
+        format!("{secs:.1} s")
+    } else if secs < 7200.0 {
+        format!("{:.1} min", secs / 60.0)
+    } else if secs < 2.0 * DAY {
+        format!("{:.1} h", secs / 3600.0)
+    } else if secs < YEAR {
+        format!("{:.1} days", secs / DAY)
+    } else if secs < 1e4 * YEAR {
+        format!("{:.0} years", secs / YEAR)
+    } else {
+        format!("{:.1e} years", secs / YEAR)
+    }
+}
+
 /// A target rate: bytes per second or I/Os per second.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Rate {
