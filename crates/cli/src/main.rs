@@ -39,6 +39,13 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    // `run` and `io` drain their job at the first Ctrl-C; the others just end (but never
+    // while a result file is being written).
+    if !matches!(cli.command, Command::Run(_) | Command::Io(_)) {
+        if let Err(e) = ssdiq_engine::signals::exit_on_signals() {
+            return error::report(&e.into());
+        }
+    }
     let result = match cli.command {
         Command::Run(a) => cmd::run::main(a),
         Command::Io(a) => cmd::io::main(a),

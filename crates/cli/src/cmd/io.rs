@@ -24,7 +24,7 @@ use ssdiq_workload::units::{format_size, parse_duration_ns, parse_rate, parse_si
 use ssdiq_workload::{DataPattern, Op, Pattern, RwMix};
 
 use crate::error::{usage, OrUsage};
-use crate::output::{check_writable, write_atomic, write_json};
+use crate::output::{check_writable, write_json, write_output};
 
 #[derive(clap::Args)]
 #[command(
@@ -422,7 +422,7 @@ fn write_csv(path: &Path, report: &IoReport) -> anyhow::Result<()> {
         s.push_str(&p.csv_row());
         s.push('\n');
     }
-    write_atomic(path, s.as_bytes())
+    write_output(path, s.as_bytes())
 }
 
 fn us(ns: u64) -> String {

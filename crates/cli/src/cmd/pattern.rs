@@ -9,7 +9,7 @@ use ssdiq_workload::units::parse_size;
 use ssdiq_workload::Pattern;
 
 use crate::error::{usage, OrUsage};
-use crate::output::{check_writable, write_atomic, write_json};
+use crate::output::{check_writable, write_json, write_output};
 
 /// Pages are counted in a u32 each; beyond this the histogram would not fit comfortably.
 const MAX_PAGES: u64 = 1 << 31;
@@ -106,7 +106,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         for (c, n) in &report.count_histogram {
             writeln!(s, "{c},{n}")?;
         }
-        write_atomic(path, s.as_bytes())?;
+        write_output(path, s.as_bytes())?;
     }
     if let Some(path) = &args.lba_csv {
         let mut s = String::from("bin,first_page,last_page,accesses\n");
@@ -116,7 +116,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             let last = ((i as u128 + 1) * pages as u128).div_ceil(bins) - 1;
             writeln!(s, "{i},{first},{last},{a}")?;
         }
-        write_atomic(path, s.as_bytes())?;
+        write_output(path, s.as_bytes())?;
     }
     if let Some(path) = &args.json {
         let doc = serde_json::json!({"schema": "ssdiq/1", "kind": "pattern", "report": report});

@@ -1,14 +1,14 @@
 //! `ssdiq report`: render one result or put several drives side by side.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ssdiq_report::model::{RunResult, SCHEMA};
 use ssdiq_report::{build_tables, html, markdown, terminal};
 
 use crate::error::usage;
-use crate::output::{check_writable, write_atomic};
+use crate::output::{check_not_input, check_writable, write_output};
 
 #[derive(clap::Args)]
 #[command(
@@ -65,8 +65,10 @@ pub fn load(path: &PathBuf) -> anyhow::Result<RunResult> {
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
     for p in [&args.markdown, &args.html].into_iter().flatten() {
         check_writable(p)?;
+        check_not_input(p, &inputs)?;
     }
     let results = args
         .files
@@ -87,10 +89,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     );
     if let Some(p) = &args.markdown {
         let md = format!("{}\n{}", markdown::table(&t2), markdown::table(&t3));
-        write_atomic(p, md.as_bytes())?;
+        write_output(p, md.as_bytes())?;
     }
     if let Some(p) = &args.html {
-        write_atomic(p, html::render(&refs).as_bytes())?;
+        write_output(p, html::render(&refs).as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -17,7 +17,7 @@ use ssdiq_workload::units::{format_size, parse_size};
 use ssdiq_workload::{PageStream, Pattern, StreamConfig};
 
 use crate::error::{usage, OrUsage};
-use crate::output::{check_writable, write_atomic, write_json};
+use crate::output::{check_writable, write_json, write_output};
 
 #[derive(clap::Args)]
 #[command(
@@ -343,7 +343,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 )?;
             }
         }
-        write_atomic(path, s.as_bytes())?;
+        write_output(path, s.as_bytes())?;
     }
     if let Some(path) = &args.json {
         let runs: Vec<RunOut> = specs

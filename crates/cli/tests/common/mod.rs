@@ -10,11 +10,16 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+/// The binary under test: this build, or `SSDIQ_TEST_BIN` (to show a test failing against
+/// an older build).
+pub fn bin() -> std::path::PathBuf {
+    std::env::var_os("SSDIQ_TEST_BIN")
+        .map(Into::into)
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_ssdiq").into())
+}
+
 pub fn ssdiq(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
-        .args(args)
-        .output()
-        .expect("run ssdiq")
+    Command::new(bin()).args(args).output().expect("run ssdiq")
 }
 
 /// Runs ssdiq and asserts it succeeded, showing its stderr if not.
