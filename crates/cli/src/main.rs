@@ -1,7 +1,10 @@
 //! `ssdiq`: a thin command line over the ssdiq crates. Parsing and presentation only.
 
+mod allow_destroy;
 mod cmd;
 mod error;
+mod file_target;
+mod limits;
 mod output;
 
 use std::process::ExitCode;

@@ -56,7 +56,8 @@ fn fd_dir_number(link: &Path) -> Option<RawFd> {
     link.file_name()?.to_str()?.parse().ok()
 }
 
-fn under_dev(p: &Path) -> bool {
+/// True if `p` would be (or is) created in `/dev` or below it.
+pub fn under_dev(p: &Path) -> bool {
     std::fs::canonicalize(parent_of(p))
         .map(|d| d.starts_with("/dev"))
         .unwrap_or(false)

@@ -207,7 +207,7 @@ fn bad_output_paths_fail_first_in_every_subcommand() {
     ];
     let mut cases = cases;
     if let Some(ro_dir) = &ro_mount {
-        cases.push((ro_dir.path.join("x.json"), "Read-only file system"));
+        cases.push((ro_dir.path().join("x.json"), "Read-only file system"));
     }
     for (out, want) in &cases {
         for args in every_output_flag(d.path(), s(out)) {
@@ -226,7 +226,7 @@ fn bad_output_paths_fail_first_in_every_subcommand() {
     );
     if let Some(ro_dir) = &ro_mount {
         usage_error(
-            &["run", "--quick", "--out", s(&ro_dir.path.join("new"))],
+            &["run", "--quick", "--out", s(&ro_dir.path().join("new"))],
             "Read-only file system",
         );
     }
@@ -319,39 +319,26 @@ fn wchan_is_fifo(pid: u32) -> bool {
 }
 
 /// A read-only directory: a read-only tmpfs mount as root (root ignores permissions), else a
-/// directory without write permission. `None` (with the reason) if neither works.
-struct ReadOnly {
-    path: PathBuf,
-    mounted: bool,
+/// directory without write permission.
+enum ReadOnly {
+    Mount(common::tmpfs::Tmpfs),
+    Mode(PathBuf),
 }
 
-impl Drop for ReadOnly {
-    fn drop(&mut self) {
-        if self.mounted {
-            let _ = Command::new("umount").arg(&self.path).status();
+impl ReadOnly {
+    fn path(&self) -> &Path {
+        match self {
+            ReadOnly::Mount(t) => &t.path,
+            ReadOnly::Mode(p) => p,
         }
     }
 }
 
 fn read_only_dir(p: &Path) -> Option<ReadOnly> {
     if common::loopdev::is_root() {
-        let st = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs"])
-            .arg(p)
-            .status();
-        if st.is_ok_and(|s| s.success()) {
-            return Some(ReadOnly {
-                path: p.to_path_buf(),
-                mounted: true,
-            });
-        }
-        eprintln!("skipped the read-only cases: cannot mount a read-only tmpfs");
-        return None;
+        return common::tmpfs::Tmpfs::mount(p, "ro,size=1m").map(ReadOnly::Mount);
     }
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o555)).unwrap();
-    Some(ReadOnly {
-        path: p.to_path_buf(),
-        mounted: false,
-    })
+    Some(ReadOnly::Mode(p.to_path_buf()))
 }

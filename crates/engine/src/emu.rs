@@ -51,6 +51,12 @@ fn invalid(m: String) -> EngineError {
 impl EmuExecutor {
     /// Opens `emu:NAME[,key=value...]` or `emu:path/to/profile.toml[,key=value...]`.
     pub fn open(target: &str) -> Result<EmuExecutor, EngineError> {
+        Self::from_profile(Self::profile_of(target)?)
+    }
+
+    /// The profile `target` names, parsed and checked, without building the drive (which
+    /// allocates about 9 bytes per page: see `ssdiq_flash::memory::drive_bytes`).
+    pub fn profile_of(target: &str) -> Result<Profile, EngineError> {
         let rest = target.strip_prefix("emu:").ok_or_else(|| {
             invalid(format!(
                 "invalid emulated target \"{target}\": expected emu:PROFILE[,key=value...]"
@@ -59,7 +65,7 @@ impl EmuExecutor {
         let mut parts = rest.split(',');
         let head = parts.next().unwrap_or("").trim();
         let text = if head.ends_with(".toml") || head.contains('/') {
-            std::fs::read_to_string(head)
+            crate::textfile::read_text(std::path::Path::new(head), crate::textfile::CONFIG_LIMIT)
                 .map_err(|e| invalid(format!("cannot read emu profile \"{head}\": {e}")))?
         } else {
             builtin(head)
@@ -80,9 +86,7 @@ impl EmuExecutor {
             })?;
             overrides.push((k, v));
         }
-        let profile =
-            Profile::parse(&text, &overrides).map_err(|e| invalid(format!("{target}: {e}")))?;
-        Self::from_profile(profile)
+        Profile::parse(&text, &overrides).map_err(|e| invalid(format!("{target}: {e}")))
     }
 
     /// An executor over a parsed profile.

@@ -267,7 +267,8 @@ pub fn run_thread(
                 rec.fail(io.op, io.offset, io.len, Some(-res), t_done);
                 shared.on_failure();
             } else if res as u64 != io.len {
-                rec.fail(io.op, io.offset, io.len, None, t_done);
+                let errno = target.why_short(io.op, io.offset, io.len, res as u64);
+                rec.fail(io.op, io.offset, io.len, errno, t_done);
                 shared.on_failure();
             } else {
                 rec.record(io.stream, t_done, t_done - slots[s].submit_ns, io.len);

@@ -179,7 +179,7 @@ pub fn parse_rate(input: &str) -> Result<Rate, UnitError> {
     Ok(Rate::IoPerSec(value * mult))
 }
 
-/// `60s`, `10m`, `1h`, `500ms`, `90` (seconds). Returns nanoseconds.
+/// `60s`, `10m`, `1h`, `2d`, `500ms`, `90` (seconds). Returns nanoseconds.
 pub fn parse_duration_ns(input: &str) -> Result<u64, UnitError> {
     let s = input.trim();
     let (num, suffix) = split_number(s);
@@ -193,11 +193,12 @@ pub fn parse_duration_ns(input: &str) -> Result<u64, UnitError> {
         "ns" => 1.0,
         "m" | "min" => 60e9,
         "h" => 3600e9,
+        "d" => 86_400e9,
         _ => {
             return Err(unit_err(
                 "duration",
                 input,
-                format!("unknown unit \"{suffix}\"; expected ns, us, ms, s, m, h"),
+                format!("unknown unit \"{suffix}\"; expected ns, us, ms, s, m, h, d"),
             ))
         }
     };
@@ -276,6 +277,7 @@ mod tests {
         assert_eq!(parse_duration_ns("60s").unwrap(), 60_000_000_000);
         assert_eq!(parse_duration_ns("2m").unwrap(), 120_000_000_000);
         assert_eq!(parse_duration_ns("500ms").unwrap(), 500_000_000);
+        assert_eq!(parse_duration_ns("2d").unwrap(), 2 * 86_400_000_000_000);
         assert!(parse_duration_ns("-1s").is_err());
         // Values past what a u64 of nanoseconds holds are refused, never clamped.
         let e = parse_duration_ns("99999999999999999999s").unwrap_err();

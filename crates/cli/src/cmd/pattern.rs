@@ -9,6 +9,7 @@ use ssdiq_workload::units::parse_size;
 use ssdiq_workload::Pattern;
 
 use crate::error::{usage, OrUsage};
+use crate::limits::{check_memory, MAX_DRAWS};
 use crate::output::{check_writable, write_json, write_output};
 
 /// Pages are counted in a u32 each; beyond this the histogram would not fit comfortably.
@@ -82,10 +83,24 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                         args.draws
                     ))
                 })?;
-            (m * pages as f64).round().max(1.0) as u64
+            (m * pages as f64).round().max(1.0)
         }
-        None => parse_count(&args.draws, "--draws")?,
+        None => parse_count(&args.draws, "--draws")? as f64,
     };
+    if draws > MAX_DRAWS as f64 {
+        return Err(usage(format!(
+            "invalid --draws \"{}\": {draws:.3e} draws; at most {MAX_DRAWS:.0e} (about 20 minutes)",
+            args.draws
+        )));
+    }
+    let draws = draws as u64;
+    // A u32 count per page (the analysis keeps them all) and the LBA bins.
+    let need = 4 * pages + 8 * args.bins.min(pages as usize) as u64;
+    check_memory(
+        &format!("pattern over {pages} pages"),
+        need,
+        "use fewer --pages",
+    )?;
     let page_bytes = parse_size(&args.page_size).or_usage()?;
     if page_bytes == 0 {
         return Err(usage(format!(

@@ -30,9 +30,13 @@ pub struct Args {
     color: String,
 }
 
+/// Largest result document read: a run of many hours with its per-second series is a few
+/// MB; `/dev/zero` or a disk image named by mistake is refused at once.
+const RESULT_LIMIT: u64 = 256 << 20;
+
 /// Reads a run result, with one-line errors that say what is wrong with which file.
 pub fn load(path: &PathBuf) -> anyhow::Result<RunResult> {
-    let text = std::fs::read_to_string(path)
+    let text = ssdiq_engine::textfile::read_text(path, RESULT_LIMIT)
         .map_err(|e| usage(format!("cannot read result \"{}\": {e}", path.display())))?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| usage(format!("result \"{}\" is not JSON: {e}", path.display())))?;

@@ -12,11 +12,13 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::Serialize;
+use ssdiq_flash::memory::sim_bytes;
 use ssdiq_flash::{simulate, FtlConfig, GcPolicy, Geometry, Provision, SimConfig, SimReport};
-use ssdiq_workload::units::{format_size, parse_size};
+use ssdiq_workload::units::{format_size, format_size_approx, parse_size};
 use ssdiq_workload::{PageStream, Pattern, StreamConfig};
 
 use crate::error::{usage, OrUsage};
+use crate::limits::{MemoryBudget, MAX_SIM_PAGE_WRITES};
 use crate::output::{check_writable, write_json, write_output};
 
 #[derive(clap::Args)]
@@ -267,6 +269,19 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
 
+    let need: Vec<u64> = specs.iter().map(|s| sim_bytes(&s.cfg)).collect();
+    let largest = (0..specs.len())
+        .max_by_key(|&i| need[i])
+        .expect("at least one run");
+    let budget = MemoryBudget::for_runs(
+        need[largest],
+        &format!(
+            "a simulation of {} ({} physical pages)",
+            format_size(specs[largest].params.capacity_bytes),
+            specs[largest].cfg.geometry.physical_pages()
+        ),
+        "use a smaller --capacity or a larger --page",
+    )?;
     let single = specs.len() == 1;
     let quiet = args.quiet;
     if !quiet {
@@ -277,10 +292,19 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             println!("{}", describe_geometry(g));
         }
         if !single {
+            let threads = rayon::current_num_threads() as u64;
+            let at_once = budget.fits(need[largest]);
             println!(
-                "sweep of {} runs on {} threads",
+                "sweep of {} runs on {threads} threads{}",
                 specs.len(),
-                rayon::current_num_threads()
+                if at_once < threads.min(specs.len() as u64) {
+                    format!(
+                        ", at most {at_once} at a time within the memory budget ({} available)",
+                        format_size_approx(budget.total() as f64)
+                    )
+                } else {
+                    String::new()
+                }
             );
         }
     }
@@ -289,6 +313,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .par_iter()
         .enumerate()
         .map(|(i, s)| {
+            let _memory = budget.acquire(need[i]);
             let t0 = Instant::now();
             let label = label(&s.params);
             let r = simulate(&s.cfg, |pt| {
@@ -386,6 +411,18 @@ fn spec(
     seed: u64,
     buf: BufSpec,
 ) -> anyhow::Result<Spec> {
+    let page_writes = w * g.logical_pages as f64;
+    if page_writes > MAX_SIM_PAGE_WRITES {
+        let shown = if w >= 1e15 {
+            format!("{w:e}")
+        } else {
+            format!("{w}")
+        };
+        return Err(usage(format!(
+            "invalid --writes \"{shown}x\": {page_writes:.3e} page writes of {} logical pages; at most {MAX_SIM_PAGE_WRITES:.0e} per run",
+            g.logical_pages
+        )));
+    }
     let buffer_pages = match buf {
         BufSpec::Fraction(f) => (f * g.physical_pages() as f64).round() as u64,
         BufSpec::Bytes(b) => b.div_ceil(g.page_bytes),
@@ -398,7 +435,7 @@ fn spec(
     if policy != GcPolicy::Optimal {
         let mut fc = FtlConfig::new(g, policy);
         fc.gc_frontier = gc_frontier;
-        g.check_spare(fc.frontiers()).or_usage()?;
+        fc.check().or_usage()?;
     }
     // Surface pattern/geometry mismatches (zns zone size, empty zones) now, not mid-sweep.
     PageStream::new(

@@ -104,6 +104,31 @@ fn us(v: f64) -> u64 {
     (v * 1000.0).round() as u64
 }
 
+/// The FTL geometry of a profile: superblocks of every die's units, enough of them for the
+/// capacity plus OP, 4 KiB pages.
+pub fn drive_geometry(p: &Profile) -> Result<Geometry, ProfileError> {
+    let n = &p.nand;
+    let dies = n.channels * n.dies_per_channel;
+    let unit_pages = n.bits_per_cell * n.planes * (n.page_kib / 4);
+    let ppb = dies as u64 * n.units_per_block as u64 * unit_pages as u64;
+    let logical = p.capacity_bytes()? / LBA_BYTES;
+    let physical_min = (logical as f64 * (1.0 + p.drive.op)).ceil() as u64;
+    let blocks = physical_min.div_ceil(ppb);
+    if blocks * ppb >= u32::MAX as u64 || logical >= u32::MAX as u64 {
+        return Err(ProfileError(format!(
+            "invalid capacity \"{}\": the emulator addresses at most 2^32 4 KiB pages (16 TiB) including OP",
+            p.drive.capacity
+        )));
+    }
+    Ok(Geometry {
+        page_bytes: LBA_BYTES,
+        pages_per_block: ppb as u32,
+        blocks: blocks as u32,
+        logical_pages: logical,
+        reserve_blocks: p.gc.critical_watermark,
+    })
+}
+
 impl Drive {
     /// Builds a fresh drive from a checked profile.
     pub fn new(p: &Profile) -> Result<Drive, ProfileError> {
@@ -113,28 +138,13 @@ impl Drive {
         let page_lbas = n.page_kib / 4;
         let unit_pages = n.bits_per_cell * n.planes * page_lbas;
         let read_pages = n.planes * page_lbas;
-        let ppb = dies as u64 * n.units_per_block as u64 * unit_pages as u64;
-        let logical = p.capacity_bytes()? / LBA_BYTES;
-        let physical_min = (logical as f64 * (1.0 + p.drive.op)).ceil() as u64;
-        let blocks = physical_min.div_ceil(ppb);
-        if blocks * ppb >= u32::MAX as u64 || logical >= u32::MAX as u64 {
-            return Err(bad(format!(
-                "invalid capacity \"{}\": the emulator addresses at most 2^32 4 KiB pages (16 TiB) including OP",
-                p.drive.capacity
-            )));
-        }
+        let geometry = drive_geometry(p)?;
+        let logical = geometry.logical_pages;
         let policy: GcPolicy = p
             .drive
             .policy
             .parse()
             .map_err(|e: crate::PolicyError| bad(e.to_string()))?;
-        let geometry = Geometry {
-            page_bytes: LBA_BYTES,
-            pages_per_block: ppb as u32,
-            blocks: blocks as u32,
-            logical_pages: logical,
-            reserve_blocks: p.gc.critical_watermark,
-        };
         let cfg = FtlConfig {
             geometry,
             policy,
