@@ -35,7 +35,7 @@ pub struct Args {
 const RESULT_LIMIT: u64 = 256 << 20;
 
 /// Reads a run result, with one-line errors that say what is wrong with which file.
-pub fn load(path: &PathBuf) -> anyhow::Result<RunResult> {
+pub fn load(path: &Path) -> anyhow::Result<RunResult> {
     let text = ssdiq_engine::textfile::read_text(path, RESULT_LIMIT)
         .map_err(|e| usage(format!("cannot read result \"{}\": {e}", path.display())))?;
     let value: serde_json::Value = serde_json::from_str(&text)
@@ -77,7 +77,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let results = args
         .files
         .iter()
-        .map(load)
+        .map(|p| load(p))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let refs: Vec<&RunResult> = results.iter().collect();
     let (t2, t3) = build_tables(&refs);
