@@ -64,6 +64,21 @@ pub fn parse_size(input: &str) -> Result<u64, UnitError> {
             format!("unknown unit \"{suffix}\"; expected k, M, G, T, KiB.., KB.."),
         )
     })?;
+    let too_large = || unit_err("size", input, "too large");
+    if !num.contains('.') {
+        // Whole numbers exactly: through f64, 872475401470549440 became ...504.
+        if num.len() > 30 {
+            return Err(too_large());
+        }
+        let v: u128 = num
+            .parse()
+            .map_err(|_| unit_err("size", input, "not a number"))?;
+        return v
+            .checked_mul(mult as u128)
+            .filter(|&b| b < u64::MAX as u128)
+            .map(|b| b as u64)
+            .ok_or_else(too_large);
+    }
     let value: f64 = num
         .parse()
         .map_err(|_| unit_err("size", input, "not a number"))?;
@@ -72,7 +87,15 @@ pub fn parse_size(input: &str) -> Result<u64, UnitError> {
         return Err(unit_err("size", input, "not a whole number of bytes"));
     }
     if bytes >= u64::MAX as f64 {
-        return Err(unit_err("size", input, "too large"));
+        return Err(too_large());
+    }
+    if bytes >= (1u64 << 53) as f64 {
+        // Past 2^53 a fraction like 7.3P is not exact in f64: ask for whole units.
+        return Err(unit_err(
+            "size",
+            input,
+            "a fraction this large is not exact; give a whole number",
+        ));
     }
     Ok(bytes as u64)
 }
@@ -260,6 +283,11 @@ mod tests {
         assert!(parse_size("k").is_err());
         assert!(parse_size("0.3").is_err());
         assert_eq!(format_size(8 << 20), "8MiB");
+        assert_eq!(parse_size("872475401470549440").unwrap(), 872475401470549440);
+        assert_eq!(parse_size("16E").unwrap_err().reason, "unknown unit \"E\"; expected k, M, G, T, KiB.., KB..");
+        assert_eq!(parse_size("16384P").unwrap_err().reason, "too large");
+        assert_eq!(parse_size("18446744073709551615").unwrap_err().reason, "too large");
+        assert_eq!(parse_size("1.5P").unwrap(), 3 << 49);
         assert_eq!(format_size(1000), "1000");
     }
 
