@@ -217,7 +217,7 @@ impl Job {
         }
         if let Some(t) = self.bound.time_ns.filter(|&t| t > MAX_JOB_NS) {
             return bad(format!(
-                "invalid --time \"{}\": at most 30 days (720h)",
+                "invalid --time: {} is longer than a job may run (30 days, 720h)",
                 format_duration_approx(t as f64 / 1e9)
             ));
         }
