@@ -254,3 +254,50 @@ fn a_sweep_runs_within_the_memory_budget() {
         "-q",
     ]);
 }
+
+#[test]
+fn a_ctrl_c_during_setup_ends_at_once() {
+    // Building a 512 GiB emulated drive takes seconds; a Ctrl-C meanwhile ends the command
+    // at once (nothing is written yet) instead of after the setup.
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("r.json");
+    let mut child = std::process::Command::new(common::bin())
+        .args([
+            "io",
+            "emu:default,capacity=512GiB",
+            "--rw",
+            "randread",
+            "--time",
+            "1s",
+            "--json",
+            s(&out),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let t0 = std::time::Instant::now();
+    assert!(std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let mut code = None;
+    while t0.elapsed() < std::time::Duration::from_secs(20) {
+        if let Some(st) = child.try_wait().unwrap() {
+            code = Some(st.code());
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let waited = t0.elapsed();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(code, Some(Some(130)), "exit after SIGINT");
+    assert!(
+        waited < std::time::Duration::from_millis(1000),
+        "a Ctrl-C during setup took {waited:?}"
+    );
+    assert!(!out.exists());
+}

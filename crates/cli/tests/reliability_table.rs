@@ -312,7 +312,9 @@ fn run(c: &Case, slow_ok: bool) -> Option<(Option<i32>, String, String)> {
         .trim()
         .to_string();
     let dir_text = d.to_string_lossy().to_string();
-    said = said.replace(&format!("{dir_text}/"), "").replace(&dir_text, ".");
+    said = said
+        .replace(&format!("{dir_text}/"), "")
+        .replace(&dir_text, ".");
     for (dev, name) in [(&x.loop_dev, "LOOP"), (&x.free_loop, "FREELOOP")] {
         if let Some(dev) = dev {
             said = said.replace(dev.as_str(), name);
@@ -351,7 +353,11 @@ fn row(c: &Case, exit: Option<i32>, said: &str, note: &str) -> String {
     format!(
         "| `{env}ssdiq {}` | {} | {exit} | {said} | {} |",
         cell(&c.args.join(" ")),
-        if c.was.is_empty() { "(new case)".to_string() } else { cell(c.was) },
+        if c.was.is_empty() {
+            "(new case)".to_string()
+        } else {
+            cell(c.was)
+        },
         cell(note)
     )
 }
@@ -387,7 +393,9 @@ fn the_reliability_table_says_what_the_binary_does() {
                 let old = old_rows
                     .iter()
                     .find(|r| r.contains(&key))
-                    .unwrap_or_else(|| panic!("no row for {key} in the document, and it cannot run here"));
+                    .unwrap_or_else(|| {
+                        panic!("no row for {key} in the document, and it cannot run here")
+                    });
                 table.push_str(old);
             }
         }
@@ -396,8 +404,12 @@ fn the_reliability_table_says_what_the_binary_does() {
     if kept > 0 {
         eprintln!("{kept} rows kept from the document (they need root, or are slow)");
     }
-    let (head, rest) = doc.split_once(BEGIN).expect("the document has the BEGIN marker");
-    let (_, tail) = rest.split_once(END).expect("the document has the END marker");
+    let (head, rest) = doc
+        .split_once(BEGIN)
+        .expect("the document has the BEGIN marker");
+    let (_, tail) = rest
+        .split_once(END)
+        .expect("the document has the END marker");
     let new_doc = format!("{head}{BEGIN}\n{table}{END}{tail}");
     if update {
         std::fs::write(doc_path(), &new_doc).unwrap();

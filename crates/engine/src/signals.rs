@@ -1,9 +1,12 @@
 //! SIGINT/SIGTERM handling for the CLI.
 //!
 //! Invariants:
-//! - [`stop_on_signals`]: the first signal sets the job's stop flag, so the executor drains
-//!   and reports `partial`; a second one terminates the process (exit code 128 + signal), so
-//!   a hung device cannot make Ctrl-C useless.
+//! - [`stop_on_signals`] is called first thing, before any setup: until [`drain_on_signals`]
+//!   (when the job starts) a signal terminates at once (exit code 128 + signal), since
+//!   nothing has been written yet, however long a setup takes (an emulated drive of a TiB).
+//! - After [`drain_on_signals`], the first signal sets the job's stop flag, so the executor
+//!   drains and reports `partial`; a second one terminates the process, so a hung device
+//!   cannot make Ctrl-C useless.
 //! - [`exit_on_signals`]: for commands with nothing to drain, the first signal terminates.
 //! - While a [`DeferExit`] guard is alive (results being written), termination waits: the
 //!   signal is remembered and the process exits when the last guard drops, so a Ctrl-C never
@@ -29,7 +32,11 @@ fn terminate_or_defer(sig: i32) {
     }
 }
 
-/// Installs the handlers and returns the flag the first signal sets.
+/// Set once the job runs: signals then drain instead of terminating.
+static DRAINING: AtomicBool = AtomicBool::new(false);
+
+/// Installs the handlers and returns the flag the first signal sets once the job runs
+/// (see [`drain_on_signals`]).
 pub fn stop_on_signals() -> io::Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [SIGINT, SIGTERM] {
@@ -37,13 +44,19 @@ pub fn stop_on_signals() -> io::Result<Arc<AtomicBool>> {
         // SAFETY: the action only uses atomics and `_exit`.
         unsafe {
             signal_hook::low_level::register(sig, move || {
-                if flag.swap(true, Ordering::SeqCst) {
+                if !DRAINING.load(Ordering::SeqCst) || flag.swap(true, Ordering::SeqCst) {
                     terminate_or_defer(sig);
                 }
             })?;
         }
     }
     Ok(stop)
+}
+
+/// The job starts: from now on the first signal stops it (results saved, partial) rather
+/// than ending the process.
+pub fn drain_on_signals() {
+    DRAINING.store(true, Ordering::SeqCst);
 }
 
 /// Installs handlers that terminate at the first signal (exit code 128 + signal), except

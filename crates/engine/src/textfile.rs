@@ -33,7 +33,7 @@ mod tests {
     #[test]
     fn endless_and_binary_inputs_fail_quickly() {
         let e = read_text(Path::new("/dev/zero"), 4096).unwrap_err();
-        assert!(e.to_string().contains("larger than 4096 B"), "{e}");
+        assert!(e.to_string().contains("larger than 4.00 KiB"), "{e}");
         let d = tempfile::tempdir().unwrap();
         let f = d.path().join("b");
         std::fs::write(&f, [0xff, 0xfe]).unwrap();

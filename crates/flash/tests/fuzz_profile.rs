@@ -74,7 +74,10 @@ fn value() -> impl Strategy<Value = String> {
 fn overrides() -> impl Strategy<Value = Vec<(String, String)>> {
     prop::collection::vec(
         (
-            prop_oneof![prop::sample::select(KEYS.to_vec()).prop_map(String::from), "\\PC{0,8}"],
+            prop_oneof![
+                prop::sample::select(KEYS.to_vec()).prop_map(String::from),
+                "\\PC{0,8}"
+            ],
             value(),
         ),
         0..5,
@@ -88,8 +91,7 @@ fn mutated_text() -> impl Strategy<Value = String> {
         prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, value()), 0..4),
     )
         .prop_map(|(name, edits)| {
-            let mut lines: Vec<String> =
-                builtin(name).unwrap().lines().map(String::from).collect();
+            let mut lines: Vec<String> = builtin(name).unwrap().lines().map(String::from).collect();
             for (at, kind, v) in edits {
                 if lines.is_empty() {
                     break;

@@ -46,13 +46,11 @@ fn value() -> impl Strategy<Value = String> {
 }
 
 fn near_miss() -> impl Strategy<Value = String> {
-    prop::collection::vec((prop::sample::select(FIELDS.to_vec()), value()), 0..10).prop_map(
-        |kv| {
-            kv.iter()
-                .map(|(k, v)| format!("{k} = {v}\n"))
-                .collect::<String>()
-        },
-    )
+    prop::collection::vec((prop::sample::select(FIELDS.to_vec()), value()), 0..10).prop_map(|kv| {
+        kv.iter()
+            .map(|(k, v)| format!("{k} = {v}\n"))
+            .collect::<String>()
+    })
 }
 
 proptest! {

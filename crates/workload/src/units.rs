@@ -283,10 +283,19 @@ mod tests {
         assert!(parse_size("k").is_err());
         assert!(parse_size("0.3").is_err());
         assert_eq!(format_size(8 << 20), "8MiB");
-        assert_eq!(parse_size("872475401470549440").unwrap(), 872475401470549440);
-        assert_eq!(parse_size("16E").unwrap_err().reason, "unknown unit \"E\"; expected k, M, G, T, KiB.., KB..");
+        assert_eq!(
+            parse_size("872475401470549440").unwrap(),
+            872475401470549440
+        );
+        assert_eq!(
+            parse_size("16E").unwrap_err().reason,
+            "unknown unit \"E\"; expected k, M, G, T, KiB.., KB.."
+        );
         assert_eq!(parse_size("16384P").unwrap_err().reason, "too large");
-        assert_eq!(parse_size("18446744073709551615").unwrap_err().reason, "too large");
+        assert_eq!(
+            parse_size("18446744073709551615").unwrap_err().reason,
+            "too large"
+        );
         assert_eq!(parse_size("1.5P").unwrap(), 3 << 49);
         assert_eq!(format_size(1000), "1000");
     }

@@ -422,7 +422,7 @@ fn emu_setup(args: &Args, target: &str) -> anyhow::Result<(Job, Box<dyn Executor
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
-    // Handlers first: a Ctrl-C during setup ends the command before anything is written.
+    // Handlers first: a Ctrl-C during setup ends the command at once, nothing written.
     let stop = ssdiq_engine::signals::stop_on_signals()?;
     let target = args.target.to_string_lossy().to_string();
     let (job, mut exec, plan) = if target.starts_with("emu:") {
@@ -430,10 +430,8 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         real_setup(&args)?
     };
-    if stop.load(std::sync::atomic::Ordering::Relaxed) {
-        eprintln!("ssdiq: interrupted before the job started; nothing was written");
-        return Ok(ExitCode::from(130));
-    }
+    // Until here a Ctrl-C ended the process at once: nothing was written.
+    ssdiq_engine::signals::drain_on_signals();
     file_target::apply(&args.target, plan)?;
     let bars = Bars {
         fill: OnceLock::new(),

@@ -139,7 +139,7 @@ fn spec(args: &Args, builtin: Option<Spec>) -> anyhow::Result<Option<Spec>> {
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
-    // Handlers first: a Ctrl-C during setup ends the command before anything is written.
+    // Handlers first: a Ctrl-C during setup ends the command at once, nothing written.
     let stop = ssdiq_engine::signals::stop_on_signals()?;
     if args.threads == 0 || args.threads > 64 {
         return Err(usage(format!(
@@ -165,10 +165,8 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| run_out::default_dir(&args.target));
     run_out::check_dir(&out)?;
-    if stop.load(std::sync::atomic::Ordering::Relaxed) {
-        eprintln!("ssdiq: interrupted before the run started; nothing was written");
-        return Ok(ExitCode::from(130));
-    }
+    // Until here a Ctrl-C ended the process at once: nothing was written.
+    ssdiq_engine::signals::drain_on_signals();
 
     let bars = Bars::new(args.quiet);
     let opts = RunOptions {
