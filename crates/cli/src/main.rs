@@ -32,6 +32,7 @@ enum Command {
     Info(cmd::info::Args),
     Report(cmd::report::Args),
     Pattern(cmd::pattern::Args),
+    Store(cmd::store::Args),
 }
 
 fn main() -> ExitCode {
@@ -42,9 +43,12 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
-    // `run` and `io` drain their job at the first Ctrl-C; the others just end (but never
-    // while a result file is being written).
-    if !matches!(cli.command, Command::Run(_) | Command::Io(_)) {
+    // `run`, `io` and `store` drain their job at the first Ctrl-C; the others just end (but
+    // never while a result file is being written).
+    if !matches!(
+        cli.command,
+        Command::Run(_) | Command::Io(_) | Command::Store(_)
+    ) {
         if let Err(e) = ssdiq_engine::signals::exit_on_signals() {
             return error::report(&e.into());
         }
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
         Command::Info(a) => cmd::info::main(a),
         Command::Report(a) => cmd::report::main(a),
         Command::Pattern(a) => cmd::pattern::main(a),
+        Command::Store(a) => cmd::store::main(a),
     };
     match result {
         Ok(code) => code,

@@ -4,49 +4,16 @@
 //! histogram allocated before the job) and hands it to the shared [`SeriesSink`] when its
 //! completions move into a later second — once per second per thread, so the lock is cold.
 //! The sink adds the histograms of all writers for a second and finalises a second into a
-//! [`SeriesPoint`] (mean, p99) only when every writer has moved past it, so memory holds only
+//! [`JobSecond`] (mean, p99) only when every writer has moved past it, so memory holds only
 //! the few seconds still open. Seconds are `completion_ns / 1e9` of the executor's clock.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use serde::Serialize;
-
 use crate::hist::OpStats;
 use crate::stats::StreamId;
 
-/// One stream's numbers for one second.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SeriesPoint {
-    /// Second since the measured job started.
-    pub second: u64,
-    /// `read`, `write`, `trim`, `write_zeroes`, or `probe_read` / `probe_write`.
-    pub stream: String,
-    pub ios: u64,
-    pub bytes: u64,
-    pub iops: f64,
-    pub mb_s: f64,
-    pub lat_mean_ns: f64,
-    pub lat_p99_ns: u64,
-}
-
-impl SeriesPoint {
-    pub const CSV_HEADER: &'static str = "second,stream,ios,bytes,iops,mb_s,lat_mean_ns,lat_p99_ns";
-
-    pub fn csv_row(&self) -> String {
-        format!(
-            "{},{},{},{},{:.1},{:.3},{:.1},{}",
-            self.second,
-            self.stream,
-            self.ios,
-            self.bytes,
-            self.iops,
-            self.mb_s,
-            self.lat_mean_ns,
-            self.lat_p99_ns
-        )
-    }
-}
+pub use ssdiq_schema::JobSecond;
 
 struct Closed {
     second: u64,
@@ -111,7 +78,7 @@ impl SeriesSink {
 
     /// All points, with rates over each second's length within a job of `elapsed_ns`; a
     /// stream's seconds without completions appear as zero rows (stalls must be visible).
-    pub fn finish(&self, elapsed_ns: u64) -> Vec<SeriesPoint> {
+    pub fn finish(&self, elapsed_ns: u64) -> Vec<JobSecond> {
         let n = self.inner.lock().expect("series lock").closed_below.len();
         for w in 0..n {
             self.close(w, u64::MAX);
@@ -140,7 +107,7 @@ impl SeriesSink {
                     Some(c) => (c.ios, c.bytes, c.mean, c.p99),
                     None => (0, 0, 0.0, 0),
                 };
-                out.push(SeriesPoint {
+                out.push(JobSecond {
                     second,
                     stream: s.label(),
                     ios,

@@ -19,7 +19,7 @@ use ssdiq_workload::Op;
 use crate::counters::CounterLog;
 use crate::hist::{OpStats, OpSummary};
 use crate::job::JobInfo;
-use crate::series::{SeriesPoint, SeriesSink};
+use crate::series::{JobSecond, SeriesSink};
 
 /// Which clock produced the timestamps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -295,7 +295,7 @@ pub struct Stats {
     pub elapsed_ns: u64,
     pub ops: BTreeMap<Op, OpStats>,
     pub probes: BTreeMap<Op, OpStats>,
-    pub series: Vec<SeriesPoint>,
+    pub series: Vec<JobSecond>,
     pub errors: ErrorLog,
     /// True if the job was interrupted or stopped on an error before its bound.
     pub partial: bool,
@@ -385,7 +385,7 @@ pub struct IoReport {
     pub errors: ErrorLog,
     pub device: DeviceReport,
     pub fill: Option<FillInfo>,
-    pub series: Vec<SeriesPoint>,
+    pub series: Vec<JobSecond>,
     pub partial: bool,
 }
 

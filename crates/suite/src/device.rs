@@ -16,7 +16,7 @@ use std::time::Duration;
 use ssdiq_engine::target::{Target, TargetFacts, TargetKind};
 use ssdiq_engine::{Clock, DeviceCounters, Executor, Job, RealExecutor, WriteCounters};
 use ssdiq_nvme::reset::ResetMethod;
-use ssdiq_report::TargetInfo;
+use ssdiq_schema::TargetInfo;
 use ssdiq_workload::RwMix;
 
 use crate::target::{SuiteError, SuiteTarget};

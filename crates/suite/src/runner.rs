@@ -13,8 +13,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use ssdiq_engine::{Clock, RunControl};
-use ssdiq_report::model::{steps, Derived, RunInfo, RunResult, StepResult, SCHEMA};
-use ssdiq_report::Spec;
+use ssdiq_schema::Spec;
+use ssdiq_schema::{steps, Derived, RunInfo, RunResult, StepResult, SCHEMA};
 use ssdiq_workload::units::Rate;
 use ssdiq_workload::{Pattern, RwMix};
 

@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use ssdiq_report::Spec;
+use ssdiq_schema::Spec;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use ssdiq_engine::hist::OpStats;
-use ssdiq_engine::series::SeriesPoint as EngineSecond;
+use ssdiq_engine::series::JobSecond;
 use ssdiq_engine::{Job, Progress, RunControl};
 use ssdiq_workload::units::Rate;
 use ssdiq_workload::Op;
@@ -28,7 +28,7 @@ pub struct Round {
     pub elapsed_ns: u64,
     pub ops: BTreeMap<Op, OpStats>,
     pub probes: BTreeMap<Op, OpStats>,
-    pub seconds: Vec<EngineSecond>,
+    pub seconds: Vec<JobSecond>,
     /// Device counter deltas over the round, when the device reports them.
     pub host_bytes: Option<u64>,
     pub media_bytes: Option<u64>,

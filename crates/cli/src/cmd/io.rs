@@ -469,7 +469,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn write_csv(path: &Path, report: &IoReport) -> anyhow::Result<()> {
-    let mut s = String::from(ssdiq_engine::series::SeriesPoint::CSV_HEADER);
+    let mut s = String::from(ssdiq_engine::series::JobSecond::CSV_HEADER);
     s.push('\n');
     for p in &report.series {
         s.push_str(&p.csv_row());

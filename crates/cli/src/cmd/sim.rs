@@ -17,6 +17,9 @@ use ssdiq_flash::{simulate, FtlConfig, GcPolicy, Geometry, Provision, SimConfig,
 use ssdiq_workload::units::{format_size, format_size_approx, parse_size};
 use ssdiq_workload::{PageStream, Pattern, StreamConfig};
 
+#[path = "sim_html.rs"]
+mod html;
+
 use crate::error::{usage, OrUsage};
 use crate::limits::{MemoryBudget, MAX_SIM_PAGE_WRITES};
 use crate::output::{check_writable, write_json, write_output};
@@ -72,6 +75,10 @@ pub struct Args {
     /// Write every run's WAF series as CSV.
     #[arg(long)]
     csv: Option<PathBuf>,
+    /// Write a self-contained HTML page: WAF over the workload per run, WAF against OP for
+    /// sweeps over it, the runs table.
+    #[arg(long)]
+    html: Option<PathBuf>,
     /// Print only the summary table.
     #[arg(long, short)]
     quiet: bool,
@@ -232,7 +239,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             .map_err(|_| usage(format!("invalid --seed \"{s}\": expected a whole number")))
     })?;
     let buffers = parse_list(&args.write_buffer, "--write-buffer", buffer)?;
-    for p in [&args.json, &args.csv].into_iter().flatten() {
+    for p in [&args.json, &args.csv, &args.html].into_iter().flatten() {
         check_writable(p)?;
     }
 
@@ -369,6 +376,16 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
         write_output(path, s.as_bytes())?;
+    }
+    if let Some(path) = &args.html {
+        let geometry = describe_geometry(&specs[0].cfg.geometry);
+        let sub =
+            if caps.len() * pages.len() * blocks.len() * provisions.len() * reserves.len() == 1 {
+                geometry
+            } else {
+                String::new()
+            };
+        write_output(path, html::page(&sub, &specs, &results).as_bytes())?;
     }
     if let Some(path) = &args.json {
         let runs: Vec<RunOut> = specs

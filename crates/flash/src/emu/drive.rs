@@ -98,6 +98,8 @@ pub struct Drive {
     /// Parked writes admitted since the caller last took them: (tag, completion time).
     done: Vec<(u64, u64)>,
     c: DriveCounters,
+    /// The placement stream of each logical page's newest write; empty with one stream.
+    stream_of: Vec<u16>,
 }
 
 fn us(v: f64) -> u64 {
@@ -148,7 +150,7 @@ impl Drive {
         let cfg = FtlConfig {
             geometry,
             policy,
-            streams: 1,
+            streams: p.drive.streams,
             gc_frontier: p.drive.gc_frontier,
             seed: p.drive.seed,
         };
@@ -195,6 +197,11 @@ impl Drive {
             now: 0,
             done: Vec::new(),
             c: DriveCounters::default(),
+            stream_of: if p.drive.streams > 1 {
+                vec![0; logical as usize]
+            } else {
+                Vec::new()
+            },
         })
     }
 
@@ -337,6 +344,28 @@ impl Drive {
     /// `None` if it waits for buffer room (it completes later, reported with `tag` through
     /// [`Drive::take_completed`]).
     pub fn write(&mut self, now: u64, lpn: u64, pages: u64, tag: u64) -> Option<u64> {
+        self.write_stream(now, lpn, pages, tag, 0)
+    }
+
+    /// [`Drive::write`] through placement stream `stream` (< the profile's `streams`): its
+    /// pages are programmed at that stream's frontier (FDP reclaim unit handle), so streams
+    /// never share an erase block. Stream 0 is the default stream.
+    pub fn write_stream(
+        &mut self,
+        now: u64,
+        lpn: u64,
+        pages: u64,
+        tag: u64,
+        stream: u16,
+    ) -> Option<u64> {
+        if !self.stream_of.is_empty() {
+            assert!(
+                (stream as usize) < self.ftl.streams(),
+                "stream {stream} of a drive with {} streams",
+                self.ftl.streams()
+            );
+            self.stream_of[lpn as usize..(lpn + pages) as usize].fill(stream);
+        }
         self.c.host_write_bytes += pages * LBA_BYTES;
         let x = (pages as f64 * self.t.link_ns_per_page) as u64;
         let s = now.max(self.link_in);
@@ -476,7 +505,8 @@ impl Drive {
                 let Some(lpn) = self.buf.pop_live() else {
                     break;
                 };
-                let e = self.ftl.write(lpn, 0);
+                let stream = self.stream_of.get(lpn as usize).copied().unwrap_or(0);
+                let e = self.ftl.write(lpn, stream as u32);
                 if e.erases > 0 {
                     self.add_gc(e.relocations as u64, e.erases as u64);
                 }
