@@ -131,3 +131,16 @@ fn real_rate_waits_end_at_the_stop_flag() {
         );
     }
 }
+
+#[test]
+fn a_long_idle_job_keeps_a_short_series() {
+    // 20 virtual days, one write an hour: 480 writes, not 1.7 million per-second rows.
+    let mut e = emu();
+    let mut j = timed("randwrite", e.capacity_bytes(), 20 * 86_400);
+    j.target = "emu".into();
+    j.rate = Some(Rate::IoPerSec(1.0 / 3600.0));
+    let s = e.run(&j, &RunControl::default()).unwrap();
+    assert_eq!(s.ops[&Op::Write].ios, 480);
+    assert!(s.series.len() < 2000, "{} rows", s.series.len());
+    assert_eq!(s.elapsed_ns, 20 * 86_400 * 1_000_000_000);
+}
