@@ -133,23 +133,20 @@ const DENSE_GAP: u64 = 60;
 /// must not hold a row for every empty second. `busy` is ascending, possibly repeated.
 fn seconds_to_show(busy: impl Iterator<Item = u64>, last: u64) -> Vec<u64> {
     let mut out = Vec::new();
+    // The first second not shown yet.
     let mut next = 0u64;
-    let mut push_until = |b: u64, out: &mut Vec<u64>, next: &mut u64| {
-        if b < *next {
-            return;
+    for b in busy.chain(std::iter::once(last)) {
+        if b < next {
+            continue;
         }
-        if b - *next <= DENSE_GAP {
-            out.extend(*next..b);
+        if b - next <= DENSE_GAP {
+            out.extend(next..b);
         } else {
-            out.extend([*next, b - 1]);
+            out.extend([next, b - 1]);
         }
         out.push(b);
-        *next = b + 1;
-    };
-    for b in busy {
-        push_until(b, &mut out, &mut next);
+        next = b + 1;
     }
-    push_until(last, &mut out, &mut next);
     out
 }
 

@@ -26,10 +26,10 @@ use crate::error::{usage, OrUsage};
     about = "Run the SSD-iq benchmark on a drive (default: the emulated SSD emu:default)",
     after_help = "Examples:\n  ssdiq run --quick\n  ssdiq run emu:default,op=0.28 --out results/highop\n  ssdiq run /tmp/scratch.img --size 4G --spec pm9a3.toml\n  ssdiq run /dev/nvme1n1 --allow-destroy /dev/nvme1n1 --spec-seq-write 1500 --spec-rand-write 70\n\n\
 Writes run.json, series.csv, report.md and report.html into --out. A file target is created\n\
-at --size; an existing one is recreated (its content lost) only with --recreate. Writing to a\n\
-block device\n\
-is refused if it looks in use, unless --allow-destroy names the device again; the whole device\n\
-is discarded (and formatted when it is the only NVMe namespace) before the run."
+at --size; an existing one is recreated (its content lost) only with --recreate.\n\
+Writing to a block device is refused if it looks in use, unless --allow-destroy names the\n\
+device again; the whole device is discarded (and formatted when it is the only NVMe\n\
+namespace) before the run."
 )]
 pub struct Args {
     /// emu:PROFILE[,key=value...], a block device, or a file (with --size).
