@@ -98,11 +98,17 @@ fn quick_run_on_a_file() {
         .as_str()
         .unwrap()
         .contains("measured"));
-    // A spec given by flag sets the load.
+    // A spec given by flag sets the load; the file exists now, so it is recreated only when
+    // asked to.
     let out2 = dir.path().join("out2");
+    let o = ssdiq(&["run", s(&f), "--quick", "--out", s(&out2)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--recreate"));
+    assert!(!out2.exists());
     let o = ssdiq(&[
         "run",
         s(&f),
+        "--recreate",
         "--size",
         "32M",
         "--quick",

@@ -114,6 +114,46 @@ fn sweep_writes_schema_json_and_csv() {
 }
 
 #[test]
+fn html_draws_waf_over_the_workload_and_against_op() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("s.html");
+    let mut args = SMALL.to_vec();
+    args.extend([
+        "--op",
+        "10%,25%",
+        "--gc",
+        "greedy,fifo",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    let out = ssdiq(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.starts_with("<!DOCTYPE html>") && text.contains("ssdiq sim: 4 runs"));
+    assert_eq!(
+        text.matches("<svg").count(),
+        2,
+        "over the workload, against OP"
+    );
+    assert!(text.contains("greedy model, uniform") && text.contains("fifo, OP 25.0%"));
+    // One OP: no chart against it.
+    let mut args = SMALL.to_vec();
+    args.extend(["--html", html.to_str().unwrap()]);
+    assert!(ssdiq(&args).status.success());
+    assert_eq!(
+        std::fs::read_to_string(&html)
+            .unwrap()
+            .matches("<svg")
+            .count(),
+        1
+    );
+}
+
+#[test]
 fn single_run_prints_a_point_every_tenth_and_the_geometry() {
     let out = ssdiq(&[
         "sim",

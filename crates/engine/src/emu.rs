@@ -51,6 +51,12 @@ fn invalid(m: String) -> EngineError {
 impl EmuExecutor {
     /// Opens `emu:NAME[,key=value...]` or `emu:path/to/profile.toml[,key=value...]`.
     pub fn open(target: &str) -> Result<EmuExecutor, EngineError> {
+        Self::from_profile(Self::profile_of(target)?)
+    }
+
+    /// The profile `target` names, parsed and checked, without building the drive (which
+    /// allocates about 9 bytes per page: see `ssdiq_flash::memory::drive_bytes`).
+    pub fn profile_of(target: &str) -> Result<Profile, EngineError> {
         let rest = target.strip_prefix("emu:").ok_or_else(|| {
             invalid(format!(
                 "invalid emulated target \"{target}\": expected emu:PROFILE[,key=value...]"
@@ -59,7 +65,7 @@ impl EmuExecutor {
         let mut parts = rest.split(',');
         let head = parts.next().unwrap_or("").trim();
         let text = if head.ends_with(".toml") || head.contains('/') {
-            std::fs::read_to_string(head)
+            crate::textfile::read_text(std::path::Path::new(head), crate::textfile::CONFIG_LIMIT)
                 .map_err(|e| invalid(format!("cannot read emu profile \"{head}\": {e}")))?
         } else {
             builtin(head)
@@ -80,9 +86,7 @@ impl EmuExecutor {
             })?;
             overrides.push((k, v));
         }
-        let profile =
-            Profile::parse(&text, &overrides).map_err(|e| invalid(format!("{target}: {e}")))?;
-        Self::from_profile(profile)
+        Profile::parse(&text, &overrides).map_err(|e| invalid(format!("{target}: {e}")))
     }
 
     /// An executor over a parsed profile.
@@ -248,6 +252,7 @@ impl EmuExecutor {
             main_left: job.threads as usize * job.qd as usize,
             parked: 0,
             last_ns: 0,
+            idle_until: 0,
             admitted: Vec::new(),
         };
         for s in 0..l.slots.len() {
@@ -295,7 +300,11 @@ impl EmuExecutor {
                 }
             }
         }
-        let elapsed = l.last_ns;
+        // A rate-limited job whose next start fell past its time bound idled until then.
+        let elapsed = l.last_ns.max(l.idle_until);
+        if elapsed > l.last_ns {
+            l.drive.advance(t0 + elapsed);
+        }
         progress(elapsed, shared.issued());
         LoopResult {
             totals: Some(l.rec.finish()),
@@ -365,6 +374,8 @@ struct Loop<'a, 'b> {
     /// Writes waiting for buffer room inside the drive.
     parked: usize,
     last_ns: u64,
+    /// The time bound, once a rate-limited start was dropped for falling past it.
+    idle_until: u64,
     admitted: Vec<(u64, u64)>,
 }
 
@@ -374,24 +385,34 @@ impl Loop<'_, '_> {
         let f = self.slots[s].feed;
         let rel = now - self.t0;
         match self.feeds[f].next(self.shared, rel) {
-            None => {
-                if !self.feeds[f].is_probe() {
-                    self.main_left -= 1;
-                    if self.main_left == 0 {
-                        self.shared.main_done.store(true, Ordering::Relaxed);
-                    }
-                }
-            }
+            None => self.end_slot(f),
             Some(io) => {
                 self.slots[s].io = io;
                 if let Some(r) = self.shared.rate_for(&self.feeds[f]) {
                     let at = r.claim(io.len, rel);
+                    if at >= self.shared.deadline_ns() {
+                        // It would start after the time bound: the slot is done, and the job
+                        // idles until its end instead of jumping ahead in virtual time.
+                        self.idle_until = self.shared.deadline_ns();
+                        self.end_slot(f);
+                        return;
+                    }
                     if at > rel {
                         self.heap.push(Reverse((self.t0 + at, s as u32, START)));
                         return;
                     }
                 }
                 self.submit(s, now);
+            }
+        }
+    }
+
+    /// A slot of feed `f` issues nothing more; probes stop when no main slot is left.
+    fn end_slot(&mut self, f: usize) {
+        if !self.feeds[f].is_probe() {
+            self.main_left -= 1;
+            if self.main_left == 0 {
+                self.shared.main_done.store(true, Ordering::Relaxed);
             }
         }
     }

@@ -9,7 +9,6 @@ use ssdiq_workload::Op;
 use crate::buf::AlignedBuf;
 use crate::error::EngineError;
 use crate::feed::{Feed, WorkerCtx};
-use crate::rate::wait_until;
 use crate::stats::Recorder;
 
 pub fn run_thread(
@@ -37,7 +36,9 @@ pub fn run_thread(
         };
         if let Some(r) = rate {
             let at = r.claim(io.len, now);
-            wait_until(at, || clock.now_ns());
+            if !shared.wait_for_start(feed, at, || clock.now_ns()) {
+                break;
+            }
         }
         if io.op == Op::Write {
             data.before_write(
@@ -49,6 +50,7 @@ pub fn run_thread(
         }
         let t0 = clock.now_ns();
         // SAFETY: buffers hold at least bs = io.len bytes for reads and writes.
+        let short = |done: u64| target.why_short(io.op, io.offset, io.len, done);
         let res: Result<(), Option<i32>> = match io.op {
             Op::Read => check(
                 unsafe {
@@ -60,6 +62,7 @@ pub fn run_thread(
                     )
                 },
                 io.len,
+                short,
             ),
             Op::Write => check(
                 unsafe {
@@ -71,6 +74,7 @@ pub fn run_thread(
                     )
                 },
                 io.len,
+                short,
             ),
             Op::Trim => target.trim(io.offset, io.len).map_err(Some),
             Op::WriteZeroes => target.write_zeroes(io.offset, io.len).map_err(Some),
@@ -87,9 +91,10 @@ pub fn run_thread(
     Ok(())
 }
 
-/// `Err(Some(errno))` for a failed call, `Err(None)` for a short transfer.
+/// `Err(Some(errno))` for a failed call; for a short transfer, the errno `short(done)`
+/// finds (`Err(None)` if there is none).
 #[inline]
-fn check(r: isize, len: u64) -> Result<(), Option<i32>> {
+fn check(r: isize, len: u64, short: impl Fn(u64) -> Option<i32>) -> Result<(), Option<i32>> {
     if r < 0 {
         Err(Some(
             std::io::Error::last_os_error()
@@ -97,7 +102,7 @@ fn check(r: isize, len: u64) -> Result<(), Option<i32>> {
                 .unwrap_or(libc::EIO),
         ))
     } else if r as u64 != len {
-        Err(None)
+        Err(short(r as u64))
     } else {
         Ok(())
     }

@@ -4,49 +4,16 @@
 //! histogram allocated before the job) and hands it to the shared [`SeriesSink`] when its
 //! completions move into a later second — once per second per thread, so the lock is cold.
 //! The sink adds the histograms of all writers for a second and finalises a second into a
-//! [`SeriesPoint`] (mean, p99) only when every writer has moved past it, so memory holds only
+//! [`JobSecond`] (mean, p99) only when every writer has moved past it, so memory holds only
 //! the few seconds still open. Seconds are `completion_ns / 1e9` of the executor's clock.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use serde::Serialize;
-
 use crate::hist::OpStats;
 use crate::stats::StreamId;
 
-/// One stream's numbers for one second.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SeriesPoint {
-    /// Second since the measured job started.
-    pub second: u64,
-    /// `read`, `write`, `trim`, `write_zeroes`, or `probe_read` / `probe_write`.
-    pub stream: String,
-    pub ios: u64,
-    pub bytes: u64,
-    pub iops: f64,
-    pub mb_s: f64,
-    pub lat_mean_ns: f64,
-    pub lat_p99_ns: u64,
-}
-
-impl SeriesPoint {
-    pub const CSV_HEADER: &'static str = "second,stream,ios,bytes,iops,mb_s,lat_mean_ns,lat_p99_ns";
-
-    pub fn csv_row(&self) -> String {
-        format!(
-            "{},{},{},{},{:.1},{:.3},{:.1},{}",
-            self.second,
-            self.stream,
-            self.ios,
-            self.bytes,
-            self.iops,
-            self.mb_s,
-            self.lat_mean_ns,
-            self.lat_p99_ns
-        )
-    }
-}
+pub use ssdiq_schema::JobSecond;
 
 struct Closed {
     second: u64,
@@ -110,8 +77,9 @@ impl SeriesSink {
     }
 
     /// All points, with rates over each second's length within a job of `elapsed_ns`; a
-    /// stream's seconds without completions appear as zero rows (stalls must be visible).
-    pub fn finish(&self, elapsed_ns: u64) -> Vec<SeriesPoint> {
+    /// stream's seconds without completions appear as zero rows (stalls must be visible),
+    /// idle stretches over a minute as their first and last second only.
+    pub fn finish(&self, elapsed_ns: u64) -> Vec<JobSecond> {
         let n = self.inner.lock().expect("series lock").closed_below.len();
         for w in 0..n {
             self.close(w, u64::MAX);
@@ -129,7 +97,7 @@ impl SeriesSink {
             grid.insert((c.second, c.stream), c);
         }
         let mut out = Vec::new();
-        for second in 0..=last {
+        for second in seconds_to_show(grid.keys().map(|k| k.0), last) {
             // The last second may be partial; never divide by less than 1 ms.
             let len_ns = elapsed_ns
                 .saturating_sub(second * 1_000_000_000)
@@ -140,7 +108,7 @@ impl SeriesSink {
                     Some(c) => (c.ios, c.bytes, c.mean, c.p99),
                     None => (0, 0, 0.0, 0),
                 };
-                out.push(SeriesPoint {
+                out.push(JobSecond {
                     second,
                     stream: s.label(),
                     ios,
@@ -153,5 +121,56 @@ impl SeriesSink {
             }
         }
         out
+    }
+}
+
+/// Idle stretches up to this many seconds appear second by second.
+const DENSE_GAP: u64 = 60;
+
+/// The seconds that get rows: every second with a completion, and the idle seconds between
+/// them, so that a stall shows as zeros. An idle stretch longer than [`DENSE_GAP`] shows as
+/// its first and its last second only: a rate-limited job of days with a request an hour
+/// must not hold a row for every empty second. `busy` is ascending, possibly repeated.
+fn seconds_to_show(busy: impl Iterator<Item = u64>, last: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    // The first second not shown yet.
+    let mut next = 0u64;
+    for b in busy.chain(std::iter::once(last)) {
+        if b < next {
+            continue;
+        }
+        if b - next <= DENSE_GAP {
+            out.extend(next..b);
+        } else {
+            out.extend([next, b - 1]);
+        }
+        out.push(b);
+        next = b + 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_stretches_are_dense_up_to_a_minute_then_two_rows() {
+        assert_eq!(seconds_to_show([0, 2, 2].into_iter(), 2), vec![0, 1, 2]);
+        assert_eq!(seconds_to_show([3].into_iter(), 3), vec![0, 1, 2, 3]);
+        assert_eq!(
+            seconds_to_show([0, 10_000].into_iter(), 10_000),
+            vec![0, 1, 9_999, 10_000]
+        );
+        // 59 idle seconds between 5 and 65 are shown; 61 between 5 and 67 are not.
+        assert_eq!(seconds_to_show([5, 65].into_iter(), 65).len(), 66);
+        assert_eq!(
+            seconds_to_show([5, 67].into_iter(), 67),
+            vec![0, 1, 2, 3, 4, 5, 6, 66, 67]
+        );
+        // A month with a request an hour: about 3 rows an hour, not 3600.
+        let hours: Vec<u64> = (0..720).map(|h| h * 3600).collect();
+        let v = seconds_to_show(hours.into_iter(), 719 * 3600);
+        assert!(v.len() < 3 * 720, "{}", v.len());
     }
 }

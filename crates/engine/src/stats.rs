@@ -19,7 +19,7 @@ use ssdiq_workload::Op;
 use crate::counters::CounterLog;
 use crate::hist::{OpStats, OpSummary};
 use crate::job::JobInfo;
-use crate::series::{SeriesPoint, SeriesSink};
+use crate::series::{JobSecond, SeriesSink};
 
 /// Which clock produced the timestamps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -87,6 +87,62 @@ pub struct IoFailure {
     pub message: String,
     #[serde(skip)]
     pub at_ns: u64,
+}
+
+/// The symbolic name of the errnos a storage benchmark meets, for messages users search for.
+pub fn errno_name(errno: i32) -> Option<&'static str> {
+    Some(match errno {
+        libc::EPERM => "EPERM",
+        libc::EIO => "EIO",
+        libc::ENXIO => "ENXIO",
+        libc::EBADF => "EBADF",
+        libc::EAGAIN => "EAGAIN",
+        libc::ENOMEM => "ENOMEM",
+        libc::EACCES => "EACCES",
+        libc::EFAULT => "EFAULT",
+        libc::EBUSY => "EBUSY",
+        libc::ENODEV => "ENODEV",
+        libc::EINVAL => "EINVAL",
+        libc::EFBIG => "EFBIG",
+        libc::ENOSPC => "ENOSPC",
+        libc::EROFS => "EROFS",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::ETIMEDOUT => "ETIMEDOUT",
+        libc::EDQUOT => "EDQUOT",
+        libc::EREMOTEIO => "EREMOTEIO",
+        libc::EILSEQ => "EILSEQ",
+        libc::ENODATA => "ENODATA",
+        libc::ENOLINK => "ENOLINK",
+        libc::EMEDIUMTYPE => "EMEDIUMTYPE",
+        libc::ECANCELED => "ECANCELED",
+        _ => return None,
+    })
+}
+
+impl IoFailure {
+    /// One line naming the failed request and the error, e.g. "write of 4KiB at offset
+    /// 8388608 failed: No space left on device (ENOSPC)".
+    pub fn describe(&self) -> String {
+        let why = if self.errno == 0 {
+            "short transfer".to_string()
+        } else {
+            let text = std::io::Error::from_raw_os_error(self.errno).to_string();
+            let text = text
+                .strip_suffix(&format!(" (os error {})", self.errno))
+                .unwrap_or(&text)
+                .to_string();
+            match errno_name(self.errno) {
+                Some(n) => format!("{text} ({n})"),
+                None => format!("{text} (errno {})", self.errno),
+            }
+        };
+        format!(
+            "{} of {} at offset {} failed: {why}",
+            self.op.name(),
+            ssdiq_workload::units::format_size(self.len),
+            self.offset
+        )
+    }
 }
 
 impl ErrorLog {
@@ -239,7 +295,7 @@ pub struct Stats {
     pub elapsed_ns: u64,
     pub ops: BTreeMap<Op, OpStats>,
     pub probes: BTreeMap<Op, OpStats>,
-    pub series: Vec<SeriesPoint>,
+    pub series: Vec<JobSecond>,
     pub errors: ErrorLog,
     /// True if the job was interrupted or stopped on an error before its bound.
     pub partial: bool,
@@ -329,7 +385,7 @@ pub struct IoReport {
     pub errors: ErrorLog,
     pub device: DeviceReport,
     pub fill: Option<FillInfo>,
-    pub series: Vec<SeriesPoint>,
+    pub series: Vec<JobSecond>,
     pub partial: bool,
 }
 
@@ -372,6 +428,10 @@ mod tests {
         assert_eq!(reads[0].lat_p99_ns, 2000);
         assert_eq!(stats.errors.count, 2);
         assert_eq!(stats.errors.first.as_ref().unwrap().offset, 8192);
+        assert_eq!(
+            stats.errors.first.as_ref().unwrap().describe(),
+            "read of 4KiB at offset 8192 failed: Input/output error (EIO)"
+        );
         let json = serde_json::to_value(
             stats.report(
                 crate::Job::new(

@@ -129,6 +129,30 @@ impl FtlConfig {
             seed: 1,
         }
     }
+    /// What [`Ftl::new`] refuses, without allocating anything.
+    pub fn check(&self) -> Result<(), FtlError> {
+        if self.policy == GcPolicy::Optimal {
+            return Err(FtlError::NotSimulated(self.policy));
+        }
+        if self.streams == 0 || self.streams > 1000 {
+            return Err(FtlError::NoStreams);
+        }
+        if self.gc_frontier && self.policy.is_two_r() {
+            return Err(FtlError::FrontierWithTwoR(self.policy));
+        }
+        self.geometry.check_spare(self.frontiers())?;
+        if let GcPolicy::DChoices(d) = self.policy {
+            if d > self.geometry.blocks {
+                return Err(FtlError::TooManyChoices(
+                    self.policy,
+                    d,
+                    self.geometry.blocks,
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Number of write frontiers, i.e. blocks open at once.
     pub fn frontiers(&self) -> u32 {
         self.streams + u32::from(self.gc_frontier || self.policy.implies_gc_frontier())
@@ -185,21 +209,15 @@ pub enum FtlError {
     NoStreams,
     #[error("GC policy {0} merges victims in place: a GC frontier does not apply")]
     FrontierWithTwoR(GcPolicy),
+    /// dchoices:D with more samples than blocks: every GC would draw D random blocks.
+    #[error("invalid GC policy \"{0}\": it samples {1} blocks per victim, but the drive has only {2} blocks")]
+    TooManyChoices(GcPolicy, u32, u32),
 }
 
 impl Ftl {
     pub fn new(cfg: FtlConfig) -> Result<Self, FtlError> {
-        if cfg.policy == GcPolicy::Optimal {
-            return Err(FtlError::NotSimulated(cfg.policy));
-        }
-        if cfg.streams == 0 || cfg.streams > 1000 {
-            return Err(FtlError::NoStreams);
-        }
-        if cfg.gc_frontier && cfg.policy.is_two_r() {
-            return Err(FtlError::FrontierWithTwoR(cfg.policy));
-        }
+        cfg.check()?;
         let g = cfg.geometry;
-        g.check_spare(cfg.frontiers())?;
         let nb = g.ftl_blocks() as usize;
         let ppb = g.pages_per_block;
         let gc_sep = cfg.gc_frontier || cfg.policy.implies_gc_frontier();

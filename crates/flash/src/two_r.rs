@@ -71,9 +71,9 @@ pub(crate) struct TwoR {
     util: f64,
     steps: usize,
     victims: Vec<u32>,
-    /// Valid pages of all victims, victim by victim; victim i's are `pages[offs[i]..offs[i+1]]`.
-    pages: Vec<u32>,
-    offs: Vec<usize>,
+    /// Valid pages of two victims at a time (the merge's scratch space).
+    own: Vec<u32>,
+    prev: Vec<u32>,
     /// Pages each victim holds after the merge.
     fill: Vec<u32>,
 }
@@ -97,8 +97,8 @@ impl TwoR {
             util: FIRST_UTIL,
             steps: 0,
             victims: Vec::new(),
-            pages: Vec::new(),
-            offs: Vec::new(),
+            own: Vec::new(),
+            prev: Vec::new(),
             fill: Vec::new(),
         }
     }
@@ -279,48 +279,39 @@ impl Ftl {
     fn merge(&mut self, t: &mut TwoR) -> GcEffect {
         let ppb = self.ppb;
         let n = t.victims.len();
-        t.pages.clear();
-        t.offs.clear();
-        for &b in &t.victims {
-            t.offs.push(t.pages.len());
-            let base = b * ppb;
-            for ppn in base..base + ppb {
-                let lpn = self.p2l[ppn as usize];
-                if lpn != NIL && self.l2p[lpn as usize] == ppn {
-                    t.pages.push(lpn);
-                }
-            }
-            let v = (t.pages.len() - t.offs.last().unwrap()) as u32;
-            debug_assert_eq!(v, self.valid[b as usize]);
-            self.counters.victim_valid[v as usize] += 1;
-            t.garbage -= (ppb - v) as u64;
-        }
-        t.offs.push(t.pages.len());
-        let moved = t.pages.len() as u32;
-        // head = the first page of victim i not yet given to victim i + 1.
-        let mut head = t.offs[n - 1];
         t.fill.clear();
         t.fill.resize(n, 0);
+        // Two victims' pages at a time: `own` holds victim i's valid pages in block order, of
+        // which the first `given` went to victim i + 1; `prev` victim i - 1's, gathered before
+        // victim i - 1 is rewritten.
+        let mut own = std::mem::take(&mut t.own);
+        let mut prev = std::mem::take(&mut t.prev);
+        let mut moved = self.gather(t.victims[n - 1], &mut own);
+        let mut given = 0usize;
         for i in (0..n).rev() {
             let b = t.victims[i];
-            let own = head..t.offs[i + 1];
+            prev.clear();
+            if i > 0 {
+                moved += self.gather(t.victims[i - 1], &mut prev);
+            }
             let mut len = 0u32;
-            for k in own {
-                self.place(b, len, t.pages[k]);
+            for &lpn in &own[given..] {
+                self.place(b, len, lpn);
                 len += 1;
             }
-            if i > 0 {
-                let from = t.offs[i - 1];
-                let take = ((ppb - len) as usize).min(t.offs[i] - from);
-                for k in from..from + take {
-                    self.place(b, len, t.pages[k]);
-                    len += 1;
-                }
-                head = from + take;
+            let take = ((ppb - len) as usize).min(prev.len());
+            for &lpn in &prev[..take] {
+                self.place(b, len, lpn);
+                len += 1;
             }
             self.valid[b as usize] = len;
             t.fill[i] = len;
+            given = take;
+            std::mem::swap(&mut own, &mut prev);
         }
+        t.own = own;
+        t.prev = prev;
+        t.garbage -= n as u64 * ppb as u64 - moved as u64;
         debug_assert_eq!(t.fill[0], 0, "the first victim ends empty");
         self.counters.gc_programs += moved as u64;
         self.counters.erases += n as u64;
@@ -349,6 +340,23 @@ impl Ftl {
             relocations: moved,
             erases: n as u32,
         }
+    }
+
+    /// The valid pages of victim `b` in block order, into `out`; counts the victim. Returns
+    /// how many there are.
+    fn gather(&mut self, b: u32, out: &mut Vec<u32>) -> u32 {
+        out.clear();
+        let base = b * self.ppb;
+        for ppn in base..base + self.ppb {
+            let lpn = self.p2l[ppn as usize];
+            if lpn != NIL && self.l2p[lpn as usize] == ppn {
+                out.push(lpn);
+            }
+        }
+        let v = out.len() as u32;
+        debug_assert_eq!(v, self.valid[b as usize]);
+        self.counters.victim_valid[v as usize] += 1;
+        v
     }
 
     /// Maps `lpn` to page `pos` of block `b`.

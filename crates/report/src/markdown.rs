@@ -20,7 +20,7 @@ pub fn table(t: &Table) -> String {
     let _ = writeln!(s, "### {}\n", t.title);
     let _ = write!(s, "| Metric | |");
     for c in &t.columns {
-        let _ = write!(s, " {c} |");
+        let _ = write!(s, " {}{} |", c.name, if c.published { "*" } else { "" });
     }
     let _ = write!(s, "\n|---|---|");
     for _ in &t.columns {
@@ -35,7 +35,12 @@ pub fn table(t: &Table) -> String {
             } else {
                 c.text.clone()
             };
-            let _ = write!(s, " {}{} |", text, marker(c.colour));
+            let diff = c
+                .diff
+                .as_ref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default();
+            let _ = write!(s, " {}{}{} |", text, marker(c.colour), diff);
         }
         s.push('\n');
     }
@@ -174,7 +179,7 @@ pub(crate) mod tests {
     /// Compares `got` with `tests/golden/NAME` (rewritten under UPDATE_GOLDEN=1), failing with
     /// `changed`; returns the golden text.
     #[track_caller]
-    fn golden(name: &str, got: &str, changed: &str) -> String {
+    pub(crate) fn golden(name: &str, got: &str, changed: &str) -> String {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/golden")
             .join(name);

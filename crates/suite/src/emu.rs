@@ -7,7 +7,7 @@
 
 use ssdiq_engine::emu::EmuExecutor;
 use ssdiq_engine::{Clock, Executor, WriteCounters};
-use ssdiq_report::{Spec, TargetInfo};
+use ssdiq_schema::{Spec, TargetInfo};
 
 use crate::device::CAPACITY_ALIGN;
 use crate::target::{SuiteError, SuiteTarget};

@@ -4,7 +4,7 @@
 //! uniform first (its WAF is the reference for the skewed ones); latency under load runs last,
 //! on a drive in GC steady state.
 
-use ssdiq_report::model::steps;
+use ssdiq_schema::steps;
 use ssdiq_workload::{Pattern, RwMix};
 
 use crate::steady::SteadyCriteria;

@@ -13,8 +13,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use ssdiq_engine::{Clock, RunControl};
-use ssdiq_report::model::{steps, Derived, RunInfo, RunResult, StepResult, SCHEMA};
-use ssdiq_report::Spec;
+use ssdiq_schema::Spec;
+use ssdiq_schema::{steps, Derived, RunInfo, RunResult, StepResult, SCHEMA};
 use ssdiq_workload::units::Rate;
 use ssdiq_workload::{Pattern, RwMix};
 
@@ -80,10 +80,27 @@ pub fn run(
         unit: Unit::Seconds,
         total: 0.0,
     });
-    info.reset = target.reset()?;
+    // A failure once the drive is being written is part of the result (exit 1, with the
+    // error named in run.json); only bad input (nothing written yet) is an error here.
+    let ended = |mut result: RunResult, mut info: RunInfo, what: &str, e: SuiteError| {
+        if e.is_usage() {
+            return Err(e);
+        }
+        info.error = Some(format!("{what}: {e}"));
+        result.partial = true;
+        result.run = Some(info);
+        Ok(result)
+    };
+    info.reset = match target.reset() {
+        Ok(r) => r,
+        Err(e) => return ended(result, info, "reset", e),
+    };
     observer.phase_done();
 
-    let pre = precondition(target, &o.plan, &cx(2))?;
+    let pre = match precondition(target, &o.plan, &cx(2)) {
+        Ok(p) => p,
+        Err(e) => return ended(result, info, "precondition", e),
+    };
     info.precondition_bytes = pre.0;
     info.precondition_s = pre.1;
     info.elapsed_s = pre.1;

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use ssdiq_engine::hist::OpStats;
-use ssdiq_engine::series::SeriesPoint as EngineSecond;
+use ssdiq_engine::series::JobSecond;
 use ssdiq_engine::{Job, Progress, RunControl};
 use ssdiq_workload::units::Rate;
 use ssdiq_workload::Op;
@@ -28,7 +28,7 @@ pub struct Round {
     pub elapsed_ns: u64,
     pub ops: BTreeMap<Op, OpStats>,
     pub probes: BTreeMap<Op, OpStats>,
-    pub seconds: Vec<EngineSecond>,
+    pub seconds: Vec<JobSecond>,
     /// Device counter deltas over the round, when the device reports them.
     pub host_bytes: Option<u64>,
     pub media_bytes: Option<u64>,
@@ -136,6 +136,19 @@ pub fn run_round(
     };
     let ctl = RunControl::new(cx.ctl.stop.clone(), &fwd);
     let stats = target.executor().run(job, &ctl)?;
+    // A failed I/O ends the run as an error, not as an interruption: the engine drained
+    // and says "partial", but the drive (or the filesystem under a file) failed.
+    if let Some(f) = stats.errors.first.as_ref() {
+        let errno = std::io::Error::from_raw_os_error(f.errno);
+        let more = match stats.errors.count {
+            1 => String::new(),
+            n => format!(" ({n} failed I/Os)"),
+        };
+        return Err(SuiteError::Engine(ssdiq_engine::EngineError::io(
+            format!("{}{more}", f.describe()),
+            errno,
+        )));
+    }
     let after = target.counters();
     let (host_bytes, media_bytes) = match (before, after) {
         (Some(b), Some(a)) => (

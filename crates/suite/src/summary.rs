@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 
 use ssdiq_engine::hist::OpStats;
-use ssdiq_report::model::{Convergence, SeriesPoint, StepResult};
+use ssdiq_schema::{Convergence, SeriesPoint, StepResult};
 use ssdiq_workload::Op;
 
 use crate::convert::{op_summary, seconds};

@@ -8,7 +8,7 @@
 //!   takes differences around every round, so a target's counters may start anywhere.
 
 use ssdiq_engine::{Clock, EngineError, Executor, WriteCounters};
-use ssdiq_report::{Spec, TargetInfo};
+use ssdiq_schema::{Spec, TargetInfo};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use ssdiq_engine::series::SeriesSink;
 use ssdiq_engine::stats::StreamId;
 use ssdiq_engine::{Clock, EngineError, Executor, Job, Recorder, RunControl, Stats, WriteCounters};
-use ssdiq_report::model::{steps, RunResult};
-use ssdiq_report::TargetInfo;
+use ssdiq_schema::TargetInfo;
+use ssdiq_schema::{steps, RunResult};
 use ssdiq_suite::plan::{Plan, PlanOptions};
 use ssdiq_suite::{run, RunOptions, Silent, SuiteError, SuiteTarget};
 use ssdiq_workload::Op;
@@ -29,6 +29,9 @@ struct Model {
     stop_after: Option<(u32, Arc<AtomicBool>)>,
     /// The job number that fails like a drive returning EIO.
     fail_at: Option<u32>,
+    /// The job number whose I/O fails with this errno the way the engine reports it: the
+    /// job drains and returns its statistics, partial, with the failure counted.
+    io_error_at: Option<(u32, i32)>,
 }
 
 impl Model {
@@ -90,8 +93,15 @@ impl Executor for Model {
                 self.random_written += bytes as f64;
             }
         }
+        let failed = match self.io_error_at {
+            Some((n, errno)) if n == self.jobs => {
+                rec.fail(op, 8 << 20, job.bs, Some(errno), elapsed);
+                true
+            }
+            _ => false,
+        };
         let mut stats = Stats::collect(Clock::Virtual, elapsed, vec![rec.finish()], &sink);
-        stats.partial = ctl.stopped();
+        stats.partial = ctl.stopped() || failed;
         Ok(stats)
     }
 }
@@ -140,6 +150,7 @@ fn target(stop_after: Option<(u32, Arc<AtomicBool>)>) -> ModelTarget {
         jobs: 0,
         stop_after,
         fail_at: None,
+        io_error_at: None,
     })
 }
 
@@ -222,4 +233,47 @@ fn an_error_keeps_the_steps_so_far_and_says_what_ended_the_run() {
     let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
     assert!(err.starts_with("step "), "{err}");
     assert!(err.contains("pwrite at offset 4096"), "{err}");
+}
+
+#[test]
+fn an_io_error_in_a_round_is_an_error_not_an_interruption() {
+    let mut t = target(None);
+    // ENOSPC in the third round of seq_read (jobs 2.. are its rounds).
+    t.0.io_error_at = Some((4, 28));
+    let r = run_to_end(&mut t);
+    assert!(r.partial);
+    assert!(r.steps.is_empty(), "seq_read failed: no step finished");
+    let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
+    assert!(err.starts_with("step seq_read: "), "{err}");
+    assert!(err.contains("ENOSPC"), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+}
+
+#[test]
+fn an_io_error_after_finished_steps_keeps_them() {
+    let mut t = target(None);
+    t.0.io_error_at = Some((12, 5));
+    let r = run_to_end(&mut t);
+    assert!(r.partial);
+    assert_eq!(r.steps[0].name, steps::SEQ_READ);
+    let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
+    assert!(err.contains("EIO"), "{err}");
+}
+
+#[test]
+fn an_io_error_in_the_preconditioning_still_gives_a_result() {
+    let mut t = target(None);
+    t.0.io_error_at = Some((1, 28));
+    let r = run_to_end(&mut t);
+    assert!(r.partial);
+    assert!(r.steps.is_empty());
+    let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
+    assert!(err.starts_with("precondition: "), "{err}");
+    assert!(err.contains("ENOSPC"), "{err}");
+    // The hard failure of the engine itself is kept as well.
+    let mut t = target(None);
+    t.0.fail_at = Some(1);
+    let r = run_to_end(&mut t);
+    let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
+    assert!(err.starts_with("precondition: "), "{err}");
 }

@@ -10,3 +10,5 @@ pub mod run_bars;
 pub mod run_out;
 pub mod run_target;
 pub mod sim;
+pub mod store;
+pub mod store_out;

@@ -25,9 +25,11 @@ use crate::error::{usage, OrUsage};
 #[command(
     about = "Run the SSD-iq benchmark on a drive (default: the emulated SSD emu:default)",
     after_help = "Examples:\n  ssdiq run --quick\n  ssdiq run emu:default,op=0.28 --out results/highop\n  ssdiq run /tmp/scratch.img --size 4G --spec pm9a3.toml\n  ssdiq run /dev/nvme1n1 --allow-destroy /dev/nvme1n1 --spec-seq-write 1500 --spec-rand-write 70\n\n\
-Writes run.json, series.csv, report.md and report.html into --out. Writing to a block device\n\
-is refused if it looks in use, unless --allow-destroy names the device again; the whole device\n\
-is discarded (and formatted when it is the only NVMe namespace) before the run."
+Writes run.json, series.csv, report.md and report.html into --out. A file target is created\n\
+at --size; an existing one is recreated (its content lost) only with --recreate.\n\
+Writing to a block device is refused if it looks in use, unless --allow-destroy names the\n\
+device again; the whole device is discarded (and formatted when it is the only NVMe\n\
+namespace) before the run."
 )]
 pub struct Args {
     /// emu:PROFILE[,key=value...], a block device, or a file (with --size).
@@ -67,9 +69,13 @@ pub struct Args {
     /// Seed of the request streams.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Size of a file target (created or recreated).
+    /// Size of a file target (created, or recreated with --recreate).
     #[arg(long)]
     size: Option<String>,
+    /// Allow recreating an existing file target (run empties it on reset: its content is
+    /// lost). Without it, run refuses an existing file.
+    #[arg(long)]
+    recreate: bool,
     /// Allow overwriting this block device even if it looks in use (name it again).
     #[arg(long, value_name = "DEVICE")]
     allow_destroy: Option<PathBuf>,
@@ -80,10 +86,11 @@ pub struct Args {
 
 fn spec_flag(name: &str, v: &Option<String>) -> anyhow::Result<Option<f64>> {
     let Some(s) = v else { return Ok(None) };
+    let (lo, hi) = ssdiq_suite::spec::PLAUSIBLE;
     match s.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok(Some(x)),
+        Ok(x) if x.is_finite() && (lo..=hi).contains(&x) => Ok(Some(x)),
         _ => Err(usage(format!(
-            "invalid --{name} \"{s}\": expected a positive number"
+            "invalid --{name} \"{s}\": expected a positive number from {lo} to {hi:e}"
         ))),
     }
 }
@@ -132,6 +139,8 @@ fn spec(args: &Args, builtin: Option<Spec>) -> anyhow::Result<Option<Spec>> {
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    // Handlers first: a Ctrl-C during setup ends the command at once, nothing written.
+    let stop = ssdiq_engine::signals::stop_on_signals()?;
     if args.threads == 0 || args.threads > 64 {
         return Err(usage(format!(
             "invalid --threads \"{}\": expected 1 to 64",
@@ -144,15 +153,21 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .map(parse_size)
         .transpose()
         .or_usage()?;
-    let mut target = super::run_target::open(&args.target, size, args.allow_destroy.as_deref())?;
+    let mut target = super::run_target::open(
+        &args.target,
+        size,
+        args.allow_destroy.as_deref(),
+        args.recreate,
+    )?;
     let spec = spec(&args, target.builtin_spec())?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| run_out::default_dir(&args.target));
     run_out::check_dir(&out)?;
+    // Until here a Ctrl-C ended the process at once: nothing was written.
+    ssdiq_engine::signals::drain_on_signals();
 
-    let stop = ssdiq_engine::signals::stop_on_signals()?;
     let bars = Bars::new(args.quiet);
     let opts = RunOptions {
         plan: Plan::ssd_iq(PlanOptions {

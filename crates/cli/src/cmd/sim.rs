@@ -12,14 +12,19 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::Serialize;
+use ssdiq_flash::memory::sim_bytes;
 use ssdiq_flash::{
     simulate, FtlConfig, GcMode, GcPolicy, Geometry, Provision, SimConfig, SimReport,
 };
-use ssdiq_workload::units::{format_size, parse_size};
+use ssdiq_workload::units::{format_size, format_size_approx, parse_size};
 use ssdiq_workload::{PageStream, Pattern, StreamConfig};
 
+#[path = "sim_html.rs"]
+mod html;
+
 use crate::error::{usage, OrUsage};
-use crate::output::{check_writable, write_atomic, write_json};
+use crate::limits::{MemoryBudget, MAX_SIM_PAGE_WRITES};
+use crate::output::{check_writable, write_json, write_output};
 
 #[derive(clap::Args)]
 #[command(
@@ -83,6 +88,10 @@ pub struct Args {
     /// Write every run's WAF series as CSV.
     #[arg(long)]
     csv: Option<PathBuf>,
+    /// Write a self-contained HTML page: WAF over the workload per run, WAF against OP for
+    /// sweeps over it, the runs table.
+    #[arg(long)]
+    html: Option<PathBuf>,
     /// Print only the summary table.
     #[arg(long, short)]
     quiet: bool,
@@ -272,7 +281,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             .map_err(|_| usage(format!("invalid --seed \"{s}\": expected a whole number")))
     })?;
     let buffers = parse_list(&args.write_buffer, "--write-buffer", buffer)?;
-    for p in [&args.json, &args.csv].into_iter().flatten() {
+    for p in [&args.json, &args.csv, &args.html].into_iter().flatten() {
         check_writable(p)?;
     }
 
@@ -315,6 +324,19 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
 
+    let need: Vec<u64> = specs.iter().map(|s| sim_bytes(&s.cfg)).collect();
+    let largest = (0..specs.len())
+        .max_by_key(|&i| need[i])
+        .expect("at least one run");
+    let budget = MemoryBudget::for_runs(
+        need[largest],
+        &format!(
+            "a simulation of {} ({} physical pages)",
+            format_size(specs[largest].params.capacity_bytes),
+            specs[largest].cfg.geometry.physical_pages()
+        ),
+        "use a smaller --capacity or a larger --page",
+    )?;
     let single = specs.len() == 1;
     let quiet = args.quiet;
     if !quiet {
@@ -325,10 +347,19 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             println!("{}", describe_geometry(g));
         }
         if !single {
+            let threads = rayon::current_num_threads() as u64;
+            let at_once = budget.fits(need[largest]);
             println!(
-                "sweep of {} runs on {} threads",
+                "sweep of {} runs on {threads} threads{}",
                 specs.len(),
-                rayon::current_num_threads()
+                if at_once < threads.min(specs.len() as u64) {
+                    format!(
+                        ", at most {at_once} at a time within the memory budget ({} available)",
+                        format_size_approx(budget.total() as f64)
+                    )
+                } else {
+                    String::new()
+                }
             );
         }
     }
@@ -337,6 +368,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .par_iter()
         .enumerate()
         .map(|(i, s)| {
+            let _memory = budget.acquire(need[i]);
             let t0 = Instant::now();
             let label = label(&s.params);
             let r = simulate(&s.cfg, |pt| {
@@ -391,7 +423,17 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 )?;
             }
         }
-        write_atomic(path, s.as_bytes())?;
+        write_output(path, s.as_bytes())?;
+    }
+    if let Some(path) = &args.html {
+        let geometry = describe_geometry(&specs[0].cfg.geometry);
+        let sub =
+            if caps.len() * pages.len() * blocks.len() * provisions.len() * reserves.len() == 1 {
+                geometry
+            } else {
+                String::new()
+            };
+        write_output(path, html::page(&sub, &specs, &results).as_bytes())?;
     }
     if let Some(path) = &args.json {
         let runs: Vec<RunOut> = specs
@@ -436,6 +478,18 @@ fn spec(
     seed: u64,
     buf: BufSpec,
 ) -> anyhow::Result<Spec> {
+    let page_writes = w * g.logical_pages as f64;
+    if page_writes > MAX_SIM_PAGE_WRITES {
+        let shown = if w >= 1e15 {
+            format!("{w:e}")
+        } else {
+            format!("{w}")
+        };
+        return Err(usage(format!(
+            "invalid --writes \"{shown}x\": {page_writes:.3e} page writes of {} logical pages; at most {MAX_SIM_PAGE_WRITES:.0e} per run",
+            g.logical_pages
+        )));
+    }
     let buffer_pages = match buf {
         BufSpec::Fraction(f) => (f * g.physical_pages() as f64).round() as u64,
         BufSpec::Bytes(b) => b.div_ceil(g.page_bytes),
@@ -454,7 +508,7 @@ fn spec(
         let mut fc = FtlConfig::new(g, policy);
         fc.gc_frontier = gc_frontier;
         fc.mode = mode;
-        g.check_spare(fc.frontiers()).or_usage()?;
+        fc.check().or_usage()?;
     }
     // Surface pattern/geometry mismatches (zns zone size, empty zones) now, not mid-sweep.
     PageStream::new(

@@ -123,10 +123,52 @@ pub struct Drive {
     /// Parked writes admitted since the caller last took them: (tag, completion time).
     done: Vec<(u64, u64)>,
     c: DriveCounters,
+    /// The placement stream of each logical page's newest write; empty with one stream.
+    stream_of: Vec<u16>,
 }
 
 fn us(v: f64) -> u64 {
     (v * 1000.0).round() as u64
+}
+
+/// Program units per die in a superblock at this profile's capacity: its `units_per_block`
+/// (given at full size) scaled by capacity / full_capacity, at least 1.
+pub fn scaled_units(p: &Profile) -> Result<u32, ProfileError> {
+    let scale = p.scale()?;
+    Ok(((p.nand.units_per_block as f64 * scale).round() as u64).clamp(1, 1 << 20) as u32)
+}
+
+/// The FTL geometry of a profile: superblocks of every die's (scaled) units, enough of them
+/// for the capacity plus OP, 4 KiB pages. The GC reserve (the low watermark) is among the
+/// drive's superblocks, so the geometry's `blocks` leave it out (`ftl_blocks()` is all).
+pub fn drive_geometry(p: &Profile) -> Result<Geometry, ProfileError> {
+    let n = &p.nand;
+    let dies = n.channels * n.dies_per_channel;
+    let unit_pages = n.bits_per_cell * n.planes * (n.page_kib / 4);
+    let ppb = dies as u64 * scaled_units(p)? as u64 * unit_pages as u64;
+    let logical = p.capacity_bytes()? / LBA_BYTES;
+    let physical_min = (logical as f64 * (1.0 + p.drive.op)).ceil() as u64;
+    let blocks = physical_min.div_ceil(ppb);
+    if blocks * ppb >= u32::MAX as u64 || logical >= u32::MAX as u64 {
+        return Err(ProfileError(format!(
+            "invalid capacity \"{}\": the emulator addresses at most 2^32 4 KiB pages (16 TiB) including OP",
+            p.drive.capacity
+        )));
+    }
+    let reserve = p.gc.low_watermark;
+    if blocks <= reserve as u64 + 1 {
+        return Err(ProfileError(format!(
+            "invalid geometry for capacity {} and op {}: {blocks} superblocks leave too few beside the {reserve} kept free for GC",
+            p.drive.capacity, p.drive.op
+        )));
+    }
+    Ok(Geometry {
+        page_bytes: LBA_BYTES,
+        pages_per_block: ppb as u32,
+        blocks: (blocks - reserve as u64) as u32,
+        logical_pages: logical,
+        reserve_blocks: reserve,
+    })
 }
 
 impl Drive {
@@ -139,42 +181,18 @@ impl Drive {
         let unit_pages = n.bits_per_cell * n.planes * page_lbas;
         let read_pages = n.planes * page_lbas;
         let scale = p.scale()?;
-        let units = ((n.units_per_block as f64 * scale).round() as u64).clamp(1, 1 << 20) as u32;
-        let ppb = dies as u64 * units as u64 * unit_pages as u64;
-        let logical = p.capacity_bytes()? / LBA_BYTES;
-        let physical_min = (logical as f64 * (1.0 + p.drive.op)).ceil() as u64;
-        let blocks = physical_min.div_ceil(ppb);
-        if blocks * ppb >= u32::MAX as u64 || logical >= u32::MAX as u64 {
-            return Err(bad(format!(
-                "invalid capacity \"{}\": the emulator addresses at most 2^32 4 KiB pages (16 TiB) including OP",
-                p.drive.capacity
-            )));
-        }
+        let units = scaled_units(p)?;
+        let geometry = drive_geometry(p)?;
+        let logical = geometry.logical_pages;
         let policy: GcPolicy = p
             .drive
             .policy
             .parse()
             .map_err(|e: crate::PolicyError| bad(e.to_string()))?;
-        // The drive's flash holds `blocks` superblocks, the FTL's GC reserve (the low
-        // watermark) among them: the FTL keeps its reserve beyond its geometry's blocks.
-        let reserve = p.gc.low_watermark;
-        if blocks <= reserve as u64 + 1 {
-            return Err(bad(format!(
-                "invalid geometry for capacity {} and op {}: {blocks} superblocks leave too few beside the {reserve} kept free for GC",
-                p.drive.capacity, p.drive.op
-            )));
-        }
-        let geometry = Geometry {
-            page_bytes: LBA_BYTES,
-            pages_per_block: ppb as u32,
-            blocks: (blocks - reserve as u64) as u32,
-            logical_pages: logical,
-            reserve_blocks: reserve,
-        };
         let cfg = FtlConfig {
             geometry,
             policy,
-            streams: 1,
+            streams: p.drive.streams,
             gc_frontier: p.drive.gc_frontier,
             mode: crate::ftl::GcMode::Naive,
             seed: p.drive.seed,
@@ -219,7 +237,7 @@ impl Drive {
             critical: p.gc.critical_watermark,
         };
         let flash = Geometry {
-            blocks: blocks as u32,
+            blocks: geometry.ftl_blocks(),
             ..geometry
         };
         Ok(Drive {
@@ -240,6 +258,11 @@ impl Drive {
             now: 0,
             done: Vec::new(),
             c: DriveCounters::default(),
+            stream_of: if p.drive.streams > 1 {
+                vec![0; logical as usize]
+            } else {
+                Vec::new()
+            },
         })
     }
 
@@ -414,6 +437,28 @@ impl Drive {
     /// `None` if it waits for buffer room (it completes later, reported with `tag` through
     /// [`Drive::take_completed`]).
     pub fn write(&mut self, now: u64, lpn: u64, pages: u64, tag: u64) -> Option<u64> {
+        self.write_stream(now, lpn, pages, tag, 0)
+    }
+
+    /// [`Drive::write`] through placement stream `stream` (< the profile's `streams`): its
+    /// pages are programmed at that stream's frontier (FDP reclaim unit handle), so streams
+    /// never share an erase block. Stream 0 is the default stream.
+    pub fn write_stream(
+        &mut self,
+        now: u64,
+        lpn: u64,
+        pages: u64,
+        tag: u64,
+        stream: u16,
+    ) -> Option<u64> {
+        if !self.stream_of.is_empty() {
+            assert!(
+                (stream as usize) < self.ftl.streams(),
+                "stream {stream} of a drive with {} streams",
+                self.ftl.streams()
+            );
+            self.stream_of[lpn as usize..(lpn + pages) as usize].fill(stream);
+        }
         self.c.host_write_bytes += pages * LBA_BYTES;
         let x = (pages as f64 * self.t.link_ns_per_page) as u64;
         let s = now.max(self.link_in);
@@ -555,7 +600,8 @@ impl Drive {
                 let Some(lpn) = self.buf.pop_live() else {
                     break;
                 };
-                let e = self.ftl.write(lpn, 0);
+                let stream = self.stream_of.get(lpn as usize).copied().unwrap_or(0);
+                let e = self.ftl.write(lpn, stream as u32);
                 if e.erases > 0 {
                     self.add_gc(e.relocations as u64, e.erases as u64);
                 }

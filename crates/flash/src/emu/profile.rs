@@ -75,6 +75,14 @@ pub struct DriveParams {
     pub gc_frontier: bool,
     /// Seed of the FTL's random choices.
     pub seed: u64,
+    /// Placement streams (FDP reclaim unit handles): each gets its own write frontier, and a
+    /// host write names its stream ([`crate::emu::Drive::write_stream`]). Optional in a profile.
+    #[serde(default = "one_stream")]
+    pub streams: u32,
+}
+
+fn one_stream() -> u32 {
+    1
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]

@@ -1,0 +1,18 @@
+//! The result schema `ssdiq/1`: the serde types every ssdiq document is made of, defined once.
+//!
+//! Invariants:
+//! - The serde shape of every type here *is* the documented JSON (README, golden files). Fields
+//!   may be added (optional, or skipped when empty); a rename or a removal needs `ssdiq/2`.
+//! - Plain data: no I/O, no formatting for humans, no dependency beyond serde. The engine
+//!   produces these types, the suite assembles them, the report renders them.
+
+pub mod job;
+pub mod latency;
+pub mod run;
+
+pub use job::JobSecond;
+pub use latency::{CdfPoint, LatencySummary, OpSummary};
+pub use run::{
+    steps, Convergence, Derived, RunInfo, RunResult, SecondPoint, SeriesPoint, Spec, StepResult,
+    TargetInfo, SCHEMA,
+};
