@@ -1,7 +1,10 @@
 //! `ssdiq`: a thin command line over the ssdiq crates. Parsing and presentation only.
 
+mod allow_destroy;
 mod cmd;
 mod error;
+mod file_target;
+mod limits;
 mod output;
 
 use std::process::ExitCode;
@@ -40,6 +43,16 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    // `run`, `io` and `store` drain their job at the first Ctrl-C; the others just end (but
+    // never while a result file is being written).
+    if !matches!(
+        cli.command,
+        Command::Run(_) | Command::Io(_) | Command::Store(_)
+    ) {
+        if let Err(e) = ssdiq_engine::signals::exit_on_signals() {
+            return error::report(&e.into());
+        }
+    }
     let result = match cli.command {
         Command::Run(a) => cmd::run::main(a),
         Command::Io(a) => cmd::io::main(a),

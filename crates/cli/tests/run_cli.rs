@@ -182,6 +182,32 @@ fn quick_run_on_a_file() {
     assert!(r.get("device_log").is_none());
     let out = dir.path().join(s(&f).replace('/', "_"));
     assert!(!out.join("device.csv").exists());
+    // A spec given by flag sets the load; the file exists now, so it is recreated only when
+    // asked to.
+    let out2 = dir.path().join("out2");
+    let o = ssdiq(&["run", s(&f), "--quick", "--out", s(&out2)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--recreate"));
+    assert!(!out2.exists());
+    let o = ssdiq(&[
+        "run",
+        s(&f),
+        "--recreate",
+        "--size",
+        "32M",
+        "--quick",
+        "--quiet",
+        "--spec-rand-write",
+        "2",
+        "--out",
+        s(&out2),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), s(&out2));
+    let r = json(&out2.join("run.json"));
+    assert_eq!(r["spec"]["rand_write_kiops"], 2.0);
+    let load = num(&r["derived"]["load_mb_s"]);
+    assert!((load - 0.25 * 2e3 * 4096.0 / 1e6).abs() < 1e-9, "{load}");
 }
 
 #[test]
@@ -302,7 +328,15 @@ fn sigint_saves_partial_results() {
     let out = dir.path().join("out2");
     let t = Instant::now();
     let o = interrupt(
-        &["run", s(&f), "--size", "32M", "--out", s(&out)],
+        &[
+            "run",
+            s(&f),
+            "--size",
+            "32M",
+            "--recreate",
+            "--out",
+            s(&out),
+        ],
         Duration::from_millis(1000),
     );
     assert_eq!(o.status.code(), Some(130));

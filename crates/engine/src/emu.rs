@@ -53,6 +53,12 @@ fn invalid(m: String) -> EngineError {
 impl EmuExecutor {
     /// Opens `emu:NAME[,key=value...]` or `emu:path/to/profile.toml[,key=value...]`.
     pub fn open(target: &str) -> Result<EmuExecutor, EngineError> {
+        Self::from_profile(Self::profile_of(target)?)
+    }
+
+    /// The profile `target` names, parsed and checked, without building the drive (which
+    /// allocates about 9 bytes per page: see `ssdiq_flash::memory::drive_bytes`).
+    pub fn profile_of(target: &str) -> Result<Profile, EngineError> {
         let rest = target.strip_prefix("emu:").ok_or_else(|| {
             invalid(format!(
                 "invalid emulated target \"{target}\": expected emu:PROFILE[,key=value...]"
@@ -61,7 +67,7 @@ impl EmuExecutor {
         let mut parts = rest.split(',');
         let head = parts.next().unwrap_or("").trim();
         let text = if head.ends_with(".toml") || head.contains('/') {
-            std::fs::read_to_string(head)
+            crate::textfile::read_text(std::path::Path::new(head), crate::textfile::CONFIG_LIMIT)
                 .map_err(|e| invalid(format!("cannot read emu profile \"{head}\": {e}")))?
         } else {
             builtin(head)
@@ -82,9 +88,7 @@ impl EmuExecutor {
             })?;
             overrides.push((k, v));
         }
-        let profile =
-            Profile::parse(&text, &overrides).map_err(|e| invalid(format!("{target}: {e}")))?;
-        Self::from_profile(profile)
+        Profile::parse(&text, &overrides).map_err(|e| invalid(format!("{target}: {e}")))
     }
 
     /// An executor over a parsed profile.
@@ -256,6 +260,7 @@ impl EmuExecutor {
             main_left: job.threads as usize * job.qd as usize,
             parked: 0,
             last_ns: 0,
+            idle_until: 0,
             admitted: Vec::new(),
         };
         for s in 0..l.slots.len() {
@@ -319,7 +324,11 @@ impl EmuExecutor {
                 }
             }
         }
-        let elapsed = l.last_ns;
+        // A rate-limited job whose next start fell past its time bound idled until then.
+        let elapsed = l.last_ns.max(l.idle_until);
+        if elapsed > l.last_ns {
+            l.drive.advance(t0 + elapsed);
+        }
         progress(elapsed, shared.issued());
         if log_every.is_some() {
             device_log.push(DeviceSample {
@@ -415,6 +424,8 @@ struct Loop<'a, 'b> {
     /// Writes waiting for buffer room inside the drive.
     parked: usize,
     last_ns: u64,
+    /// The time bound, once a rate-limited start was dropped for falling past it.
+    idle_until: u64,
     admitted: Vec<(u64, u64)>,
 }
 
@@ -424,19 +435,19 @@ impl Loop<'_, '_> {
         let f = self.slots[s].feed;
         let rel = now - self.t0;
         match self.feeds[f].next(self.shared, rel) {
-            None => {
-                if !self.feeds[f].is_probe() {
-                    self.main_left -= 1;
-                    if self.main_left == 0 {
-                        self.shared.main_done.store(true, Ordering::Relaxed);
-                    }
-                }
-            }
+            None => self.end_slot(f),
             Some(io) => {
                 self.slots[s].io = io;
                 self.slots[s].due = None;
                 if let Some(r) = self.shared.rate_for(&self.feeds[f]) {
                     let at = self.feeds[f].claim(r, io.len, rel);
+                    if at >= self.shared.deadline_ns() {
+                        // It would start after the time bound: the slot is done, and the job
+                        // idles until its end instead of jumping ahead in virtual time.
+                        self.idle_until = self.shared.deadline_ns();
+                        self.end_slot(f);
+                        return;
+                    }
                     if r.open_loop() {
                         self.slots[s].due = Some(self.t0 + at);
                     }
@@ -446,6 +457,16 @@ impl Loop<'_, '_> {
                     }
                 }
                 self.submit(s, now);
+            }
+        }
+    }
+
+    /// A slot of feed `f` issues nothing more; probes stop when no main slot is left.
+    fn end_slot(&mut self, f: usize) {
+        if !self.feeds[f].is_probe() {
+            self.main_left -= 1;
+            if self.main_left == 0 {
+                self.shared.main_done.store(true, Ordering::Relaxed);
             }
         }
     }

@@ -104,6 +104,31 @@ impl<'a> Shared<'a> {
             || self.halt.load(Ordering::Relaxed)
     }
 
+    /// True once `feed` must stop: the job is interrupted, or it is a probe and the main
+    /// streams are done.
+    #[inline]
+    pub fn must_stop(&self, feed: &Feed, now_ns: u64) -> bool {
+        self.interrupted(now_ns) || (feed.is_probe() && self.main_done.load(Ordering::Relaxed))
+    }
+
+    /// The end of the job's time bound (`u64::MAX` without one), ns since the job started.
+    pub fn deadline_ns(&self) -> u64 {
+        self.deadline_ns
+    }
+
+    /// Waits for a rate-limited start time `at_ns` on `now`. Returns `false`, without waiting
+    /// for it, if the start falls after the time bound, and stops waiting (returns `false`)
+    /// at a stop request: a slow rate never holds the job past `--time` or a Ctrl-C.
+    pub fn wait_for_start(&self, feed: &Feed, at_ns: u64, now: impl Fn() -> u64) -> bool {
+        if at_ns >= self.deadline_ns {
+            let end = self.deadline_ns;
+            crate::rate::wait_until(end, &now, |n| self.must_stop(feed, n));
+            return false;
+        }
+        crate::rate::wait_until(at_ns, &now, |n| self.must_stop(feed, n))
+            && !self.must_stop(feed, now())
+    }
+
     /// Called for a failed I/O: under `--on-error stop` the whole job stops submitting.
     pub fn on_failure(&self) {
         if self.on_error == OnError::Stop {

@@ -8,10 +8,33 @@
 //! - The psync engine issues one I/O at a time per thread, so it requires `qd == 1`.
 
 use serde::Serialize;
-use ssdiq_workload::units::{format_size, Rate};
+use ssdiq_workload::units::{format_duration_approx, format_size, Rate};
 use ssdiq_workload::{DataPattern, Op, Pattern, RwMix};
 
 use crate::error::EngineError;
+
+/// Most submitting threads of one job. Each has its own ring and buffers; past a thousand
+/// the machine measures its scheduler, not the device.
+pub const MAX_THREADS: u32 = 1024;
+
+/// Longest job: a time bound, or what a rate-limited byte bound implies. The per-second
+/// series holds a row a second; a longer run is a mistake, not a benchmark.
+pub const MAX_JOB_NS: u64 = 30 * 86_400 * 1_000_000_000;
+
+/// Nanoseconds between two starts of `bytes`-sized requests at `rate`.
+fn interval_ns(rate: Rate, bytes: u64) -> f64 {
+    match rate {
+        Rate::IoPerSec(i) => 1e9 / i,
+        Rate::BytesPerSec(b) => bytes as f64 * 1e9 / b,
+    }
+}
+
+fn rate_text(rate: Rate) -> String {
+    match rate {
+        Rate::IoPerSec(i) => format!("{i} IOPS"),
+        Rate::BytesPerSec(b) => format!("{b} B/s"),
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -248,6 +271,12 @@ impl Job {
         if self.threads == 0 {
             return bad("invalid --threads \"0\": must be >= 1".into());
         }
+        if self.threads > MAX_THREADS {
+            return bad(format!(
+                "invalid --threads \"{}\": at most {MAX_THREADS}",
+                self.threads
+            ));
+        }
         if self.engine == EngineKind::Psync && self.qd != 1 {
             return bad(format!(
                 "invalid --qd \"{}\" with --engine psync: psync issues one I/O at a time per thread; use --threads or --engine io_uring",
@@ -306,10 +335,55 @@ impl Job {
         if self.series_interval_ns < 1_000_000 {
             return bad("series interval below 1 ms".into());
         }
+        if let Some(t) = self.bound.time_ns.filter(|&t| t > MAX_JOB_NS) {
+            return bad(format!(
+                "invalid --time: {} is longer than a job may run (30 days, 720h)",
+                format_duration_approx(t as f64 / 1e9)
+            ));
+        }
+        self.check_rates()?;
         // Build every stream once so a pattern that cannot split over threads fails now.
         for t in 0..self.threads {
             ssdiq_workload::RequestStream::new(&self.pattern, self.mix, self.stream_config(t))
                 .map_err(|e| EngineError::Invalid(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// A rate must let the job make progress within its bounds: two requests within the time
+    /// bound, and a byte bound reached within [`MAX_JOB_NS`]. Otherwise the job would sit in
+    /// a rate wait for years (or forever), which is a typo, not a measurement.
+    fn check_rates(&self) -> Result<(), EngineError> {
+        let time = self.bound.time_ns;
+        let too_slow = |flag: &str, rate: Rate| {
+            let gap = interval_ns(rate, self.bs);
+            match time {
+                Some(t) if gap > t as f64 => Err(EngineError::Invalid(format!(
+                    "invalid {flag} \"{}\": one {} request every {}, longer than --time {}; give a higher rate or a longer --time",
+                    rate_text(rate),
+                    format_size(self.bs),
+                    format_duration_approx(gap / 1e9),
+                    format_duration_approx(t as f64 / 1e9)
+                ))),
+                _ => Ok(()),
+            }
+        };
+        if let Some(r) = self.rate {
+            too_slow("--rate", r)?;
+            if let (None, Some(bytes)) = (time, self.bound.bytes) {
+                let total = bytes.div_ceil(self.bs) as f64 * interval_ns(r, self.bs);
+                if total > MAX_JOB_NS as f64 {
+                    return Err(EngineError::Invalid(format!(
+                        "invalid --rate \"{}\": {} would take {} at this rate, longer than 30 days; give a higher rate or a --time",
+                        rate_text(r),
+                        format_size(bytes),
+                        format_duration_approx(total / 1e9)
+                    )));
+                }
+            }
+        }
+        if let Some(r) = self.probe_rate.filter(|_| !self.probes.is_empty()) {
+            too_slow("--probe-rate", r)?;
         }
         Ok(())
     }

@@ -32,6 +32,7 @@ pub mod series;
 pub mod signals;
 pub mod stats;
 pub mod target;
+pub mod textfile;
 pub mod uring;
 
 pub use control::{NoProgress, Progress, RunControl};

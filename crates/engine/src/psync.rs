@@ -10,7 +10,6 @@ use ssdiq_workload::Op;
 use crate::buf::AlignedBuf;
 use crate::error::EngineError;
 use crate::feed::{Feed, WorkerCtx};
-use crate::rate::wait_until;
 use crate::stats::Recorder;
 
 pub fn run_thread(
@@ -41,7 +40,9 @@ pub fn run_thread(
         let mut due = None;
         if let Some(r) = rate {
             let at = feed.claim(r, io.len, now);
-            wait_until(at, || clock.now_ns());
+            if !shared.wait_for_start(feed, at, || clock.now_ns()) {
+                break;
+            }
             if r.open_loop() {
                 due = Some(at);
             }
@@ -56,6 +57,7 @@ pub fn run_thread(
         }
         let t0 = clock.now_ns();
         // SAFETY: buffers hold at least bs = io.len bytes for reads and writes.
+        let short = |done: u64| target.why_short(io.op, io.offset, io.len, done);
         let res: Result<(), Option<i32>> = match io.op {
             Op::Read => check(
                 unsafe {
@@ -67,6 +69,7 @@ pub fn run_thread(
                     )
                 },
                 io.len,
+                short,
             ),
             Op::Write => check(
                 unsafe {
@@ -78,6 +81,7 @@ pub fn run_thread(
                     )
                 },
                 io.len,
+                short,
             ),
             Op::Trim => target.trim(io.offset, io.len).map_err(Some),
             Op::WriteZeroes => target.write_zeroes(io.offset, io.len).map_err(Some),
@@ -94,9 +98,10 @@ pub fn run_thread(
     Ok(())
 }
 
-/// `Err(Some(errno))` for a failed call, `Err(None)` for a short transfer.
+/// `Err(Some(errno))` for a failed call; for a short transfer, the errno `short(done)`
+/// finds (`Err(None)` if there is none).
 #[inline]
-fn check(r: isize, len: u64) -> Result<(), Option<i32>> {
+fn check(r: isize, len: u64, short: impl Fn(u64) -> Option<i32>) -> Result<(), Option<i32>> {
     if r < 0 {
         Err(Some(
             std::io::Error::last_os_error()
@@ -104,7 +109,7 @@ fn check(r: isize, len: u64) -> Result<(), Option<i32>> {
                 .unwrap_or(libc::EIO),
         ))
     } else if r as u64 != len {
-        Err(None)
+        Err(short(r as u64))
     } else {
         Ok(())
     }

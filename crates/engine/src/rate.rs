@@ -78,9 +78,10 @@ impl RateLimiter {
             // Inverse transform: 1 - u is in (0, 1], so the log is finite.
             mean *= -(1.0 - u).ln();
         }
+        // `as` saturates: an absurd rate (1e-300 IOPS) costs "forever", never wraps around.
         let cost = (mean * (1u64 << FRAC) as f64) as u64;
         let floor = match self.schedule {
-            Schedule::Paced => now_ns.saturating_sub(SLACK_NS) << FRAC,
+            Schedule::Paced => now_ns.saturating_sub(SLACK_NS).saturating_mul(1 << FRAC),
             Schedule::OpenEven | Schedule::OpenPoisson => 0,
         };
         let mut cur = self.next.load(Ordering::Relaxed);
@@ -88,7 +89,7 @@ impl RateLimiter {
             let start = cur.max(floor);
             match self.next.compare_exchange_weak(
                 cur,
-                start + cost,
+                start.saturating_add(cost),
                 Ordering::Relaxed,
                 Ordering::Relaxed,
             ) {
@@ -99,18 +100,27 @@ impl RateLimiter {
     }
 }
 
+/// Longest sleep between two looks at `give_up`: how late a stop request may be noticed.
+pub const POLL_NS: u64 = 50_000_000;
+
 /// Waits until `at_ns` on a clock read by `now`: sleeps for the bulk, spins the last stretch,
-/// because sleeps overshoot by tens of microseconds.
-pub fn wait_until(at_ns: u64, now: impl Fn() -> u64) {
+/// because sleeps overshoot by tens of microseconds. Every [`POLL_NS`] it asks
+/// `give_up(now)` (a stop request, the end of the job) and returns `false` if told to;
+/// `true` once `at_ns` is reached.
+pub fn wait_until(at_ns: u64, now: impl Fn() -> u64, give_up: impl Fn(u64) -> bool) -> bool {
     const SPIN_NS: u64 = 60_000;
     loop {
         let n = now();
         if n >= at_ns {
-            return;
+            return true;
+        }
+        if give_up(n) {
+            return false;
         }
         let left = at_ns - n;
         if left > SPIN_NS {
-            std::thread::sleep(std::time::Duration::from_nanos(left - SPIN_NS));
+            let nap = (left - SPIN_NS).min(POLL_NS);
+            std::thread::sleep(std::time::Duration::from_nanos(nap));
         } else {
             std::hint::spin_loop();
         }
@@ -182,6 +192,26 @@ mod tests {
         let e = RateLimiter::with_schedule(Rate::IoPerSec(10_000.0), Schedule::OpenEven);
         let a = e.claim(1, 0, 0.3);
         assert_eq!(e.claim(1, 0, 0.9) - a, 100_000);
+    }
+
+    #[test]
+    fn absurd_costs_saturate_instead_of_wrapping() {
+        let r = RateLimiter::new(Rate::IoPerSec(1e-300));
+        assert_eq!(r.claim(4096, 0, 0.0), 0);
+        let second = r.claim(4096, 0, 0.0);
+        assert_eq!(second, u64::MAX >> FRAC, "the next start is 'never'");
+        assert_eq!(r.claim(4096, 5_000_000_000, 0.0), second);
+    }
+
+    #[test]
+    fn a_wait_gives_up_when_told() {
+        let t = std::cell::Cell::new(0u64);
+        let now = || {
+            t.set(t.get() + 1_000);
+            t.get()
+        };
+        assert!(!wait_until(u64::MAX, now, |n| n > 10_000));
+        assert!(wait_until(5_000, || 6_000, |_| true));
     }
 
     #[test]

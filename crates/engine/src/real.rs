@@ -98,9 +98,10 @@ impl Executor for RealExecutor {
                 let mut rec = Recorder::new(sink.clone(), t as usize, &main_streams(job))
                     .with_probe_intervals(job.probe_interval_ns);
                 let (ctx, shared, main_left) = (&ctx, &shared, &main_left);
+                // Built here, in thread order: consecutive substreams cost one jump each.
+                let mut feed = Feed::main(job, t);
                 handles.push(scope.spawn(move || {
                     let mut ready = Ready::new(ctx.clock);
-                    let mut feed = Feed::main(job, t);
                     let r = run_one(job.engine, ctx, &mut feed, job.qd, &mut rec, &mut ready);
                     if main_left.fetch_sub(1, Ordering::AcqRel) == 1 {
                         shared.main_done.store(true, Ordering::Release);

@@ -89,6 +89,62 @@ pub struct IoFailure {
     pub at_ns: u64,
 }
 
+/// The symbolic name of the errnos a storage benchmark meets, for messages users search for.
+pub fn errno_name(errno: i32) -> Option<&'static str> {
+    Some(match errno {
+        libc::EPERM => "EPERM",
+        libc::EIO => "EIO",
+        libc::ENXIO => "ENXIO",
+        libc::EBADF => "EBADF",
+        libc::EAGAIN => "EAGAIN",
+        libc::ENOMEM => "ENOMEM",
+        libc::EACCES => "EACCES",
+        libc::EFAULT => "EFAULT",
+        libc::EBUSY => "EBUSY",
+        libc::ENODEV => "ENODEV",
+        libc::EINVAL => "EINVAL",
+        libc::EFBIG => "EFBIG",
+        libc::ENOSPC => "ENOSPC",
+        libc::EROFS => "EROFS",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::ETIMEDOUT => "ETIMEDOUT",
+        libc::EDQUOT => "EDQUOT",
+        libc::EREMOTEIO => "EREMOTEIO",
+        libc::EILSEQ => "EILSEQ",
+        libc::ENODATA => "ENODATA",
+        libc::ENOLINK => "ENOLINK",
+        libc::EMEDIUMTYPE => "EMEDIUMTYPE",
+        libc::ECANCELED => "ECANCELED",
+        _ => return None,
+    })
+}
+
+impl IoFailure {
+    /// One line naming the failed request and the error, e.g. "write of 4KiB at offset
+    /// 8388608 failed: No space left on device (ENOSPC)".
+    pub fn describe(&self) -> String {
+        let why = if self.errno == 0 {
+            "short transfer".to_string()
+        } else {
+            let text = std::io::Error::from_raw_os_error(self.errno).to_string();
+            let text = text
+                .strip_suffix(&format!(" (os error {})", self.errno))
+                .unwrap_or(&text)
+                .to_string();
+            match errno_name(self.errno) {
+                Some(n) => format!("{text} ({n})"),
+                None => format!("{text} (errno {})", self.errno),
+            }
+        };
+        format!(
+            "{} of {} at offset {} failed: {why}",
+            self.op.name(),
+            ssdiq_workload::units::format_size(self.len),
+            self.offset
+        )
+    }
+}
+
 impl ErrorLog {
     /// `res` is the errno, or `None` for a short transfer of `done` bytes.
     pub fn record(&mut self, op: Op, offset: u64, len: u64, errno: Option<i32>, at_ns: u64) {
@@ -457,6 +513,10 @@ mod tests {
         assert_eq!(reads[0].lat_p99_ns, 2000);
         assert_eq!(stats.errors.count, 2);
         assert_eq!(stats.errors.first.as_ref().unwrap().offset, 8192);
+        assert_eq!(
+            stats.errors.first.as_ref().unwrap().describe(),
+            "read of 4KiB at offset 8192 failed: Input/output error (EIO)"
+        );
         let json = serde_json::to_value(
             stats.report(
                 crate::Job::new(

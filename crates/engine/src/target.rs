@@ -17,6 +17,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use ssdiq_workload::units::format_size;
+use ssdiq_workload::Op;
 
 use crate::error::EngineError;
 use crate::job::Job;
@@ -293,6 +294,30 @@ impl Target {
             pos = d.max(h + 1);
         }
         out
+    }
+
+    /// Why a read or write of `[offset, offset + len)` came back short: the kernel only says
+    /// so on the next call (a write that filled the filesystem returns the bytes it placed,
+    /// the next one ENOSPC). The remainder `[offset + done, offset + len)` is tried once more,
+    /// synchronously, and its errno returned; `None` if it went through (or a read hit the
+    /// end). Cold path: allocates.
+    pub fn why_short(&self, op: Op, offset: u64, len: u64, done: u64) -> Option<i32> {
+        let rest = len.checked_sub(done).filter(|&r| r > 0)?;
+        let mut buf = crate::buf::AlignedBuf::new(rest as usize);
+        let at = (offset + done) as libc::off_t;
+        // SAFETY: the buffer holds `rest` bytes; plain syscalls on an open descriptor.
+        let r = unsafe {
+            match op {
+                Op::Read => libc::pread(self.fd(), buf.as_mut_ptr().cast(), rest as usize, at),
+                Op::Write => libc::pwrite(self.fd(), buf.as_mut_ptr().cast(), rest as usize, at),
+                Op::Trim | Op::WriteZeroes => return None,
+            }
+        };
+        (r < 0).then(|| {
+            io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO)
+        })
     }
 
     /// Discards `[offset, offset+len)`. Returns the errno on failure.

@@ -27,7 +27,6 @@ use ssdiq_workload::Op;
 use crate::buf::AlignedBuf;
 use crate::error::EngineError;
 use crate::feed::{Feed, Io, WorkerCtx};
-use crate::rate::wait_until;
 use crate::stats::Recorder;
 
 /// With many I/Os in flight, wake for an eighth of them (like fio's
@@ -146,6 +145,12 @@ pub fn run_thread(
             } else {
                 last_ns
             };
+            if pending.is_some() && shared.must_stop(feed, now) {
+                // A rate-limited start the job will not reach (stop, time bound).
+                pending = None;
+                ended = true;
+                break;
+            }
             if pending.is_none() {
                 match feed.next(shared, now) {
                     None => {
@@ -210,8 +215,12 @@ pub fn run_thread(
         if inflight == 0 && batch.is_empty() {
             match pending {
                 Some((_, at)) => {
-                    // Rate-limited and idle: nothing to reap, wait for the scheduled start.
-                    wait_until(at, || clock.now_ns());
+                    // Rate-limited and idle: nothing to reap, wait for the scheduled start,
+                    // unless the job ends first.
+                    if !shared.wait_for_start(feed, at, || clock.now_ns()) {
+                        pending = None;
+                        ended = true;
+                    }
                     continue;
                 }
                 None if ended => break,
@@ -228,8 +237,9 @@ pub fn run_thread(
         batch.clear();
         let waited = match pending {
             Some((_, at)) if at > t_sub => {
-                // Rate-limited: reap whatever completes before the next scheduled start.
-                let left = at - t_sub;
+                // Rate-limited: reap whatever completes before the next scheduled start,
+                // looking up at least every POLL_NS for a stop request.
+                let left = (at - t_sub).min(crate::rate::POLL_NS);
                 let ts = types::Timespec::new()
                     .sec(left / 1_000_000_000)
                     .nsec((left % 1_000_000_000) as u32);
@@ -274,7 +284,8 @@ pub fn run_thread(
                 rec.fail(io.op, io.offset, io.len, Some(-res), t_done);
                 shared.on_failure();
             } else if res as u64 != io.len {
-                rec.fail(io.op, io.offset, io.len, None, t_done);
+                let errno = target.why_short(io.op, io.offset, io.len, res as u64);
+                rec.fail(io.op, io.offset, io.len, errno, t_done);
                 shared.on_failure();
             } else {
                 let from = match slots[s].due_ns {

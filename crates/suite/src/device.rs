@@ -1,4 +1,4 @@
-//! A real drive as a suite target: a regular file (recreated on reset) or a block device
+//! A real drive as a suite target: a regular file (emptied on reset) or a block device
 //! (discarded on reset, and formatted through the NVMe layer when that is safe).
 //!
 //! Invariants:
@@ -172,12 +172,14 @@ impl SuiteTarget for DeviceTarget {
                     target: path.display().to_string(),
                     reason: e.to_string(),
                 };
-                match std::fs::remove_file(path) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(reason(e)),
-                }
-                let f = std::fs::File::create(path).map_err(reason)?;
+                // Emptied in place (its blocks are freed), never deleted: a symlink stays a
+                // symlink, and the caller checked that the size fits before the run.
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(path)
+                    .map_err(reason)?;
                 f.set_len(self.capacity).map_err(reason)?;
                 self.facts.size = Some(self.capacity);
                 Ok("file recreated".into())

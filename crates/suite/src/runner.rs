@@ -483,17 +483,16 @@ pub fn run(
         for phase in &pass.phases {
             c.index += 1;
             let end = match phase {
-                Phase::Reset => {
-                    if let Err(e) = c.reset(&label) {
-                        if c.result.steps.is_empty() {
-                            return Err(e);
-                        }
+                // A failure once the drive is being written is part of the result (exit 1,
+                // with the error named in run.json); only bad input is an error here.
+                Phase::Reset => match c.reset(&label) {
+                    Ok(()) => false,
+                    Err(e) if c.result.steps.is_empty() && e.is_usage() => return Err(e),
+                    Err(e) => {
                         c.info.error = Some(format!("reset: {e}"));
                         true
-                    } else {
-                        false
                     }
-                }
+                },
                 Phase::Idle(s) => {
                     c.idle(&label, *s);
                     c.ctl.stopped()

@@ -156,7 +156,21 @@ pub fn run_job(
         base,
     };
     let ctl = RunControl::new(cx.ctl.stop.clone(), &fwd);
-    Ok(target.executor().run(job, &ctl)?)
+    let stats = target.executor().run(job, &ctl)?;
+    // A failed I/O ends the run as an error, not as an interruption: the engine drained
+    // and says "partial", but the drive (or the filesystem under a file) failed.
+    if let Some(f) = stats.errors.first.as_ref() {
+        let errno = std::io::Error::from_raw_os_error(f.errno);
+        let more = match stats.errors.count {
+            1 => String::new(),
+            n => format!(" ({n} failed I/Os)"),
+        };
+        return Err(SuiteError::Engine(ssdiq_engine::EngineError::io(
+            format!("{}{more}", f.describe()),
+            errno,
+        )));
+    }
+    Ok(stats)
 }
 
 /// Runs `step` (the `step_no`-th of the run) on `target`; the caller ends the phase.

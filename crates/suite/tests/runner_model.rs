@@ -39,6 +39,9 @@ struct Model {
     stop_after: Option<(u32, Arc<AtomicBool>)>,
     /// The job number that fails like a drive returning EIO.
     fail_at: Option<u32>,
+    /// The job number whose I/O fails with this errno the way the engine reports it: the
+    /// job drains and returns its statistics, partial, with the failure counted.
+    io_error_at: Option<(u32, i32)>,
 }
 
 impl Model {
@@ -168,8 +171,15 @@ impl Executor for Model {
                 },
             });
         }
+        let failed = match self.io_error_at {
+            Some((n, errno)) if n == self.jobs => {
+                rec.fail(op, 8 << 20, job.bs, Some(errno), elapsed);
+                true
+            }
+            _ => false,
+        };
         let mut stats = Stats::collect(Clock::Virtual, elapsed, vec![rec.finish()], &sink);
-        stats.partial = ctl.stopped();
+        stats.partial = ctl.stopped() || failed;
         stats.device_log = log;
         Ok(stats)
     }
@@ -242,6 +252,7 @@ fn target(settle: f64) -> ModelTarget {
         ranges: Vec::new(),
         stop_after: None,
         fail_at: None,
+        io_error_at: None,
     })
 }
 
@@ -443,4 +454,49 @@ fn an_error_keeps_the_steps_so_far_and_says_what_ended_the_run() {
     let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
     assert!(err.starts_with("step seq_write"), "{err}");
     assert!(err.contains("pwrite at offset 4096"), "{err}");
+}
+
+#[test]
+fn an_io_error_in_a_step_is_an_error_not_an_interruption() {
+    let mut t = target(0.3);
+    // Job 1 is the init, job 2 the first step (seq_read).
+    t.0.io_error_at = Some((2, 28));
+    let r = run_with(&mut t, &options());
+    assert!(r.partial);
+    assert!(r.steps.is_empty(), "seq_read failed: no step finished");
+    let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
+    assert!(err.starts_with("step seq_read: "), "{err}");
+    assert!(err.contains("ENOSPC"), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+}
+
+#[test]
+fn an_io_error_after_finished_steps_keeps_them() {
+    let mut t = target(0.3);
+    t.0.io_error_at = Some((5, 5));
+    let r = run_with(&mut t, &options());
+    assert!(r.partial);
+    assert_eq!(r.steps.len(), 3);
+    assert_eq!(r.steps[0].name, steps::SEQ_READ);
+    let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
+    assert!(err.starts_with("step seq_write"), "{err}");
+    assert!(err.contains("EIO"), "{err}");
+}
+
+#[test]
+fn an_io_error_in_the_init_still_gives_a_result() {
+    let mut t = target(0.3);
+    t.0.io_error_at = Some((1, 28));
+    let r = run_with(&mut t, &options());
+    assert!(r.partial);
+    assert!(r.steps.is_empty());
+    let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
+    assert!(err.starts_with("init: "), "{err}");
+    assert!(err.contains("ENOSPC"), "{err}");
+    // The hard failure of the engine itself is kept as well.
+    let mut t = target(0.3);
+    t.0.fail_at = Some(1);
+    let r = run_with(&mut t, &options());
+    let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
+    assert!(err.starts_with("init: "), "{err}");
 }

@@ -24,13 +24,18 @@ use ssdiq_workload::units::{format_size, parse_duration_ns, parse_rate, parse_si
 use ssdiq_workload::{DataPattern, Pattern, RwMix};
 
 use crate::error::{usage, OrUsage};
-use crate::output::{check_writable, write_atomic, write_json};
+use crate::file_target::{self, FilePlan};
+use crate::limits::check_memory;
+use crate::output::{check_writable, write_json, write_output};
+use ssdiq_flash::memory::drive_bytes;
 
 #[derive(clap::Args)]
 #[command(
     about = "Run one I/O job against a file, a block device or an emulated SSD (emu:PROFILE)",
     after_help = "Examples:\n  ssdiq io /tmp/scratch --size 1G --rw randread --bs 4k --qd 32 --time 10s --json r.json\n  ssdiq io /dev/nvme0n1 --rw randwrite --pattern zipf:0.8 --bs 4k --qd 32 --time 60s \\\n      --rate 100MB/s --probe read,write --allow-destroy /dev/nvme0n1\n\n\
 Without --time the job issues --size bytes (or --io-size); with both, the first bound wins.\n\
+A file that does not exist is created at --size; an existing file is used in place and never\n\
+grown, unless --recreate empties it and sizes it to --size (its content is lost).\n\
 Writing to a block device is refused if it is mounted, partitioned, or carries a filesystem,\n\
 LVM, RAID, swap or partition-table signature, unless --allow-destroy names the device again.\n\n\
 Emulated SSD: TARGET emu:PROFILE[,key=value...] (profiles: default, nosuspend, smallbuf, highop,\n\
@@ -123,6 +128,11 @@ pub struct Args {
     /// Allow overwriting this block device even if it looks in use (name it again).
     #[arg(long, value_name = "DEVICE")]
     allow_destroy: Option<PathBuf>,
+    /// Recreate an existing file target: empty it and size it to --size (default: its
+    /// length); its content is lost. Without it an existing file is used in place and never
+    /// grown.
+    #[arg(long)]
+    recreate: bool,
 }
 
 fn engine_usage(e: EngineError) -> anyhow::Error {
@@ -160,11 +170,21 @@ fn build_job(args: &Args, facts: &TargetFacts) -> anyhow::Result<Job> {
         facts.path.display().to_string(),
         &|bs| match facts.size {
             Some(existing) if existing >= bs => Ok(existing / bs * bs),
-            Some(_) if facts.kind == TargetKind::File => Err(usage(format!(
-                "{} is smaller than one block; give --size to extend it",
+            Some(0) if facts.kind == TargetKind::Block => Err(usage(format!(
+                "{} has no capacity (0 bytes): an unattached loop device, or no medium?",
                 facts.path.display()
             ))),
-            _ => Err(usage(format!(
+            Some(n) if facts.kind == TargetKind::Block => Err(usage(format!(
+                "invalid --bs \"{}\": larger than {} ({n} bytes)",
+                args.bs,
+                facts.path.display()
+            ))),
+            Some(_) => Err(usage(format!(
+                "{} is smaller than one block of --bs {}; give --size with --recreate to resize it",
+                facts.path.display(),
+                args.bs
+            ))),
+            None => Err(usage(format!(
                 "{} does not exist; give --size to create it",
                 facts.path.display()
             ))),
@@ -336,21 +356,42 @@ fn format_size_short(b: u64) -> String {
     ssdiq_workload::units::format_size_approx(b as f64)
 }
 
-/// Validation and safety checks for a file or block device; its executor.
-fn real_setup(args: &Args) -> anyhow::Result<(Job, Box<dyn Executor>)> {
+/// Bytes of I/O buffers the real executor allocates: a read and a write buffer per slot,
+/// and per thread a ring and the rest (an upper bound).
+fn buffer_bytes(job: &Job) -> u64 {
+    let per_thread = |qd: u64| (2 * qd).saturating_mul(job.bs).saturating_add(256 << 10);
+    (job.threads as u64)
+        .saturating_mul(per_thread(job.qd as u64))
+        .saturating_add(job.probes.len() as u64 * per_thread(1))
+}
+
+/// Validation and safety checks for a file or block device; its executor and what happens
+/// to a file target before the job.
+fn real_setup(args: &Args) -> anyhow::Result<(Job, Box<dyn Executor>, FilePlan)> {
+    if let Some(a) = &args.allow_destroy {
+        crate::allow_destroy::check(&args.target.to_string_lossy(), a)?;
+    }
+    let size = args
+        .size
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .or_usage()?;
+    let plan = file_target::plan(&args.target, size, args.recreate, file_target::Use::Io)?;
     let facts = TargetFacts::probe(&args.target).map_err(engine_usage)?;
     let job = build_job(args, &facts)?;
+    check_memory(
+        &format!(
+            "{} threads x --qd {} x --bs {}",
+            job.threads,
+            job.qd,
+            format_size(job.bs)
+        ),
+        buffer_bytes(&job),
+        "lower --threads, --qd or --bs",
+    )?;
     for p in [&args.json, &args.log].into_iter().flatten() {
         check_writable(p)?;
-    }
-    if let Some(a) = &args.allow_destroy {
-        if facts.kind != TargetKind::Block {
-            return Err(usage(format!(
-                "invalid --allow-destroy \"{}\": {} is not a block device",
-                a.display(),
-                facts.path.display()
-            )));
-        }
     }
     if job.writes() {
         ssdiq_nvme::safety::check_destructive(&args.target, args.allow_destroy.as_deref())
@@ -363,19 +404,24 @@ fn real_setup(args: &Args) -> anyhow::Result<(Job, Box<dyn Executor>)> {
         Some(c) => RealExecutor::with_counters(Box::new(c)),
         None => RealExecutor::new(),
     };
-    Ok((job, Box::new(exec)))
+    Ok((job, Box::new(exec), plan))
 }
 
 /// The emulated SSD: no safety checks (nothing real is written); `--size` defaults to the
 /// drive's capacity; `--engine` and `--buffered` do not apply and are ignored.
-fn emu_setup(args: &Args, target: &str) -> anyhow::Result<(Job, Box<dyn Executor>)> {
-    let exec = EmuExecutor::open(target).map_err(engine_usage)?;
+fn emu_setup(args: &Args, target: &str) -> anyhow::Result<(Job, Box<dyn Executor>, FilePlan)> {
     if let Some(a) = &args.allow_destroy {
+        crate::allow_destroy::check(target, a)?;
+    }
+    if args.recreate {
         return Err(usage(format!(
-            "invalid --allow-destroy \"{}\": {target} is an emulated drive; nothing real is written",
-            a.display()
+            "invalid --recreate: {target} is an emulated drive; --recreate is for file targets"
         )));
     }
+    let profile = EmuExecutor::profile_of(target).map_err(engine_usage)?;
+    let need = drive_bytes(&profile).map_err(|e| usage(format!("{target}: {e}")))?;
+    check_memory(target, need.total(), "use a smaller capacity")?;
+    let exec = EmuExecutor::from_profile(profile).map_err(engine_usage)?;
     let cap = exec.capacity_bytes();
     let job = job_from_args(args, target.to_string(), &|bs| {
         if cap < bs {
@@ -392,17 +438,21 @@ fn emu_setup(args: &Args, target: &str) -> anyhow::Result<(Job, Box<dyn Executor
     for p in [&args.json, &args.log].into_iter().flatten() {
         check_writable(p)?;
     }
-    Ok((job, Box::new(exec)))
+    Ok((job, Box::new(exec), FilePlan::NotAFile))
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    // Handlers first: a Ctrl-C during setup ends the command at once, nothing written.
+    let stop = ssdiq_engine::signals::stop_on_signals()?;
     let target = args.target.to_string_lossy().to_string();
-    let (job, mut exec): (Job, Box<dyn Executor>) = if target.starts_with("emu:") {
+    let (job, mut exec, plan) = if target.starts_with("emu:") {
         emu_setup(&args, &target)?
     } else {
         real_setup(&args)?
     };
-    let stop = ssdiq_engine::signals::stop_on_signals()?;
+    // Until here a Ctrl-C ended the process at once: nothing was written.
+    ssdiq_engine::signals::drain_on_signals();
+    file_target::apply(&args.target, plan)?;
     let bars = Bars {
         fill: OnceLock::new(),
         run: OnceLock::new(),
@@ -414,21 +464,24 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let stats = result.map_err(engine_usage)?;
     let report = stats.report(job.info());
     print!("{}", render(&report));
-    if let Some(path) = &args.json {
-        write_json(path, &report)?;
-    }
-    if let Some(path) = &args.log {
-        write_csv(path, &report)?;
+    {
+        let _both = ssdiq_engine::signals::defer_exit();
+        if let Some(path) = &args.json {
+            write_json(path, &report)?;
+        }
+        if let Some(path) = &args.log {
+            write_csv(path, &report)?;
+        }
     }
     if ctl.stopped() {
         eprintln!("ssdiq: interrupted; results are partial");
         return Ok(ExitCode::from(130));
     }
-    if report.errors.count > 0 {
-        let first = report.errors.first.as_ref().expect("count > 0");
+    if let Some(first) = report.errors.first.as_ref() {
         eprintln!(
-            "ssdiq: {} I/O error(s); first: {} at offset {} ({}, errno {})",
-            report.errors.count, first.op, first.offset, first.message, first.errno
+            "ssdiq: error: {} failed I/O(s); the first: {}",
+            report.errors.count,
+            first.describe()
         );
         return Ok(ExitCode::from(1));
     }
@@ -442,7 +495,7 @@ fn write_csv(path: &Path, report: &IoReport) -> anyhow::Result<()> {
         s.push_str(&p.csv_row());
         s.push('\n');
     }
-    write_atomic(path, s.as_bytes())
+    write_output(path, s.as_bytes())
 }
 
 fn us(ns: u64) -> String {

@@ -42,7 +42,8 @@ Writes run.json, series.csv, device.csv (emulated and NVMe drives), report.md an
 into --out. Writing to a block device is refused if it looks in use, unless --allow-destroy\n\
 names the device again. Reset of a block device: NVMe sanitize (block erase) when it reaches no\n\
 other namespace, else NVMe format when that stays within the namespace, then BLKDISCARD of every\n\
-LBA; a device that is not NVMe is only discarded. A file is deleted and recreated."
+LBA; a device that is not NVMe is only discarded. A file target is created at\n\
+--size; an existing one is recreated (its content lost) only with --recreate."
 )]
 pub struct Args {
     /// emu:PROFILE[,key=value...], a block device, or a file (with --size).
@@ -99,9 +100,13 @@ pub struct Args {
     /// Seed of the request streams.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Size of a file target (created or recreated).
+    /// Size of a file target (created, or recreated with --recreate).
     #[arg(long)]
     size: Option<String>,
+    /// Allow recreating an existing file target (run empties it on reset: its content is
+    /// lost). Without it, run refuses an existing file.
+    #[arg(long)]
+    recreate: bool,
     /// Allow overwriting this block device even if it looks in use (name it again).
     #[arg(long, value_name = "DEVICE")]
     allow_destroy: Option<PathBuf>,
@@ -112,10 +117,11 @@ pub struct Args {
 
 fn spec_flag(name: &str, v: &Option<String>) -> anyhow::Result<Option<f64>> {
     let Some(s) = v else { return Ok(None) };
+    let (lo, hi) = ssdiq_suite::spec::PLAUSIBLE;
     match s.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok(Some(x)),
+        Ok(x) if x.is_finite() && (lo..=hi).contains(&x) => Ok(Some(x)),
         _ => Err(usage(format!(
-            "invalid --{name} \"{s}\": expected a positive number"
+            "invalid --{name} \"{s}\": expected a positive number from {lo} to {hi:e}"
         ))),
     }
 }
@@ -164,6 +170,8 @@ fn spec(args: &Args, builtin: Option<Spec>) -> anyhow::Result<Option<Spec>> {
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    // Handlers first: a Ctrl-C during setup ends the command at once, nothing written.
+    let stop = ssdiq_engine::signals::stop_on_signals()?;
     if args.repeat == 0 || args.repeat > 100 {
         return Err(usage(format!(
             "invalid --repeat \"{}\": expected 1 to 100",
@@ -199,15 +207,22 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .map(parse_size)
         .transpose()
         .or_usage()?;
-    let mut target = super::run_target::open(&args.target, size, args.allow_destroy.as_deref())?;
-    let spec = spec(&args, target.builtin_spec())?;
+    // --out first: a bad one must not cost a created target file, let alone a run.
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| run_out::default_dir(&args.target));
-    let created = run_out::prepare_dir(&out)?;
+    run_out::check_dir(&out)?;
+    let mut target = super::run_target::open(
+        &args.target,
+        size,
+        args.allow_destroy.as_deref(),
+        args.recreate,
+    )?;
+    let spec = spec(&args, target.builtin_spec())?;
+    // Until here a Ctrl-C ended the process at once: nothing was written.
+    ssdiq_engine::signals::drain_on_signals();
 
-    let stop = ssdiq_engine::signals::stop_on_signals()?;
     let bars = Bars::new(args.quiet);
     let opts = RunOptions {
         plan: match args.protocol {
@@ -224,13 +239,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     };
     let result = ssdiq_suite::run(target.as_mut(), &opts, stop.clone(), &bars);
     bars.clear();
-    let result = result.map_err(|e| {
-        if e.is_usage() && created {
-            // Bad input found before any I/O: leave nothing behind.
-            let _ = std::fs::remove_dir(&out);
-        }
-        suite_usage(e)
-    })?;
+    let result = result.map_err(suite_usage)?;
     run_out::write_all(&out, &result)?;
     if args.quiet {
         println!("{}", out.display());

@@ -1,5 +1,5 @@
 //! Where `ssdiq run` writes: the output directory (checked before the run, created after
-//! validation) and its four files, each written to a temporary name and renamed.
+//! validation) and its four files, written through `crate::output`.
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -8,7 +8,7 @@ use ssdiq_report::model::RunResult;
 use ssdiq_report::{csv, document, html};
 
 use crate::error::usage;
-use crate::output::{write_atomic, write_json};
+use crate::output::{write_json, write_output};
 
 /// `ssdiq-results/<target>-<UTC time>`, the target made safe for a file name.
 pub fn default_dir(target: &str) -> PathBuf {
@@ -52,38 +52,39 @@ pub fn utc_stamp(secs: u64) -> String {
     )
 }
 
-/// Creates `dir` (and its parents) and proves it writable by creating and removing a file in
-/// it, so a bad `--out` is bad input found before the run rather than after hours of it.
-/// Returns whether the directory was created here.
-pub fn prepare_dir(dir: &Path) -> anyhow::Result<bool> {
-    let bad = |why: String| usage(format!("invalid --out \"{}\": {why}", dir.display()));
+/// The files [`write_all`] writes.
+pub const FILES: [&str; 5] = [
+    "run.json",
+    "series.csv",
+    "device.csv",
+    "report.md",
+    "report.html",
+];
+
+/// Bad input if `dir` exists but is not a directory, or it or its files cannot be written;
+/// nothing is created here.
+pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
     if dir.exists() && !dir.is_dir() {
-        return Err(bad("exists and is not a directory".into()));
+        return Err(usage(format!(
+            "invalid --out \"{}\": exists and is not a directory",
+            dir.display()
+        )));
     }
-    let created = !dir.exists();
-    std::fs::create_dir_all(dir).map_err(|e| bad(format!("cannot create it: {e}")))?;
-    let probe = dir.join(format!(".ssdiq-write-check.{}", std::process::id()));
-    let written = std::fs::File::create(&probe).and_then(|f| f.sync_all());
-    let _ = std::fs::remove_file(&probe);
-    if let Err(e) = written {
-        if created {
-            let _ = std::fs::remove_dir(dir);
-        }
-        return Err(bad(format!("not writable: {e}")));
-    }
-    Ok(created)
+    crate::output::check_dir_writable(dir, &FILES)
 }
 
 pub fn write_all(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
+    // All files or a Ctrl-C waits: a result set is never half written.
+    let _defer = ssdiq_engine::signals::defer_exit();
     std::fs::create_dir_all(dir)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
     write_json(&dir.join("run.json"), r)?;
-    write_atomic(&dir.join("series.csv"), csv::series(r).as_bytes())?;
+    write_output(&dir.join("series.csv"), csv::series(r).as_bytes())?;
     if !r.device_log.is_empty() {
-        write_atomic(&dir.join("device.csv"), csv::device(r).as_bytes())?;
+        write_output(&dir.join("device.csv"), csv::device(r).as_bytes())?;
     }
-    write_atomic(&dir.join("report.md"), document::run_markdown(r).as_bytes())?;
-    write_atomic(&dir.join("report.html"), html::render(&[r]).as_bytes())?;
+    write_output(&dir.join("report.md"), document::run_markdown(r).as_bytes())?;
+    write_output(&dir.join("report.html"), html::render(&[r]).as_bytes())?;
     Ok(())
 }
 

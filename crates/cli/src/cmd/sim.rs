@@ -12,22 +12,26 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::Serialize;
-use ssdiq_flash::{simulate, FtlConfig, GcPolicy, Geometry, Provision, SimConfig, SimReport};
-use ssdiq_workload::units::{format_size, parse_size};
+use ssdiq_flash::memory::sim_bytes;
+use ssdiq_flash::{
+    simulate, FtlConfig, GcMode, GcPolicy, Geometry, Provision, SimConfig, SimReport,
+};
+use ssdiq_workload::units::{format_size, format_size_approx, parse_size};
 use ssdiq_workload::{PageStream, Pattern, StreamConfig};
 
 #[path = "sim_html.rs"]
 mod html;
 
 use crate::error::{usage, OrUsage};
-use crate::output::{check_writable, write_atomic, write_json};
+use crate::limits::{MemoryBudget, MAX_SIM_PAGE_WRITES};
+use crate::output::{check_writable, write_json, write_output};
 
 #[derive(clap::Args)]
 #[command(
     about = "Simulate a flash translation layer and report write amplification",
     after_help = "Every option takes a comma list; the runs form a sweep executed on all cores.\n\n\
 Example:\n  ssdiq sim --capacity 16GiB --block 8MiB --fill 0.875 --gc greedy,2r-fifo --pattern twozone:80/20 --writes 10x\n\n\
-GC policies: greedy | fifo | random | dchoices:D | cost-benefit | 2r-greedy | 2r-fifo | optimal\n\
+GC policies: greedy | fifo | random | dchoices:D | cost-benefit | fifo-scan | 2r-greedy | 2r-fifo | optimal\n\
 Patterns: uniform | randperm | zipf:THETA | twozone:W/S | zones:W1@S1,W2@S2,... | readonly:F | seq |\n\
 skipseq:P | window:N | zns:SIZE[xK]  (README: Access patterns)"
 )]
@@ -47,19 +51,30 @@ pub struct Args {
     /// Over-provisioning (physical - logical) / logical, e.g. 0.1 or 10%.
     #[arg(long)]
     op: Option<String>,
-    /// Free blocks reserved for GC.
-    #[arg(long, default_value = "2")]
+    /// Free blocks GC copies victims into, kept *beyond* the physical capacity (so the host
+    /// and GC share exactly the capacity's spare space, as in SSD-iq's simulator).
+    #[arg(long, default_value = "1")]
     reserve: String,
     /// GC policy.
     #[arg(long, default_value = "greedy")]
     gc: String,
-    /// Relocate GC pages to their own write frontier (2R policies always do).
+    /// When GC stops: naive (one victim per trigger; relocated and host pages share one log,
+    /// SSD-iq's naive greedy) or batched (victims until a whole block is free, so relocated
+    /// pages fill blocks of their own: an implicit hot/cold separation).
+    #[arg(long, default_value = "naive")]
+    gc_mode: String,
+    /// Relocate GC pages to their own write frontier.
     #[arg(long)]
     gc_frontier: bool,
     /// Workload pattern, applied after a sequential fill.
     #[arg(long, default_value = "uniform")]
     pattern: String,
-    /// Workload writes after the fill, in drive writes (10x = 10 x logical capacity).
+    /// Unmeasured workload writes after the fill, in drive writes, or "physical" (one physical
+    /// capacity, SSD-iq's simulator's warm-up).
+    #[arg(long, default_value = "0")]
+    warmup: String,
+    /// Measured workload writes after the warm-up, in drive writes (10x = 10 x logical
+    /// capacity).
     #[arg(long, default_value = "10x")]
     writes: String,
     /// Seed of the workload and of random GC choices.
@@ -98,8 +113,10 @@ struct Params {
     op: f64,
     spare_factor: f64,
     gc: String,
+    gc_mode: GcMode,
     gc_frontier: bool,
     pattern: String,
+    warmup: f64,
     writes: f64,
     seed: u64,
     write_buffer_pages: u64,
@@ -174,6 +191,29 @@ fn number(s: &str, what: &str) -> anyhow::Result<f64> {
     Ok(if pct { v / 100.0 } else { v })
 }
 
+/// `--warmup`: drive writes >= 0, or "physical".
+#[derive(Clone, Copy, Debug)]
+enum Warmup {
+    DriveWrites(f64),
+    Physical,
+}
+
+fn warmup(s: &str) -> anyhow::Result<Warmup> {
+    if s.eq_ignore_ascii_case("physical") {
+        return Ok(Warmup::Physical);
+    }
+    let t = s.strip_suffix('x').unwrap_or(s);
+    t.parse()
+        .ok()
+        .filter(|v: &f64| *v >= 0.0 && v.is_finite())
+        .map(Warmup::DriveWrites)
+        .ok_or_else(|| {
+            usage(format!(
+                "invalid --warmup \"{s}\": expected drive writes like 1x or 0, or physical"
+            ))
+        })
+}
+
 fn writes(s: &str) -> anyhow::Result<f64> {
     let t = s.strip_suffix('x').unwrap_or(s);
     let v: f64 = t
@@ -231,6 +271,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         })
     })?;
     let policies = parse_list(&args.gc, "--gc", |s| s.parse::<GcPolicy>().or_usage())?;
+    let modes = parse_list(&args.gc_mode, "--gc-mode", |s| {
+        s.parse::<GcMode>().map_err(usage)
+    })?;
+    let warmups = parse_list(&args.warmup, "--warmup", warmup)?;
     let patterns = parse_list(&args.pattern, "--pattern", |s| Pattern::parse(s).or_usage())?;
     let writes_l = parse_list(&args.writes, "--writes", writes)?;
     let seeds = parse_list(&args.seed, "--seed", |s| {
@@ -250,20 +294,26 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                     for &reserve in &reserves {
                         let g = Geometry::new(cap, page, block, prov, reserve).or_usage()?;
                         for &policy in &policies {
-                            for pattern in &patterns {
-                                for &w in &writes_l {
-                                    for &seed in &seeds {
-                                        for &buf in &buffers {
-                                            specs.push(spec(
-                                                g,
-                                                block,
-                                                policy,
-                                                args.gc_frontier,
-                                                pattern,
-                                                w,
-                                                seed,
-                                                buf,
-                                            )?);
+                            for &mode in &modes {
+                                for pattern in &patterns {
+                                    for &warm in &warmups {
+                                        for &w in &writes_l {
+                                            for &seed in &seeds {
+                                                for &buf in &buffers {
+                                                    specs.push(spec(
+                                                        g,
+                                                        block,
+                                                        policy,
+                                                        mode,
+                                                        args.gc_frontier,
+                                                        pattern,
+                                                        warm,
+                                                        w,
+                                                        seed,
+                                                        buf,
+                                                    )?);
+                                                }
+                                            }
                                         }
                                     }
                                 }
@@ -275,6 +325,19 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
 
+    let need: Vec<u64> = specs.iter().map(|s| sim_bytes(&s.cfg)).collect();
+    let largest = (0..specs.len())
+        .max_by_key(|&i| need[i])
+        .expect("at least one run");
+    let budget = MemoryBudget::for_runs(
+        need[largest],
+        &format!(
+            "a simulation of {} ({} physical pages)",
+            format_size(specs[largest].params.capacity_bytes),
+            specs[largest].cfg.geometry.physical_pages()
+        ),
+        "use a smaller --capacity or a larger --page",
+    )?;
     let single = specs.len() == 1;
     let quiet = args.quiet;
     if !quiet {
@@ -285,10 +348,19 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             println!("{}", describe_geometry(g));
         }
         if !single {
+            let threads = rayon::current_num_threads() as u64;
+            let at_once = budget.fits(need[largest]);
             println!(
-                "sweep of {} runs on {} threads",
+                "sweep of {} runs on {threads} threads{}",
                 specs.len(),
-                rayon::current_num_threads()
+                if at_once < threads.min(specs.len() as u64) {
+                    format!(
+                        ", at most {at_once} at a time within the memory budget ({} available)",
+                        format_size_approx(budget.total() as f64)
+                    )
+                } else {
+                    String::new()
+                }
             );
         }
     }
@@ -297,6 +369,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .par_iter()
         .enumerate()
         .map(|(i, s)| {
+            let _memory = budget.acquire(need[i]);
             let t0 = Instant::now();
             let label = label(&s.params);
             let r = simulate(&s.cfg, |pt| {
@@ -351,7 +424,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 )?;
             }
         }
-        write_atomic(path, s.as_bytes())?;
+        write_output(path, s.as_bytes())?;
     }
     if let Some(path) = &args.html {
         let geometry = describe_geometry(&specs[0].cfg.geometry);
@@ -361,7 +434,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 String::new()
             };
-        write_atomic(path, html::page(&sub, &specs, &results).as_bytes())?;
+        write_output(path, html::page(&sub, &specs, &results).as_bytes())?;
     }
     if let Some(path) = &args.json {
         let runs: Vec<RunOut> = specs
@@ -398,12 +471,26 @@ fn spec(
     g: Geometry,
     block_bytes: u64,
     policy: GcPolicy,
+    mode: GcMode,
     gc_frontier: bool,
     pattern: &Pattern,
+    warm: Warmup,
     w: f64,
     seed: u64,
     buf: BufSpec,
 ) -> anyhow::Result<Spec> {
+    let page_writes = w * g.logical_pages as f64;
+    if page_writes > MAX_SIM_PAGE_WRITES {
+        let shown = if w >= 1e15 {
+            format!("{w:e}")
+        } else {
+            format!("{w}")
+        };
+        return Err(usage(format!(
+            "invalid --writes \"{shown}x\": {page_writes:.3e} page writes of {} logical pages; at most {MAX_SIM_PAGE_WRITES:.0e} per run",
+            g.logical_pages
+        )));
+    }
     let buffer_pages = match buf {
         BufSpec::Fraction(f) => (f * g.physical_pages() as f64).round() as u64,
         BufSpec::Bytes(b) => b.div_ceil(g.page_bytes),
@@ -413,10 +500,16 @@ fn spec(
             "invalid --write-buffer: {buffer_pages} pages would hold the whole logical space"
         )));
     }
+    if gc_frontier && policy.is_two_r() {
+        return Err(usage(format!(
+            "invalid --gc-frontier with --gc {policy}: 2R merges victims in place, it has no GC frontier"
+        )));
+    }
     if policy != GcPolicy::Optimal {
         let mut fc = FtlConfig::new(g, policy);
         fc.gc_frontier = gc_frontier;
-        g.check_spare(fc.frontiers()).or_usage()?;
+        fc.mode = mode;
+        fc.check().or_usage()?;
     }
     // Surface pattern/geometry mismatches (zns zone size, empty zones) now, not mid-sweep.
     PageStream::new(
@@ -434,6 +527,10 @@ fn spec(
             "invalid --gc optimal: no optimal bound is implemented for pattern {pattern}"
         )));
     }
+    let warmup = match warm {
+        Warmup::DriveWrites(d) => d,
+        Warmup::Physical => g.physical_pages() as f64 / g.logical_pages as f64,
+    };
     let params = Params {
         capacity_bytes: g.physical_bytes(),
         logical_bytes: g.logical_bytes(),
@@ -447,8 +544,10 @@ fn spec(
         op: g.op(),
         spare_factor: g.spare_factor(),
         gc: policy.to_string(),
-        gc_frontier: gc_frontier || policy.has_cold_region(),
+        gc_mode: mode,
+        gc_frontier: gc_frontier || policy.implies_gc_frontier(),
         pattern: pattern.to_string(),
+        warmup,
         writes: w,
         seed,
         write_buffer_pages: buffer_pages,
@@ -459,7 +558,9 @@ fn spec(
             geometry: g,
             policy,
             gc_frontier,
+            gc_mode: mode,
             pattern: pattern.clone(),
+            warmup_drive_writes: warmup,
             drive_writes: w,
             seed,
             buffer_pages,
@@ -470,7 +571,7 @@ fn spec(
 
 fn describe_geometry(g: &Geometry) -> String {
     format!(
-        "geometry: {} physical, {} logical; page {}, block {} ({} pages) x {} blocks; fill {:.4}, OP {:.2}%, spare factor {:.2}%; {} reserved free blocks",
+        "geometry: {} physical, {} logical; page {}, block {} ({} pages) x {} blocks; fill {:.4}, OP {:.2}%, spare factor {:.2}%; GC reserve {} blocks beyond these",
         format_size(g.physical_bytes()),
         format_size(g.logical_bytes()),
         format_size(g.page_bytes),
@@ -492,7 +593,7 @@ fn table(specs: &[Spec], results: &[(SimReport, f64)]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:>3} {:<13} {:<22} {:>6} {:>7} {:>5} {:>7} {:>6} {:>8} {:>8} {:>8} {:>7}",
+        "{:>3} {:<16} {:<22} {:>6} {:>7} {:>5} {:>7} {:>6} {:>8} {:>8} {:>8} {:>7}",
         "#",
         "gc",
         "pattern",
@@ -508,11 +609,13 @@ fn table(specs: &[Spec], results: &[(SimReport, f64)]) -> String {
     );
     for (i, (spec, (r, secs))) in specs.iter().zip(results).enumerate() {
         let p = &spec.params;
-        let gc = if p.gc_frontier && !spec.cfg.policy.has_cold_region() {
-            format!("{}+gcf", p.gc)
-        } else {
-            p.gc.clone()
-        };
+        let mut gc = p.gc.clone();
+        if p.gc_frontier && !spec.cfg.policy.implies_gc_frontier() {
+            gc.push_str("+gcf");
+        }
+        if p.gc_mode == GcMode::Batched {
+            gc.push_str("+batch");
+        }
         let waf = if r.method == "analytic" {
             format!("{:.4}a", r.waf)
         } else {
@@ -520,7 +623,7 @@ fn table(specs: &[Spec], results: &[(SimReport, f64)]) -> String {
         };
         let _ = writeln!(
             s,
-            "{:>3} {:<13} {:<22} {:>6.4} {:>6.2}% {:>5} {:>7} {:>5}x {:>8} {:>8.4} {:>8.4} {:>7.1}",
+            "{:>3} {:<16} {:<22} {:>6.4} {:>6.2}% {:>5} {:>7} {:>5}x {:>8} {:>8.4} {:>8.4} {:>7.1}",
             i + 1,
             gc,
             p.pattern,
