@@ -1,41 +1,58 @@
 #!/usr/bin/env bash
-# Opens HTML reports in headless Chromium, takes screenshots and fails on a blank or broken
-# page: the comparison report of the golden sample run (tests the renderer), and the report
-# a real `ssdiq run --quick` on the emulated SSD writes (tests what a user opens).
+# Opens the HTML pages ssdiq writes in headless Chromium, at 1400 px and at a laptop's 1000 px,
+# and fails on a page that is blank, cut (taller or wider than the screenshot), or missing its
+# tables or charts: the report of a real `ssdiq run --quick`, a three-drive comparison of real
+# runs, the same drive against the SSD-iq paper's drives, and an `ssdiq sim` sweep.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-if ! command -v chromium >/dev/null; then
+# Debian's python3 with Pillow decodes the screenshots (png_check.py falls back to its own,
+# slow decoder without it).
+py=/usr/bin/python3
+if ! command -v chromium >/dev/null || ! "$py" -c 'import PIL' 2>/dev/null; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium python3 python3-pil >/dev/null
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cargo build --release -q -p ssdiq
 mkdir -p target/render
+ssdiq=./target/release/ssdiq
 
-# check_html NAME FILE MIN_CHARTS
+# check_html NAME FILE MIN_CHARTS NEEDLE: the rendered DOM has NEEDLE and MIN_CHARTS charts;
+# screenshots at both widths are whole pages.
 check_html() {
-    local name=$1 file=$2 min=$3
+    local name=$1 file=$2 min=$3 needle=$4
     local flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
                  --disable-background-networking --disable-component-update --disable-sync
                  --user-data-dir="$out/profile-$name" --hide-scrollbars)
     timeout 120 chromium "${flags[@]}" --dump-dom "file://$file" >"$out/$name.dom.html" 2>/dev/null
     local svgs
     svgs=$(grep -o '<svg' "$out/$name.dom.html" | wc -l)
-    grep -q 'Table 2: SSD performance' "$out/$name.dom.html" \
-        || { echo "$name: Table 2 missing from the rendered DOM"; exit 1; }
+    grep -q "$needle" "$out/$name.dom.html" \
+        || { echo "$name: \"$needle\" missing from the rendered DOM"; exit 1; }
     [ "$svgs" -ge "$min" ] \
         || { echo "$name: expected >= $min charts in the rendered DOM, found $svgs"; exit 1; }
-    timeout 120 chromium "${flags[@]}" --window-size=1280,3000 --screenshot="$out/$name.png" \
-        "file://$file" >/dev/null 2>&1
-    python3 tests/render/png_check.py "$out/$name.png"
-    cp "$out/$name.png" "target/render/$name.png"
+    for width in 1400 1000; do
+        timeout 120 chromium "${flags[@]}" --window-size="$width,16000" \
+            --screenshot="$out/$name-$width.png" "file://$file" >/dev/null 2>&1
+        "$py" tests/render/png_check.py "$out/$name-$width.png"
+        cp "$out/$name-$width.png" "target/render/$name-$width.png"
+    done
     echo "html render $name: ok ($svgs charts)"
 }
 
-sample=crates/report/tests/golden/sample-run.json
-./target/release/ssdiq report "$sample" "$sample" --html "$out/compare.html" --color never >/dev/null
-check_html compare "$out/compare.html" 6
+for p in default nosuspend smallbuf; do
+    $ssdiq run "emu:$p" --quick --quiet --out "$out/$p" >/dev/null
+done
+check_html run "$out/default/report.html" 12 'Table 2: SSD performance'
 
-./target/release/ssdiq run --quick --quiet --out "$out/run" >/dev/null
-check_html run "$out/run/report.html" 6
+$ssdiq report "$out/default" "$out/nosuspend" "$out/smallbuf" --html "$out/compare.html" \
+    --color never >/dev/null
+check_html compare "$out/compare.html" 18 'Drives compared'
+
+$ssdiq report "$out/default" --against ssd-iq --html "$out/against.html" --color never >/dev/null
+check_html against "$out/against.html" 18 'Micron 7450 PRO'
+
+$ssdiq sim --capacity 256MiB --block 1MiB --op 7%,15%,28% --gc greedy,2r-fifo \
+    --pattern uniform,twozone:80/20 --writes 2x --quiet --html "$out/sim.html" >/dev/null
+check_html sim "$out/sim.html" 2 'Write amplification against over-provisioning'

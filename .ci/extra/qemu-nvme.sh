@@ -2,7 +2,7 @@
 # Tests the nvme crate and `ssdiq info` against a real Linux NVMe driver stack: QEMU's emulated
 # NVMe controller in a throw-away guest (recipe: ../shared/reference/qemu-nvme.md).
 #   controller 1: serial fdpocp, OCP SMART extended log (ocp=on), FDP subsystem, 1 GiB namespace
-#   controller 2: serial zns, 1 GiB zoned namespace
+#   controller 2: serial zns, 1 GiB zoned namespace (8 MiB zones)
 # The guest runs tests/qemu/guest.sh and prints SSDIQ-GUEST-OK only if every check passed; this
 # script requires that line AND a clean QEMU exit. Needs root (apt) on Debian bookworm; no KVM.
 set -euo pipefail
@@ -95,7 +95,7 @@ timeout 300 qemu-system-x86_64 -accel tcg -smp 2 -m 512 -nographic -nodefaults -
     -device nvme-ns,drive=nvm1,bus=nvme0,nsid=1,fdp.ruhs=0-7 \
     -device nvme,serial=zns,id=nvme1 \
     -drive "file=$work/ns2.img,if=none,id=nvm2,format=raw,cache=unsafe,discard=unmap,detect-zeroes=unmap" \
-    -device nvme-ns,drive=nvm2,bus=nvme1,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=on,zoned.zone_size=64M \
+    -device nvme-ns,drive=nvm2,bus=nvme1,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=on,zoned.zone_size=8M \
     -device nvme,serial=suite,id=nvme2,ocp=on \
     -drive "file=$work/ns3.img,if=none,id=nvm3,format=raw,cache=unsafe,discard=unmap,detect-zeroes=unmap" \
     -device nvme-ns,drive=nvm3,bus=nvme2,nsid=1 \

@@ -102,9 +102,10 @@ if [ -n "$RUN" ]; then
     [ $rc = 0 ] && ok "ssdiq run exit 0" || bad "ssdiq run exit $rc"
     [ -f /tmp/run/report.md ] && cat /tmp/run/report.md
     grep '"reset"' /tmp/run/run.json
-    grep -q '"reset": "NVMe format"' /tmp/run/run.json \
-        && ok "reset by NVMe format (the lone namespace of a lone controller)" \
+    grep -q '"reset": "NVMe format, then BLKDISCARD"' /tmp/run/run.json \
+        && ok "reset by NVMe format and discard (the lone namespace of a lone controller)" \
         || bad "the reset did not format the namespace"
+    [ -s /tmp/run/device.csv ] && ok "device.csv from SMART and OCP" || bad "no device.csv"
     grep -q '"reports_media_writes": true' /tmp/run/run.json \
         && ok "run sees the OCP media counters" || bad "run found no media counters"
     # rand_write_uniform's measured WAF: QEMU has no GC, so 1.0 within SMART's rounding.
@@ -123,6 +124,24 @@ rc=$?
 cat /tmp/t.log
 [ $rc = 0 ] && grep -q 'test result: ok. 8 passed' /tmp/t.log \
     && ok "nvme hardware tests: 8 passed" || bad "nvme hardware tests (exit $rc)"
+
+# The page store's NVMe backends: FDP placement directives and zone append/reset, on the first
+# 48 MiB of each namespace (six 8 MiB zones / reclaim units), long enough for DB GC rounds.
+# Every page read back is checked (CRC, page id, version): a misplaced write fails the run.
+store_check() {
+    name=$1 dev=$2; shift 2
+    echo "== ssdiq store --backend $name on $dev"
+    t=$(date +%s)
+    ssdiq store "$dev" --backend "$name" --size 48M --gdt --open-zones 2 --fill 0.4 \
+        --warmup 0.8 --measure-ops 2k --allow-destroy "$dev" --json /tmp/store-$name.json --quiet "$@"; rc=$?
+    echo "ssdiq store $name: exit $rc after $(($(date +%s) - t)) s"
+    rounds=$(grep -A30 '"space_totals"' /tmp/store-$name.json 2>/dev/null | awk '/"gc_rounds"/ {gsub(/[^0-9]/, ""); print; exit}')
+    [ $rc = 0 ] && [ "${rounds:-0}" -gt 0 ] \
+        && ok "ssdiq store on $name: exit 0, $rounds DB GC round(s), every read verified" \
+        || bad "ssdiq store on $name: exit $rc, GC rounds '${rounds}'"
+}
+[ -n "$DEV" ] && store_check fdp "$DEV" --align-gc-unit
+[ -n "$ZNS" ] && store_check zns "$ZNS"
 
 if [ $fail = 0 ]; then echo SSDIQ-GUEST-OK; else echo SSDIQ-GUEST-FAILED; fi
 exit $fail

@@ -1,12 +1,28 @@
 #!/usr/bin/env python3
-"""Fails unless a PNG screenshot shows a rendered page: enough non-white pixels and the
-table and chart colours. Pure Python (zlib) so CI needs no imaging library."""
+"""Fails unless a PNG screenshot shows a whole rendered page: enough non-white pixels, the
+table and chart colours, and nothing cut: the bottom rows and the right edge are blank (a
+page taller than the screenshot, or content wider than the window, touches them).
+Uses Pillow when installed, else decodes the PNG itself (zlib), slowly.
+
+usage: png_check.py SHOT.png"""
 import struct
 import sys
 import zlib
 
 
 def decode(path):
+    """(width, height, bytes per pixel, rows): with Pillow when installed (fast), else here."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return decode_zlib(path)
+    img = Image.open(path).convert("RGB")
+    w, h = img.size
+    data = img.tobytes()
+    return w, h, 3, [data[y * w * 3:(y + 1) * w * 3] for y in range(h)]
+
+
+def decode_zlib(path):
     data = open(path, "rb").read()
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         sys.exit(f"{path}: not a PNG")
@@ -47,11 +63,26 @@ def decode(path):
     return width, height, bpp, rows
 
 
+def blank(pixels):
+    return all(r >= 235 and g >= 235 and b >= 235 for r, g, b in pixels)
+
+
 def main():
     path = sys.argv[1]
     w, h, bpp, rows = decode(path)
+    bottom = [(row[x], row[x + 1], row[x + 2]) for row in rows[-24:] for x in range(0, w * bpp, bpp)]
+    if not blank(bottom):
+        sys.exit(f"{path}: content reaches the bottom edge: the page is cut (taller than the screenshot)")
+    right = [(row[x], row[x + 1], row[x + 2]) for row in rows for x in range((w - 4) * bpp, w * bpp, bpp)]
+    if not blank(right):
+        sys.exit(f"{path}: content reaches the right edge: the page is wider than the window")
+    # The share of ink is taken over the page's content, down to its last non-blank row.
+    last = h - 1
+    while last > 0 and blank((rows[last][x], rows[last][x + 1], rows[last][x + 2])
+                             for x in range(0, w * bpp, bpp * 4)):
+        last -= 1
     total, ink, colours = 0, 0, set()
-    for row in rows[::2]:
+    for row in rows[:last + 1:2]:
         for x in range(0, w * bpp, bpp * 2):
             r, g, b = row[x], row[x + 1], row[x + 2]
             total += 1
@@ -59,7 +90,7 @@ def main():
                 ink += 1
             colours.add((r >> 4, g >> 4, b >> 4))
     share = ink / total
-    print(f"{path}: {w}x{h}, {share:.1%} non-white, {len(colours)} colour classes")
+    print(f"{path}: {w}x{h}, page {last + 1} px tall, {share:.1%} non-white, {len(colours)} colour classes")
     if share < 0.03:
         sys.exit("page looks blank")
     # Table cells (green/yellow/red/grey) and chart lines give many distinct colours.

@@ -19,7 +19,7 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("s.json");
     let js = json.to_str().unwrap();
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 10] = [
         (
             &["sim", "--fill", "1.2", "--json", js],
             "fill 1.2 must be > 0 and < 1",
@@ -33,9 +33,14 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
             "not a multiple of the block size",
         ),
         (
-            &["sim", "--capacity", "64MiB", "--block", "8MiB"],
-            "too few blocks for the reserve",
+            &["sim", "--capacity", "32MiB", "--block", "8MiB"],
+            "too little spare space",
         ),
+        (
+            &["sim", "--gc-mode", "naive,lazy"],
+            "invalid GC mode \"lazy\": expected naive or batched",
+        ),
+        (&["sim", "--warmup=-1"], "invalid --warmup \"-1\""),
         (
             &["sim", "--gc", "greedy,lifo"],
             "invalid GC policy \"lifo\"",
@@ -106,6 +111,46 @@ fn sweep_writes_schema_json_and_csv() {
     // The table lists every run.
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(stdout.lines().filter(|l| l.contains("2r-fifo")).count(), 2);
+}
+
+#[test]
+fn html_draws_waf_over_the_workload_and_against_op() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("s.html");
+    let mut args = SMALL.to_vec();
+    args.extend([
+        "--op",
+        "10%,25%",
+        "--gc",
+        "greedy,fifo",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    let out = ssdiq(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.starts_with("<!DOCTYPE html>") && text.contains("ssdiq sim: 4 runs"));
+    assert_eq!(
+        text.matches("<svg").count(),
+        2,
+        "over the workload, against OP"
+    );
+    assert!(text.contains("greedy model, uniform") && text.contains("fifo, OP 25.0%"));
+    // One OP: no chart against it.
+    let mut args = SMALL.to_vec();
+    args.extend(["--html", html.to_str().unwrap()]);
+    assert!(ssdiq(&args).status.success());
+    assert_eq!(
+        std::fs::read_to_string(&html)
+            .unwrap()
+            .matches("<svg")
+            .count(),
+        1
+    );
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! - Histograms are allocated once per stream before the job; recording never allocates.
 
 use hdrhistogram::Histogram;
-pub use ssdiq_schema::{LatencySummary, OpSummary};
+pub use ssdiq_schema::{CdfPoint, LatencySummary, OpSummary};
 
 pub const SIGFIG: u8 = 3;
 pub const MAX_NS: u64 = 3_600_000_000_000;
@@ -77,6 +77,33 @@ impl OpStats {
             return 0;
         }
         self.hist.value_at_quantile(q).min(self.lat_max_ns)
+    }
+
+    /// The latency distribution sampled evenly on a nines axis: `per_nine` points per nine
+    /// (90, 99, 99.9, ... exactly, plus the median) from the minimum up to the last
+    /// percentile the sample count resolves, `100 (1 - 1/ios)`, then the maximum at 100.
+    pub fn percentile_curve(&self, per_nine: u32) -> Vec<CdfPoint> {
+        if self.ios == 0 {
+            return Vec::new();
+        }
+        let resolved = (self.ios as f64).log10();
+        let mut ps: Vec<f64> = (0..)
+            .map(|k| k as f64 / per_nine.max(1) as f64)
+            .take_while(|&n| n < resolved - 1e-9)
+            .map(|n| 100.0 * (1.0 - 10f64.powf(-n)))
+            .collect();
+        if resolved > 2f64.log10() {
+            ps.push(50.0);
+        }
+        ps.sort_by(f64::total_cmp);
+        ps.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+        ps.push(100.0);
+        ps.into_iter()
+            .map(|p| CdfPoint {
+                p,
+                ns: self.quantile(p / 100.0),
+            })
+            .collect()
     }
 
     pub fn latency(&self) -> LatencySummary {
@@ -164,6 +191,30 @@ mod tests {
         a.merge(&b);
         assert_eq!(a.latency(), all.latency());
         assert_eq!(a.bytes, all.bytes);
+    }
+
+    #[test]
+    fn percentile_curve_is_even_in_nines_and_ends_at_the_max() {
+        let mut s = OpStats::default();
+        for i in 1..=20_000u64 {
+            s.record(i * 100, 4096);
+        }
+        let c = s.percentile_curve(10);
+        // log10(20000) = 4.3 nines resolved: 0.0, 0.1, ... 4.3 and the median, then the max.
+        assert_eq!(c.len(), 44 + 1 + 1);
+        assert_eq!(c[0].p, 0.0);
+        assert_eq!(c[0].ns, 100);
+        assert!(c.iter().any(|x| x.p == 50.0));
+        let p999 = c.iter().find(|x| (x.p - 99.9).abs() < 1e-9).unwrap();
+        assert!(
+            (p999.ns as f64 - 1_998_000.0).abs() <= 2_000.0,
+            "{}",
+            p999.ns
+        );
+        assert_eq!(c.last().unwrap().p, 100.0);
+        assert_eq!(c.last().unwrap().ns, 2_000_000);
+        assert!(c.windows(2).all(|w| w[0].p < w[1].p && w[0].ns <= w[1].ns));
+        assert!(OpStats::default().percentile_curve(10).is_empty());
     }
 
     #[test]

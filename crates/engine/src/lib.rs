@@ -33,14 +33,15 @@ pub mod series;
 pub mod signals;
 pub mod stats;
 pub mod target;
+pub mod textfile;
 pub mod uring;
 
 pub use control::{NoProgress, Progress, RunControl};
-pub use counters::{DeviceCounters, WriteCounters};
+pub use counters::{DeviceCounters, DeviceHealth, DeviceSample, WriteCounters};
 pub use emu::{EmuExecutor, EmuSpec};
 pub use error::EngineError;
 pub use executor::Executor;
-pub use job::{Bound, EngineKind, FillMode, Job, JobInfo, OnError};
+pub use job::{Arrivals, Bound, EngineKind, FillMode, Job, JobInfo, OnError, Probe};
 pub use real::RealExecutor;
 pub use replay::{Replay, ReplaySummary, Speed};
 pub use stats::{Clock, IoReport, Recorder, Stats};

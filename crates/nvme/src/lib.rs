@@ -23,6 +23,7 @@ pub mod ocp;
 pub mod reset;
 pub mod safety;
 pub mod smart;
+pub mod zns;
 
 pub use cmd::{DsmRange, Placement, SanitizeAction, SecureErase};
 pub use device::{write_counters, Device, DeviceMap, NodeKind, WriteCounters};

@@ -4,18 +4,23 @@
 //! from results to text, so every number in a report comes from a result file.
 
 pub mod chart;
+pub mod charts;
 pub mod colour;
 pub mod csv;
 pub mod document;
+pub mod facts;
+pub mod figures;
 pub mod html;
 pub mod markdown;
 pub mod model;
-pub mod sim;
+pub mod page;
+pub mod paper;
 pub mod table;
 pub mod terminal;
 
 pub use model::{
-    Convergence, Derived, LatencySummary, OpSummary, RunInfo, RunResult, SecondPoint, SeriesPoint,
-    Spec, StepResult, TargetInfo,
+    Convergence, Derived, DeviceLogPoint, Figure, LatencySummary, OpSummary, ProbeInterval,
+    ProbeValue, RunInfo, RunResult, SecondPoint, SeriesPoint, Spec, StepResult, StepValue,
+    TargetInfo,
 };
 pub use table::{build_tables, Cell, Row, Table};

@@ -1,24 +1,40 @@
 //! Tables 2 and 3 of the SSD-iq paper, one column per drive: spec beside measured, with the
-//! paper's colours. Renderers (Markdown, terminal, HTML) draw these tables; they do not
-//! compute anything themselves.
+//! paper's colours, published drives beside measured ones, and the difference of every
+//! further measured drive from the first. Renderers (Markdown, terminal, HTML) draw these
+//! tables; they do not compute anything themselves.
 
 use crate::colour::{self, Colour};
-use crate::model::{steps, RunResult, StepResult};
+use crate::figures::{DriveFigures, Skewed, Tail};
+use crate::model::{figures as keys, Convergence, RunResult};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
     pub text: String,
+    /// The number shown, for comparisons.
+    pub value: Option<f64>,
     pub colour: Option<Colour>,
     /// A datasheet value rather than a measurement.
     pub spec: bool,
+    /// How far this measured value is from the first drive's (`+15%`, `×120`), when it
+    /// differs by at least [`DIFF_THRESHOLD`].
+    pub diff: Option<String>,
 }
 
 impl Cell {
     fn empty() -> Self {
         Cell {
             text: "-".into(),
+            value: None,
             colour: None,
             spec: false,
+            diff: None,
+        }
+    }
+
+    fn text(text: &str) -> Self {
+        Cell {
+            text: text.into(),
+            ..Cell::empty()
         }
     }
 }
@@ -27,36 +43,70 @@ impl Cell {
 pub struct Row {
     pub metric: String,
     pub variant: String,
+    /// What the metric means and how it was measured (first row of a metric only).
+    pub help: String,
     pub cells: Vec<Cell>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    pub name: String,
+    /// Published figures (a paper), not measured by ssdiq.
+    pub published: bool,
+    /// Index of this drive among the measured drives (its colour on the page).
+    pub measured_index: Option<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table {
     pub title: String,
-    pub columns: Vec<String>,
+    pub columns: Vec<Column>,
     pub rows: Vec<Row>,
     pub notes: Vec<String>,
 }
 
-fn drive_name(r: &RunResult) -> String {
-    let mut name = r
-        .target
-        .model
-        .clone()
-        .unwrap_or_else(|| r.target.name.clone());
-    if r.partial {
+/// Relative differences below this are not annotated.
+pub const DIFF_THRESHOLD: f64 = 0.10;
+
+/// `+15%` / `-35%` within a factor of two, `×2.3` / `×0.04` beyond.
+pub fn diff_text(value: f64, base: f64) -> Option<String> {
+    if !(value.is_finite() && base.is_finite()) || base == 0.0 {
+        return None;
+    }
+    let r = value / base;
+    if (r - 1.0).abs() < DIFF_THRESHOLD {
+        return None;
+    }
+    Some(if (0.5..=2.0).contains(&r) {
+        format!("{:+.0}%", (r - 1.0) * 100.0)
+    } else if r >= 10.0 {
+        format!("×{r:.0}")
+    } else {
+        format!(
+            "×{}",
+            crate::chart::axis::format_number(r, if r >= 0.1 { 2 } else { 3 })
+        )
+    })
+}
+
+fn column(d: &DriveFigures, measured_index: &mut usize) -> Column {
+    let mut name = d.name.clone();
+    if d.file {
+        name.push_str(" (file)");
+    }
+    if d.origin == (crate::figures::Origin::Measured { partial: true }) {
         name.push_str(" (partial)");
     }
-    name
-}
-
-fn op_of<'a>(r: &'a RunResult, step: &str, op: &str) -> Option<&'a crate::model::OpSummary> {
-    r.step(step).and_then(|s| s.ops.get(op))
-}
-
-fn probe_of<'a>(r: &'a RunResult, op: &str) -> Option<&'a crate::model::OpSummary> {
-    r.step(steps::LATENCY_UNDER_LOAD)
-        .and_then(|s| s.probes.get(op))
+    let published = d.published();
+    let idx = (!published).then(|| {
+        *measured_index += 1;
+        *measured_index - 1
+    });
+    Column {
+        name,
+        published,
+        measured_index: idx,
+    }
 }
 
 fn num(
@@ -68,10 +118,15 @@ fn num(
     match v {
         Some(v) if v.is_finite() => Cell {
             text: format!("{v:.decimals$}"),
+            value: Some(v),
             colour: colour(v),
             spec,
+            diff: None,
         },
-        _ => Cell::empty(),
+        _ => Cell {
+            spec,
+            ..Cell::empty()
+        },
     }
 }
 
@@ -79,221 +134,455 @@ fn plain(v: Option<f64>, decimals: usize) -> Cell {
     num(v, decimals, |_| None, false)
 }
 
+/// A cell of a figure with several samples: the median, then `[min-max]` when they differ
+/// at the cell's precision.
+fn spread(mut c: Cell, s: Option<(f64, f64)>, decimals: usize, scale: f64) -> Cell {
+    if let (Some((lo, hi)), Some(_)) = (s, c.value) {
+        let (lo, hi) = (
+            format!("{:.decimals$}", lo * scale),
+            format!("{:.decimals$}", hi * scale),
+        );
+        if lo != hi {
+            c.text = format!("{} [{lo}-{hi}]", c.text);
+        }
+    }
+    c
+}
+
+/// The key of a figure of one workload (`rand_write_kiops.zipf`).
+fn wkey(metric: &str, label: &str) -> String {
+    let w = match label {
+        "Unif" => "uniform",
+        "TwoZ" => "twozone",
+        _ => "zipf",
+    };
+    keys::of(metric, w)
+}
+
+/// Steady state of a workload over all its runs: the drive writes at which the steady
+/// window ended (the median when there were several runs) when every run was steady within
+/// its drive writes; else how many were not.
+fn steady_cell(runs: &[Convergence], first: Option<&Convergence>) -> Cell {
+    let runs: Vec<&Convergence> = if runs.is_empty() {
+        first.into_iter().collect()
+    } else {
+        runs.iter().collect()
+    };
+    if runs.is_empty() {
+        return Cell::empty();
+    }
+    let ok = |c: &&Convergence| c.within_reference.unwrap_or(c.converged);
+    let not = runs.iter().filter(|c| !ok(c)).count();
+    if not == 0 {
+        let mut dw: Vec<f64> = runs.iter().map(|c| c.drive_writes).collect();
+        dw.sort_by(f64::total_cmp);
+        let v = dw[dw.len() / 2];
+        return Cell {
+            text: format!("{v:.1}"),
+            value: Some(v),
+            ..Cell::empty()
+        };
+    }
+    let within = runs[0]
+        .reference_drive_writes
+        .map(|d| format!(" within {d:.1}"))
+        .unwrap_or_default();
+    Cell {
+        text: if runs.len() == 1 {
+            format!("not steady{within}")
+        } else {
+            format!("{not}/{} not steady{within}", runs.len())
+        },
+        colour: Some(Colour::Yellow),
+        ..Cell::empty()
+    }
+}
+
 fn spec(v: Option<f64>, decimals: usize) -> Cell {
     num(v, decimals, |_| None, true)
 }
 
-fn row(metric: &str, variant: &str, results: &[&RunResult], f: impl Fn(&RunResult) -> Cell) -> Row {
-    Row {
-        metric: metric.into(),
-        variant: variant.into(),
-        cells: results.iter().map(|r| f(r)).collect(),
+struct Rows<'a> {
+    drives: &'a [DriveFigures],
+    rows: Vec<Row>,
+}
+
+impl Rows<'_> {
+    fn add(&mut self, metric: &str, variant: &str, help: &str, f: impl Fn(&DriveFigures) -> Cell) {
+        self.rows.push(Row {
+            metric: metric.into(),
+            variant: variant.into(),
+            help: help.into(),
+            cells: self.drives.iter().map(f).collect(),
+        });
+    }
+
+    /// Annotates measured cells that differ from the first measured drive's.
+    fn finish(mut self) -> Vec<Row> {
+        let measured: Vec<usize> = (0..self.drives.len())
+            .filter(|&i| !self.drives[i].published())
+            .collect();
+        if let Some((&first, rest)) = measured.split_first() {
+            for row in &mut self.rows {
+                let Some(base) = row.cells[first].value.filter(|_| !row.cells[first].spec) else {
+                    continue;
+                };
+                for &i in rest {
+                    let c = &mut row.cells[i];
+                    c.diff = c.value.and_then(|v| diff_text(v, base));
+                }
+            }
+        }
+        self.rows
     }
 }
 
-fn write_kiops(r: &RunResult, step: &str) -> Option<f64> {
-    op_of(r, step, "write").map(|o| o.iops / 1e3)
+/// Throughput under skew: Unif against the spec, TwoZ/Zipf against Unif.
+fn skew_kiops(r: &mut Rows, help: &str) {
+    r.add("Rnd. Write [k IOPS]", "Spec", help, |d| {
+        spec(d.spec.rand_write_kiops, 0)
+    });
+    r.add("", "Unif", "", |d| {
+        let s = d.spec.rand_write_kiops;
+        spread(
+            num(
+                d.rand_write_kiops.unif,
+                0,
+                |v| s.map(|s| colour::against_spec(v, s)),
+                false,
+            ),
+            d.spread(&wkey(keys::RAND_WRITE_KIOPS, "Unif")),
+            0,
+            1.0,
+        )
+    });
+    for (label, pick) in [
+        (
+            "TwoZ",
+            (|w| w.twoz) as fn(&Skewed<Option<f64>>) -> Option<f64>,
+        ),
+        ("Zipf", |w| w.zipf),
+    ] {
+        r.add("", label, "", |d| {
+            let u = d.rand_write_kiops.unif;
+            spread(
+                num(
+                    pick(&d.rand_write_kiops),
+                    0,
+                    |v| u.and_then(|u| colour::skew_higher_is_better(v, u)),
+                    false,
+                ),
+                d.spread(&wkey(keys::RAND_WRITE_KIOPS, label)),
+                0,
+                1.0,
+            )
+        });
+    }
 }
 
-/// The WAF a step reports: measured where the drive reports media writes, else implied.
-pub fn step_waf(s: &StepResult) -> Option<f64> {
-    s.waf_measured.or(s.waf_implied)
+/// What a latency metric reads: spec, idle QD1 average, the figure keys of its load
+/// average and P99.9, its colours.
+struct Lat {
+    spec_us: fn(&DriveFigures) -> Option<f64>,
+    idle_us: fn(&DriveFigures) -> Option<f64>,
+    tail: fn(&DriveFigures) -> Tail,
+    keys: [&'static str; 3],
+    avg_colour: fn(f64) -> Colour,
+    p999_colour: fn(f64) -> Colour,
+}
+
+fn latency(r: &mut Rows, metric: &str, help: &str, l: Lat) {
+    r.add(metric, "Spec", help, |d| spec((l.spec_us)(d), 0));
+    if r.drives.iter().any(|d| (l.idle_us)(d).is_some()) {
+        r.add("", "idle (QD1) Avg", "", |d| {
+            spread(plain((l.idle_us)(d), 0), d.spread(l.keys[0]), 0, 1.0)
+        });
+    }
+    r.add("", "under load Avg", "", |d| {
+        spread(
+            num((l.tail)(d).avg, 0, |v| Some((l.avg_colour)(v)), false),
+            d.spread(l.keys[1]),
+            0,
+            1.0,
+        )
+    });
+    r.add("", "P99.9", "", |d| {
+        spread(
+            num((l.tail)(d).p999, 0, |v| Some((l.p999_colour)(v)), false),
+            d.spread(l.keys[2]),
+            0,
+            1.0,
+        )
+    });
+}
+
+/// Table 2 (performance) and Table 3 (internal characteristics) for these runs.
+pub fn build_tables(results: &[&RunResult]) -> (Table, Table) {
+    let drives: Vec<DriveFigures> = results.iter().map(|r| DriveFigures::from_run(r)).collect();
+    tables(&drives)
 }
 
 /// Table 2 (performance) and Table 3 (internal characteristics) for these drives.
-pub fn build_tables(results: &[&RunResult]) -> (Table, Table) {
-    let columns: Vec<String> = results.iter().map(|r| drive_name(r)).collect();
-    let sp = |r: &RunResult| r.spec.clone().unwrap_or_default();
-    let mut t2 = Vec::new();
-    t2.push(row("Capacity [GB]", "", results, |r| {
-        let gb = r.target.capacity_bytes as f64 / 1e9;
-        plain(Some(gb), if gb >= 10.0 { 0 } else { 2 })
-    }));
-    t2.push(row("Seq. Read [MB/s]", "Spec", results, |r| {
-        spec(sp(r).seq_read_mb_s, 0)
-    }));
-    t2.push(row("", "Measured", results, |r| {
-        plain(op_of(r, steps::SEQ_READ, "read").map(|o| o.mb_s), 0)
-    }));
-    t2.push(row("Seq. Write [MB/s]", "Spec", results, |r| {
-        spec(sp(r).seq_write_mb_s, 0)
-    }));
-    t2.push(row("", "Measured", results, |r| {
-        plain(op_of(r, steps::SEQ_WRITE, "write").map(|o| o.mb_s), 0)
-    }));
-    t2.push(row("Rnd. Read [k IOPS]", "Spec", results, |r| {
-        spec(sp(r).rand_read_kiops, 0)
-    }));
-    t2.push(row("", "Measured", results, |r| {
-        plain(op_of(r, steps::RAND_READ, "read").map(|o| o.iops / 1e3), 0)
-    }));
-    t2.push(row("Rnd. Write [k IOPS]", "Spec", results, |r| {
-        spec(sp(r).rand_write_kiops, 0)
-    }));
-    t2.push(row("", "Unif", results, |r| {
-        let s = sp(r).rand_write_kiops;
-        num(
-            write_kiops(r, steps::RAND_WRITE_UNIFORM),
-            0,
-            |v| s.map(|s| colour::against_spec(v, s)),
-            false,
-        )
-    }));
-    for (label, step) in [
-        ("TwoZ", steps::RAND_WRITE_TWOZONE),
-        ("Zipf", steps::RAND_WRITE_ZIPF),
-    ] {
-        t2.push(row("", label, results, |r| {
-            let u = write_kiops(r, steps::RAND_WRITE_UNIFORM);
-            num(
-                write_kiops(r, step),
-                0,
-                |v| u.and_then(|u| colour::skew_higher_is_better(v, u)),
-                false,
-            )
-        }));
+pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
+    let mut n = 0;
+    let columns: Vec<Column> = drives.iter().map(|d| column(d, &mut n)).collect();
+    let mut sources: Vec<String> = Vec::new();
+    for d in drives {
+        if let crate::figures::Origin::Published { source } = &d.origin {
+            if !sources.contains(source) {
+                sources.push(source.clone());
+            }
+        }
     }
-    let us = |ns: f64| ns / 1e3;
-    t2.push(row("Read Lat. [us]", "Spec", results, |r| {
-        spec(sp(r).read_lat_us, 0)
-    }));
-    t2.push(row("", "under load Avg", results, |r| {
-        num(
-            probe_of(r, "read").map(|o| us(o.lat_ns.mean)),
-            0,
-            |v| Some(colour::read_avg(v)),
-            false,
+    let published_note = sources
+        .iter()
+        .map(|s| format!("Published figures (marked *): {s}."))
+        .collect::<Vec<_>>();
+    let diff_note = (n >= 2).then(|| {
+        format!(
+            "Differences: a measured value more than {:.0}% away from the first drive's ({}) shows how far, as +/-% or as a factor.",
+            DIFF_THRESHOLD * 100.0,
+            columns.iter().find(|c| !c.published).map_or("", |c| c.name.as_str())
         )
-    }));
-    t2.push(row("", "P99.9", results, |r| {
-        num(
-            probe_of(r, "read").map(|o| us(o.lat_ns.p99_9 as f64)),
+    });
+
+    let mut r = Rows {
+        drives,
+        rows: Vec::new(),
+    };
+    r.add(
+        "Capacity [GB]",
+        "",
+        "Capacity benchmarked, decimal GB.",
+        |d| {
+            let gb = d.capacity_gb;
+            plain(gb, if gb.unwrap_or(0.0) >= 10.0 { 0 } else { 2 })
+        },
+    );
+    r.add(
+        "Seq. Read [MB/s]",
+        "Spec",
+        "512 KiB reads (at random aligned offsets, as the SSD-iq scripts do) over the filled drive. Spec: the datasheet.",
+        |d| spec(d.spec.seq_read_mb_s, 0),
+    );
+    r.add("", "Measured", "", |d| {
+        spread(
+            plain(d.seq_read_mb_s, 0),
+            d.spread(keys::SEQ_READ_MB_S),
             0,
-            |v| Some(colour::read_p999(v)),
-            false,
+            1.0,
         )
-    }));
-    t2.push(row("Write Lat. [us]", "Spec", results, |r| {
-        spec(sp(r).write_lat_us, 0)
-    }));
-    t2.push(row("", "under load Avg", results, |r| {
-        num(
-            probe_of(r, "write").map(|o| us(o.lat_ns.mean)),
+    });
+    r.add(
+        "Seq. Write [MB/s]",
+        "Spec",
+        "512 KiB writes (at random aligned offsets, as the SSD-iq scripts do); below spec when a write cache runs out or GC has to make room.",
+        |d| spec(d.spec.seq_write_mb_s, 0),
+    );
+    r.add("", "Measured", "", |d| {
+        spread(
+            plain(d.seq_write_mb_s, 0),
+            d.spread(keys::SEQ_WRITE_MB_S),
             0,
-            |v| Some(colour::write_avg(v)),
-            false,
+            1.0,
         )
-    }));
-    t2.push(row("", "P99.9", results, |r| {
-        num(
-            probe_of(r, "write").map(|o| us(o.lat_ns.p99_9 as f64)),
+    });
+    r.add(
+        "Rnd. Read [k IOPS]",
+        "Spec",
+        "4 KiB uniform random reads over the whole drive.",
+        |d| spec(d.spec.rand_read_kiops, 0),
+    );
+    r.add("", "Measured", "", |d| {
+        spread(
+            plain(d.rand_read_kiops, 0),
+            d.spread(keys::RAND_READ_KIOPS),
             0,
-            |v| Some(colour::write_p999(v)),
-            false,
+            1.0,
         )
-    }));
+    });
+    skew_kiops(
+        &mut r,
+        "4 KiB random writes with garbage collection in steady state: uniform, two-zone (80% of writes to 20% of the LBAs), Zipf 0.8. A GC that separates hot from cold data does better under skew.",
+    );
+    latency(
+        &mut r,
+        "Read Lat. [us]",
+        "Idle: QD1 reads on an otherwise idle drive, as datasheets quote. Under load: an open-loop read probe while random writes run at 25% of the spec random-write rate.",
+        Lat {
+            spec_us: |d| d.spec.read_lat_us,
+            idle_us: |d| d.read_idle_us,
+            tail: |d| d.read_lat_us,
+            keys: [
+                keys::READ_LAT_IDLE_US,
+                keys::READ_LAT_LOAD_AVG_US,
+                keys::READ_LAT_LOAD_P999_US,
+            ],
+            avg_colour: colour::read_avg,
+            p999_colour: colour::read_p999,
+        },
+    );
+    latency(
+        &mut r,
+        "Write Lat. [us]",
+        "An open-loop write probe under the same load. A high P99.9 means writes wait for garbage collection or a full write buffer.",
+        Lat {
+            spec_us: |d| d.spec.write_lat_us,
+            idle_us: |d| d.write_idle_us,
+            tail: |d| d.write_lat_us,
+            keys: [
+                keys::WRITE_LAT_IDLE_US,
+                keys::WRITE_LAT_LOAD_AVG_US,
+                keys::WRITE_LAT_LOAD_P999_US,
+            ],
+            avg_colour: colour::write_avg,
+            p999_colour: colour::write_p999,
+        },
+    );
+    let mut notes2 = vec![
+        "Spec: datasheet values. Rnd. Write Unif is coloured against the spec (>= 95% green, >= 80% yellow, else red); TwoZ/Zipf against Unif (2% band).".to_string(),
+        "Latency under load: open-loop probes (5k reads and 5k writes per second, latency from each I/O's due time) beside Poisson random writes, 25% of the spec random-write rate in all; the medians over 60 s intervals. Read avg < 100 us green; P99.9 < 500 green, < 1000 yellow. Write avg < 20 us green; P99.9 < 20 green, < 100 yellow.".into(),
+    ];
+    if drives.iter().any(|d| !d.spread.is_empty()) {
+        notes2.push("A cell with several samples (passes, before and after the write workload, repetitions) shows their median and [min-max].".into());
+    }
+    notes2.extend(published_note.iter().cloned());
+    notes2.extend(diff_note.iter().cloned());
     let table2 = Table {
         title: "Table 2: SSD performance".into(),
         columns: columns.clone(),
-        rows: t2,
-        notes: vec![
-            "Spec: datasheet values. Rnd. Write Unif is coloured against the spec (>= 95% green, >= 80% yellow, else red); TwoZ/Zipf against Unif (2% band).".into(),
-            "Latency under load: QD1 probes while random writes run at 25% of the spec random-write bandwidth. Read avg < 100 us green; P99.9 < 500 green, < 1000 yellow. Write avg < 20 us green; P99.9 < 20 green, < 100 yellow.".into(),
-        ],
+        rows: r.finish(),
+        notes: notes2,
     };
 
-    let mut t3 = Vec::new();
-    t3.push(row("Media write counters", "", results, |r| Cell {
-        text: if r.target.reports_media_writes {
-            "yes"
-        } else {
-            "no"
-        }
-        .into(),
-        colour: None,
-        spec: false,
-    }));
-    let wa_steps = [
-        ("Unif", steps::RAND_WRITE_UNIFORM),
-        ("TwoZ", steps::RAND_WRITE_TWOZONE),
-        ("Zipf", steps::RAND_WRITE_ZIPF),
-    ];
-    for (kind, pick) in [
+    let mut r = Rows {
+        drives,
+        rows: Vec::new(),
+    };
+    r.add(
+        "Media write counters",
+        "",
+        "Whether the drive reports media (flash) writes: the OCP C0h log, or the emulated drive.",
+        |d| match d.media_counters {
+            Some(true) => Cell::text("yes"),
+            Some(false) => Cell::text("no"),
+            None => Cell::empty(),
+        },
+    );
+    type Wa = fn(&DriveFigures) -> &Skewed<Option<f64>>;
+    let was: [(&str, &str, Wa); 2] = [
         (
             "WA (measured)",
-            (|s: &StepResult| s.waf_measured) as fn(&StepResult) -> Option<f64>,
+            "Write amplification: media writes / host writes from the drive's counters, the reference's mean over 60-99% of the workload.",
+            |d| &d.wa_measured,
         ),
-        ("WA (implied)", |s: &StepResult| s.waf_implied),
-    ] {
-        for (i, (label, step)) in wa_steps.iter().enumerate() {
-            t3.push(row(if i == 0 { kind } else { "" }, label, results, |r| {
-                let u = r.step(steps::RAND_WRITE_UNIFORM).and_then(pick);
-                num(
-                    r.step(step).and_then(pick),
+        (
+            "WA (implied)",
+            "Sequential write bandwidth / random write bandwidth: the WA the throughput loss implies, without counters.",
+            |d| &d.wa_implied,
+        ),
+    ];
+    for (kind, help, pick) in was {
+        let metric = if kind.contains("measured") {
+            keys::WAF_MEASURED
+        } else {
+            keys::WAF_IMPLIED
+        };
+        r.add(kind, "Unif", help, |d| {
+            spread(
+                plain(pick(d).unif, 2),
+                d.spread(&wkey(metric, "Unif")),
+                2,
+                1.0,
+            )
+        });
+        for (label, w) in [
+            (
+                "TwoZ",
+                (|w| w.twoz) as fn(&Skewed<Option<f64>>) -> Option<f64>,
+            ),
+            ("Zipf", |w| w.zipf),
+        ] {
+            r.add("", label, "", |d| {
+                let u = pick(d).unif;
+                spread(
+                    num(
+                        w(pick(d)),
+                        2,
+                        |v| u.and_then(|u| colour::skew_lower_is_better(v, u)),
+                        false,
+                    ),
+                    d.spread(&wkey(metric, label)),
                     2,
-                    |v| {
-                        if i == 0 {
-                            None
-                        } else {
-                            u.and_then(|u| colour::skew_lower_is_better(v, u))
-                        }
-                    },
-                    false,
+                    1.0,
                 )
-            }));
+            });
         }
     }
     // An estimate above 100% means the drive wrote almost nothing extra (no GC seen, or a
     // cache in front): no OP figure follows from that, only that it is large.
     let pct = |v: Option<f64>| match v {
         Some(v) if v > 1.0 => Cell {
-            text: "> 100".into(),
-            colour: None,
-            spec: false,
+            value: Some(v * 100.0),
+            ..Cell::text("> 100")
         },
         v => plain(v.map(|v| v * 100.0), 1),
     };
-    t3.push(row("Estimated OP [%]", "1/(2 WA)", results, |r| {
-        pct(r.derived.op_estimate_formula)
-    }));
-    t3.push(row("", "greedy model", results, |r| {
-        pct(r.derived.op_estimate_greedy)
-    }));
-    for (i, (label, step)) in wa_steps.iter().enumerate() {
-        t3.push(row(
+    r.add(
+        "Estimated OP [%]",
+        "1/(2 WA)",
+        "Over-provisioning, (physical - logical) / logical, inferred from the uniform WA (SSD-iq §4.6).",
+        |d| spread(pct(d.op_formula), d.spread(keys::OP_ESTIMATE), 1, 100.0),
+    );
+    r.add("", "greedy model", "", |d| {
+        spread(
+            pct(d.op_greedy),
+            d.spread(keys::OP_ESTIMATE_GREEDY),
+            1,
+            100.0,
+        )
+    });
+    for (i, label) in ["Unif", "TwoZ", "Zipf"].iter().enumerate() {
+        r.add(
             if i == 0 {
                 "Steady state [drive writes]"
             } else {
                 ""
             },
             label,
-            results,
-            |r| match r.step(step).and_then(|s| s.convergence.as_ref()) {
-                Some(c) => Cell {
-                    text: format!(
-                        "{:.1}{}",
-                        c.drive_writes,
-                        if c.converged { "" } else { " (not steady)" }
-                    ),
-                    colour: if c.converged {
-                        None
-                    } else {
-                        Some(Colour::Yellow)
-                    },
-                    spec: false,
-                },
-                None => Cell::empty(),
+            if i == 0 {
+                "Drive writes of the workload until its throughput and WAF were steady (SNIA PTS rule on 30 rounds), or not steady within its drive writes."
+            } else {
+                ""
             },
-        ));
+            |d| {
+                let runs = [
+                    &d.steady_runs.unif,
+                    &d.steady_runs.twoz,
+                    &d.steady_runs.zipf,
+                ][i];
+                let first = [&d.steady.unif, &d.steady.twoz, &d.steady.zipf][i];
+                steady_cell(runs, first.as_ref())
+            },
+        );
     }
+    let mut notes3 = vec![
+        "WA (measured) = media / host writes where the drive reports media writes; WA (implied) = sequential write bandwidth / random write bandwidth. TwoZ/Zipf coloured against Unif (green better, red worse).".to_string(),
+        "Estimated OP is a lower bound: greedy GC is optimal for uniform writes, so a worse GC implies more OP than estimated; \"> 100\" means the uniform WA was too close to 1 to tell.".into(),
+    ];
+    if drives.iter().any(|d| d.file) {
+        notes3.push("(file): a file target's WA and OP figures describe the filesystem stack (file system, its allocation and the device beneath), not a drive.".into());
+    }
+    if !sources.is_empty() {
+        notes3.push("Published WA is in the measured row for drives with OCP counters, else in the implied row, as the paper derived it.".into());
+    }
+    notes3.extend(published_note);
+    notes3.extend(diff_note);
     let table3 = Table {
         title: "Table 3: Additional SSD characteristics".into(),
         columns,
-        rows: t3,
-        notes: vec![
-            "WA (measured) = media / host writes where the drive reports media writes; WA (implied) = sequential write bandwidth / random write bandwidth. TwoZ/Zipf coloured against Unif (green better, red worse).".into(),
-            "Estimated OP is a lower bound: greedy GC is optimal for uniform writes, so a worse GC implies more OP than estimated; \"> 100\" means the uniform WA was too close to 1 to tell.".into(),
-        ],
+        rows: r.finish(),
+        notes: notes3,
     };
     (table2, table3)
 }

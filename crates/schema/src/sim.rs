@@ -28,10 +28,14 @@ pub struct SimParams {
     pub op: f64,
     pub spare_factor: f64,
     pub gc: String,
+    /// naive (one victim per trigger, one log) or batched (victims until a block is free).
+    pub gc_mode: String,
     pub gc_frontier: bool,
     /// The pattern, or `trace:FILE` for a trace run.
     pub pattern: String,
-    /// Workload writes after the fill, in drive writes.
+    /// Unmeasured workload writes after the fill, in drive writes.
+    pub warmup: f64,
+    /// Measured workload writes after the warm-up, in drive writes.
     pub writes: f64,
     pub seed: u64,
     pub write_buffer_pages: u64,

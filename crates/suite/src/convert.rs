@@ -1,48 +1,21 @@
 //! Engine statistics -> the report's result model. Pure; no I/O.
 //!
-//! Latency CDFs are sampled at fixed percentiles from the merged histograms, so charts of
-//! different runs share their x positions.
+//! Latency distributions are sampled evenly on a nines axis from the merged histograms (ten
+//! points per nine, up to what the sample count resolves, then the maximum), so tail-latency
+//! charts are drawn from the whole histogram rather than a handful of percentiles.
 
 use ssdiq_engine::hist::OpStats;
-use ssdiq_engine::series::JobSecond;
-use ssdiq_schema::{CdfPoint, OpSummary, SecondPoint};
+use ssdiq_schema::OpSummary;
 
-/// Percentiles of the CDF points in a result.
-const CDF_PERCENTILES: [f64; 16] = [
-    1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 99.995, 99.999,
-    100.0,
-];
+/// Points per nine of the latency distribution in a result.
+const CURVE_PER_NINE: u32 = 10;
 
 /// One op's totals over `elapsed_ns`, with its latency CDF.
 pub fn op_summary(s: &OpStats, elapsed_ns: u64) -> OpSummary {
     OpSummary {
-        cdf: if s.ios == 0 {
-            Vec::new()
-        } else {
-            CDF_PERCENTILES
-                .iter()
-                .map(|&p| CdfPoint {
-                    p,
-                    ns: s.quantile(p / 100.0),
-                })
-                .collect()
-        },
+        cdf: s.percentile_curve(CURVE_PER_NINE),
         ..s.summary(elapsed_ns)
     }
-}
-
-/// A round's per-second points, shifted to start `offset_s` into the step.
-pub fn seconds(points: &[JobSecond], offset_s: f64) -> impl Iterator<Item = SecondPoint> + '_ {
-    points.iter().map(move |p| SecondPoint {
-        t_s: offset_s + p.second as f64,
-        stream: p.stream.clone(),
-        ios: p.ios,
-        bytes: p.bytes,
-        iops: p.iops,
-        mb_s: p.mb_s,
-        lat_mean_ns: p.lat_mean_ns,
-        lat_p99_ns: p.lat_p99_ns,
-    })
 }
 
 #[cfg(test)]
@@ -58,7 +31,11 @@ mod tests {
         let o = op_summary(&s, 1_000_000_000);
         assert_eq!(o.ios, 1000);
         assert!((o.iops - 1000.0).abs() < 1e-9);
-        assert_eq!(o.cdf.len(), CDF_PERCENTILES.len());
+        assert_eq!(
+            o.cdf.len(),
+            30 + 1 + 1,
+            "3 nines resolved, the median, the max"
+        );
         assert!(o.cdf.windows(2).all(|w| w[0].ns <= w[1].ns));
         assert_eq!(o.cdf.last().unwrap().ns, 1_000_000);
         assert!(op_summary(&OpStats::default(), 1).cdf.is_empty());

@@ -1,7 +1,7 @@
 //! The parameter lists of a sweep. The product is taken in the order of the fields below
 //! (capacity outermost, write buffer innermost); that order is the sweep's point order.
 
-use ssdiq_flash::{GcPolicy, Provision};
+use ssdiq_flash::{GcMode, GcPolicy, Provision};
 use ssdiq_trace::{MapKind, TraceOptions};
 use ssdiq_workload::Pattern;
 
@@ -56,6 +56,29 @@ pub enum BufSpec {
     Bytes(u64),
 }
 
+/// `--warmup`: drive writes, or one physical capacity (SSD-iq's simulator's warm-up).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Warmup {
+    DriveWrites(f64),
+    Physical,
+}
+
+impl Warmup {
+    pub fn parse(s: &str) -> Result<Warmup, String> {
+        if s.eq_ignore_ascii_case("physical") {
+            return Ok(Warmup::Physical);
+        }
+        let t = s.strip_suffix('x').unwrap_or(s);
+        t.parse()
+            .ok()
+            .filter(|v: &f64| *v >= 0.0 && v.is_finite())
+            .map(Warmup::DriveWrites)
+            .ok_or_else(|| {
+                format!("invalid --warmup \"{s}\": expected drive writes like 1x or 0, or physical")
+            })
+    }
+}
+
 /// The lists whose cartesian product is the sweep.
 #[derive(Clone, Debug)]
 pub struct Axes {
@@ -65,9 +88,11 @@ pub struct Axes {
     pub provisions: Vec<Provision>,
     pub reserves: Vec<u32>,
     pub policies: Vec<GcPolicy>,
+    pub modes: Vec<GcMode>,
     /// A separate GC frontier for every policy (2R policies always have one).
     pub gc_frontier: bool,
     pub workloads: Vec<Workload>,
+    pub warmups: Vec<Warmup>,
     pub writes: Vec<Writes>,
     pub seeds: Vec<u64>,
     pub buffers: Vec<BufSpec>,
@@ -82,6 +107,8 @@ impl Axes {
             * self.provisions.len()
             * self.reserves.len()
             * self.policies.len()
+            * self.modes.len()
+            * self.warmups.len()
             * self.workloads.len()
             * self.writes.len()
             * self.seeds.len()

@@ -25,7 +25,7 @@ pub mod run;
 pub mod shard;
 pub mod slurm;
 
-pub use axes::{Axes, BufSpec, TraceWorkload, Workload, Writes};
+pub use axes::{Axes, BufSpec, TraceWorkload, Warmup, Workload, Writes};
 pub use error::SweepError;
 pub use point::{points, Point};
 pub use shard::Shard;

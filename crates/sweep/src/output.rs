@@ -76,17 +76,21 @@ pub fn csv(runs: &[SimRun]) -> String {
     s
 }
 
-/// "greedy+gcf" for a policy given a GC frontier it does not have by itself.
+/// "greedy+gcf" for a policy given a GC frontier it does not have by itself, "+batch" for
+/// batched collection.
 pub fn gc_label(p: &SimParams) -> String {
-    let cold =
+    let own =
         p.gc.parse::<GcPolicy>()
-            .map(|g| g.has_cold_region())
+            .map(|g| g.implies_gc_frontier())
             .unwrap_or(false);
-    if p.gc_frontier && !cold {
-        format!("{}+gcf", p.gc)
-    } else {
-        p.gc.clone()
+    let mut s = p.gc.clone();
+    if p.gc_frontier && !own {
+        s.push_str("+gcf");
     }
+    if p.gc_mode == "batched" {
+        s.push_str("+batch");
+    }
+    s
 }
 
 /// The WAF column: four decimals, "a" for an analytic bound.
@@ -105,7 +109,7 @@ pub fn table(runs: &[SimRun]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:>3} {:<13} {:<22} {:>6} {:>7} {:>5} {:>7} {:>6} {:>8} {:>8} {:>8} {:>7}",
+        "{:>3} {:<16} {:<22} {:>6} {:>7} {:>5} {:>7} {:>6} {:>8} {:>8} {:>8} {:>7}",
         "#",
         "gc",
         "pattern",
@@ -123,7 +127,7 @@ pub fn table(runs: &[SimRun]) -> String {
         let p = &r.params;
         let _ = writeln!(
             s,
-            "{:>3} {:<13} {:<22} {:>6.4} {:>6.2}% {:>5} {:>7} {:>5}x {:>8} {:>8.4} {:>8.4} {:>7.1}",
+            "{:>3} {:<16} {:<22} {:>6.4} {:>6.2}% {:>5} {:>7} {:>5}x {:>8} {:>8.4} {:>8.4} {:>7.1}",
             i + 1,
             gc_label(p),
             p.pattern,
@@ -154,7 +158,7 @@ pub fn writes_text(w: f64) -> String {
 /// One line describing a geometry.
 pub fn describe_geometry(g: &Geometry) -> String {
     format!(
-        "geometry: {} physical, {} logical; page {}, block {} ({} pages) x {} blocks; fill {:.4}, OP {:.2}%, spare factor {:.2}%; {} reserved free blocks",
+        "geometry: {} physical, {} logical; page {}, block {} ({} pages) x {} blocks; fill {:.4}, OP {:.2}%, spare factor {:.2}%; GC reserve {} blocks beyond these",
         format_size(g.physical_bytes()),
         format_size(g.logical_bytes()),
         format_size(g.page_bytes),

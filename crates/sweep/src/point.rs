@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use ssdiq_flash::classes::{pattern_classes, Classes};
-use ssdiq_flash::{FtlConfig, GcPolicy, Geometry, SimConfig};
+use ssdiq_flash::{FtlConfig, GcMode, GcPolicy, Geometry, SimConfig};
 use ssdiq_schema::{SimParams, SimTrace};
 use ssdiq_trace::draws::Mapping;
 use ssdiq_trace::map::Compaction;
@@ -14,7 +14,7 @@ use ssdiq_trace::MapKind;
 use ssdiq_workload::units::format_size;
 use ssdiq_workload::{PageStream, Pattern, StreamConfig};
 
-use crate::axes::{Axes, BufSpec, TraceWorkload, Workload, Writes};
+use crate::axes::{Axes, BufSpec, TraceWorkload, Warmup, Workload, Writes};
 use crate::error::{invalid, SweepError};
 
 /// Series points per drive write.
@@ -66,28 +66,36 @@ pub fn points(axes: &Axes) -> Result<Vec<Point>, SweepError> {
                         let g = Geometry::new(cap, page, block, prov, reserve)
                             .map_err(|e| invalid(e.to_string()))?;
                         for &policy in &axes.policies {
-                            for (w, workload) in axes.workloads.iter().enumerate() {
-                                let trace = match workload {
-                                    Workload::Trace(t) => Some(trace_scan(&mut scans, w, t, page)?),
-                                    Workload::Pattern(_) => None,
-                                };
-                                for &writes in &axes.writes {
-                                    for &seed in &axes.seeds {
-                                        for &buf in &axes.buffers {
-                                            out.push(point(
-                                                out.len(),
-                                                Setting {
-                                                    g,
-                                                    block_bytes: block,
-                                                    policy,
-                                                    gc_frontier: axes.gc_frontier,
-                                                    workload,
-                                                    trace: trace.as_ref(),
-                                                    writes,
-                                                    seed,
-                                                    buf,
-                                                },
-                                            )?);
+                            for &mode in &axes.modes {
+                                for (w, workload) in axes.workloads.iter().enumerate() {
+                                    let trace = match workload {
+                                        Workload::Trace(t) => {
+                                            Some(trace_scan(&mut scans, w, t, page)?)
+                                        }
+                                        Workload::Pattern(_) => None,
+                                    };
+                                    for &warmup in &axes.warmups {
+                                        for &writes in &axes.writes {
+                                            for &seed in &axes.seeds {
+                                                for &buf in &axes.buffers {
+                                                    out.push(point(
+                                                        out.len(),
+                                                        Setting {
+                                                            g,
+                                                            block_bytes: block,
+                                                            policy,
+                                                            mode,
+                                                            gc_frontier: axes.gc_frontier,
+                                                            workload,
+                                                            trace: trace.as_ref(),
+                                                            warmup,
+                                                            writes,
+                                                            seed,
+                                                            buf,
+                                                        },
+                                                    )?);
+                                                }
+                                            }
                                         }
                                     }
                                 }
@@ -126,9 +134,11 @@ struct Setting<'a> {
     g: Geometry,
     block_bytes: u64,
     policy: GcPolicy,
+    mode: GcMode,
     gc_frontier: bool,
     workload: &'a Workload,
     trace: Option<&'a Scanned>,
+    warmup: Warmup,
     writes: Writes,
     seed: u64,
     buf: BufSpec,
@@ -145,11 +155,17 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
             "invalid --write-buffer: {buffer_pages} pages would hold the whole logical space"
         )));
     }
+    if s.gc_frontier && s.policy.is_two_r() {
+        return Err(invalid(format!(
+            "invalid --gc-frontier with --gc {}: 2R merges victims in place, it has no GC frontier",
+            s.policy
+        )));
+    }
     if s.policy != GcPolicy::Optimal {
         let mut fc = FtlConfig::new(g, s.policy);
         fc.gc_frontier = s.gc_frontier;
-        g.check_spare(fc.frontiers())
-            .map_err(|e| invalid(e.to_string()))?;
+        fc.mode = s.mode;
+        fc.check().map_err(|e| invalid(e.to_string()))?;
     }
     let (pattern, label, drive_writes, trace) = match (s.workload, s.trace) {
         (Workload::Pattern(p), _) => {
@@ -234,6 +250,10 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
         Some((t, i)) => (Some(t), Some(i)),
         None => (None, None),
     };
+    let warmup = match s.warmup {
+        Warmup::DriveWrites(d) => d,
+        Warmup::Physical => g.physical_pages() as f64 / g.logical_pages as f64,
+    };
     let params = SimParams {
         capacity_bytes: g.physical_bytes(),
         logical_bytes: g.logical_bytes(),
@@ -247,8 +267,14 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
         op: g.op(),
         spare_factor: g.spare_factor(),
         gc: s.policy.to_string(),
-        gc_frontier: s.gc_frontier || s.policy.has_cold_region(),
+        gc_mode: match s.mode {
+            GcMode::Naive => "naive",
+            GcMode::Batched => "batched",
+        }
+        .into(),
+        gc_frontier: s.gc_frontier || s.policy.implies_gc_frontier(),
         pattern: label,
+        warmup,
         writes: drive_writes,
         seed: s.seed,
         write_buffer_pages: buffer_pages,
@@ -261,7 +287,9 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
             geometry: g,
             policy: s.policy,
             gc_frontier: s.gc_frontier,
+            gc_mode: s.mode,
             pattern,
+            warmup_drive_writes: warmup,
             drive_writes,
             seed: s.seed,
             buffer_pages,

@@ -71,17 +71,23 @@ fn sim_run(p: &Point, r: &SimReport, seconds: f64) -> SimRun {
 }
 
 /// Runs `points` in parallel. A point not yet started when `stop` is set is skipped (its
-/// slot is `None`); `on_series(point, series point)` and `on_done(point, run)` report
-/// progress from the worker threads.
-pub fn run_points(
+/// slot is `None`); `admit(point)` is held while the point runs (a memory reservation: it may
+/// block until the point fits); `on_series(point, series point)` and `on_done(point, run)`
+/// report progress from the worker threads.
+pub fn run_points<G>(
     points: &[&Point],
     stop: &AtomicBool,
+    admit: impl Fn(&Point) -> G + Sync,
     on_series: impl Fn(&Point, &SeriesPoint) + Sync,
     on_done: impl Fn(&Point, &SimRun) + Sync,
 ) -> Result<Vec<Option<SimRun>>, SweepError> {
     points
         .par_iter()
         .map(|p| {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(None);
+            }
+            let _admitted = admit(p);
             if stop.load(Ordering::Relaxed) {
                 return Ok(None);
             }

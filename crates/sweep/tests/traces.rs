@@ -5,10 +5,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use ssdiq_flash::{GcPolicy, Provision};
+use ssdiq_flash::{GcMode, GcPolicy, Provision};
 use ssdiq_schema::SimRun;
 use ssdiq_sweep::run::run_point;
-use ssdiq_sweep::{points, Axes, BufSpec, TraceWorkload, Workload, Writes};
+use ssdiq_sweep::{points, Axes, BufSpec, TraceWorkload, Warmup, Workload, Writes};
 use ssdiq_trace::{MapKind, TraceOptions};
 use ssdiq_workload::{Draw, PageStream, Pattern, StreamConfig};
 
@@ -24,6 +24,8 @@ fn axes(workload: Workload, writes: Writes, policy: GcPolicy) -> Axes {
         provisions: vec![Provision::Fill(0.875)],
         reserves: vec![2],
         policies: vec![policy],
+        modes: vec![GcMode::Naive],
+        warmups: vec![Warmup::DriveWrites(0.0)],
         gc_frontier: false,
         workloads: vec![workload],
         writes: vec![writes],

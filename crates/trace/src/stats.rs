@@ -257,7 +257,7 @@ impl TraceStatsBuilder {
         let (mut read_pages, mut written_pages, mut read_only) = (0u64, 0u64, 0u64);
         let mut page_writes = 0u64;
         let write_counts = self.pages.values().filter_map(|&v| {
-            let w = (v & 0xffff_ffff) as u32;
+            let w = v & 0xffff_ffff;
             (w > 0).then_some(w)
         });
         let dist: BTreeMap<u64, u64> = count_distribution(write_counts);

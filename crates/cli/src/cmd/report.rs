@@ -1,26 +1,36 @@
 //! `ssdiq report`: render one result or put several drives side by side.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use ssdiq_report::charts;
 use ssdiq_report::model::{RunResult, SCHEMA};
-use ssdiq_report::{build_tables, html, markdown, terminal};
+use ssdiq_report::paper::{self, Reference};
+use ssdiq_report::table::tables;
+use ssdiq_report::{html, markdown, terminal};
 
 use crate::error::usage;
-use crate::output::{check_writable, write_atomic};
+use crate::output::{check_not_input, check_writable, write_output};
 
 #[derive(clap::Args)]
 #[command(
     about = "Render or compare SSD-iq results (terminal, Markdown, self-contained HTML)",
-    after_help = "Example:\n  ssdiq report drive-a.json drive-b.json --markdown compare.md --html compare.html"
+    after_help = "Several results are compared: one table column and one chart colour per drive, \
+differences from the first drive marked. --against ssd-iq adds the nine drives the SSD-iq paper \
+published (Tables 2 and 3) beside yours.\n\n\
+Examples:\n  ssdiq report r/a r/b r/c --html compare.html\n  \
+ssdiq report r/a/run.json --against ssd-iq --markdown vs-paper.md --html vs-paper.html"
 )]
 pub struct Args {
-    /// Result files written by `ssdiq run` (run.json; one column per drive), or directories
-    /// holding them (DIR/*/run.json and DIR/*.json of kind "run", e.g. the results of
-    /// `ssdiq run --slurm DIR`).
-    #[arg(required = true)]
+    /// Results of `ssdiq run`: run.json files or the directories holding them (one column
+    /// per drive), or directories of results (DIR/*/run.json and DIR/*.json of kind "run",
+    /// e.g. the results of `ssdiq run --slurm DIR`).
+    #[arg(required_unless_present = "against")]
     files: Vec<PathBuf>,
+    /// Put published results beside yours: ssd-iq (the nine drives of the SSD-iq paper).
+    #[arg(long, value_name = "NAME")]
+    against: Option<String>,
     /// Write the Tables 2 and 3 layout as Markdown.
     #[arg(long)]
     markdown: Option<PathBuf>,
@@ -32,9 +42,24 @@ pub struct Args {
     color: String,
 }
 
-/// Reads a run result, with one-line errors that say what is wrong with which file.
-pub fn load(path: &PathBuf) -> anyhow::Result<RunResult> {
-    let text = std::fs::read_to_string(path)
+/// Largest result document read: a run of many hours with its per-second series is a few
+/// MB; `/dev/zero` or a disk image named by mistake is refused at once.
+const RESULT_LIMIT: u64 = 256 << 20;
+
+/// The file a result argument names: itself, or a directory's `run.json`.
+fn result_file(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join("run.json")
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// Reads a run result (a file, or a directory's `run.json`), with one-line errors that say
+/// what is wrong with which file.
+pub fn load(path: &Path) -> anyhow::Result<RunResult> {
+    let path = &result_file(path);
+    let text = ssdiq_engine::textfile::read_text(path, RESULT_LIMIT)
         .map_err(|e| usage(format!("cannot read result \"{}\": {e}", path.display())))?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| usage(format!("result \"{}\" is not JSON: {e}", path.display())))?;
@@ -70,8 +95,8 @@ pub fn load(path: &PathBuf) -> anyhow::Result<RunResult> {
 fn expand(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
-        if !p.is_dir() {
-            out.push(p.clone());
+        if !p.is_dir() || p.join("run.json").is_file() {
+            out.push(result_file(p));
             continue;
         }
         let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
@@ -89,7 +114,7 @@ fn expand(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
         }
         if out.len() == before {
             return Err(usage(format!(
-                "no run result in \"{}\": expected DIR/*/run.json or DIR/*.json written by ssdiq run",
+                "cannot read result \"{}\": no run.json in it, nor DIR/*/run.json or DIR/*.json written by ssdiq run",
                 p.display()
             )));
         }
@@ -104,16 +129,33 @@ fn is_run(p: &PathBuf) -> bool {
         .is_some_and(|v| v.get("kind").and_then(|k| k.as_str()) == Some("run"))
 }
 
+fn reference(name: Option<&str>) -> anyhow::Result<Option<Reference>> {
+    name.map(|n| {
+        paper::reference(n).ok_or_else(|| {
+            usage(format!(
+                "invalid --against \"{n}\": expected one of {}",
+                paper::NAMES.join(", ")
+            ))
+        })
+    })
+    .transpose()
+}
+
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    let reference = reference(args.against.as_deref())?;
+    let input_files: Vec<PathBuf> = expand(&args.files)?;
+    let inputs: Vec<&Path> = input_files.iter().map(PathBuf::as_path).collect();
     for p in [&args.markdown, &args.html].into_iter().flatten() {
         check_writable(p)?;
+        check_not_input(p, &inputs)?;
     }
-    let results = expand(&args.files)?
+    let results = input_files
         .iter()
-        .map(load)
+        .map(|p| load(p))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let refs: Vec<&RunResult> = results.iter().collect();
-    let (t2, t3) = build_tables(&refs);
+    let figures = html::all_figures(&charts::drives(&refs), reference.as_ref());
+    let (t2, t3) = tables(&figures);
     let ansi = match args.color.as_str() {
         "always" => true,
         "never" => false,
@@ -126,10 +168,13 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     );
     if let Some(p) = &args.markdown {
         let md = format!("{}\n{}", markdown::table(&t2), markdown::table(&t3));
-        write_atomic(p, md.as_bytes())?;
+        write_output(p, md.as_bytes())?;
     }
     if let Some(p) = &args.html {
-        write_atomic(p, html::render(&refs).as_bytes())?;
+        write_output(
+            p,
+            html::render_against(&refs, reference.as_ref()).as_bytes(),
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

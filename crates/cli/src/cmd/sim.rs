@@ -9,18 +9,20 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ssdiq_flash::{GcPolicy, Provision, SeriesPoint};
+use ssdiq_flash::memory::sim_bytes;
+use ssdiq_flash::{GcMode, GcPolicy, Provision, SeriesPoint};
 use ssdiq_sweep::output::{describe_geometry, describe_traces};
 use ssdiq_sweep::{
-    points, Axes, BufSpec, Point, Shard, SweepError, TraceWorkload, Workload, Writes,
+    points, Axes, BufSpec, Point, Shard, SweepError, TraceWorkload, Warmup, Workload, Writes,
 };
 use ssdiq_trace::MapKind;
-use ssdiq_workload::units::parse_size;
+use ssdiq_workload::units::{format_size, format_size_approx, parse_size};
 use ssdiq_workload::Pattern;
 
 use super::sim_out::{write_outputs, write_shard, Outputs};
 use super::trace_args::TraceFlags;
 use crate::error::{usage, OrUsage};
+use crate::limits::{MemoryBudget, MAX_SIM_PAGE_WRITES};
 use crate::output::check_writable;
 
 #[derive(clap::Args)]
@@ -28,8 +30,9 @@ use crate::output::check_writable;
     about = "Simulate a flash translation layer and report write amplification",
     after_help = "Every option takes a comma list; the runs form a sweep executed on all cores.\n\n\
 Example:\n  ssdiq sim --capacity 16GiB --block 8MiB --fill 0.875 --gc greedy,2r-fifo --pattern twozone:80/20 --writes 10x\n\n\
-GC policies: greedy | fifo | random | dchoices:D | cost-benefit | 2r-greedy | 2r-fifo | optimal\n\
-Patterns: uniform | zipf:THETA | twozone:W/S | zones:W1@S1,... | readonly:F | seq | zns:SIZE[xK] | ...\n\n\
+GC policies: greedy | fifo | random | dchoices:D | cost-benefit | fifo-scan | 2r-greedy | 2r-fifo | optimal\n\
+Patterns: uniform | randperm | zipf:THETA | twozone:W/S | zones:W1@S1,W2@S2,... | readonly:F | seq |\n\
+skipseq:P | window:N | zns:SIZE[xK]  (README: Access patterns)\n\n\
 Traces: --trace FILE[,FILE...] replaces --pattern: the trace's writes and trims drive the\n\
 drive after its sequential fill (--trace-map compact by default; --writes 1pass by default).\n\n\
 Many machines: --shard K/N runs every N-th point from the K-th (write it with --json);\n\
@@ -55,20 +58,30 @@ pub struct Args {
     /// Over-provisioning (physical - logical) / logical, e.g. 0.1 or 10%.
     #[arg(long)]
     op: Option<String>,
-    /// Free blocks reserved for GC.
-    #[arg(long, default_value = "2")]
+    /// Free blocks GC copies victims into, kept *beyond* the physical capacity (so the host
+    /// and GC share exactly the capacity's spare space, as in SSD-iq's simulator).
+    #[arg(long, default_value = "1")]
     reserve: String,
     /// GC policy.
     #[arg(long, default_value = "greedy")]
     gc: String,
-    /// Relocate GC pages to their own write frontier (2R policies always do).
+    /// When GC stops: naive (one victim per trigger; relocated and host pages share one log,
+    /// SSD-iq's naive greedy) or batched (victims until a whole block is free, so relocated
+    /// pages fill blocks of their own: an implicit hot/cold separation).
+    #[arg(long, default_value = "naive")]
+    gc_mode: String,
+    /// Relocate GC pages to their own write frontier.
     #[arg(long)]
     gc_frontier: bool,
     /// Workload pattern, applied after a sequential fill.
     #[arg(long, default_value = "uniform")]
     pattern: String,
-    /// Workload writes after the fill, in drive writes (10x = 10 x logical capacity), or in
-    /// passes over a trace (1pass). Default: 10x, or 1pass with --trace.
+    /// Unmeasured workload writes after the fill, in drive writes, or "physical" (one physical
+    /// capacity, SSD-iq's simulator's warm-up).
+    #[arg(long, default_value = "0")]
+    warmup: String,
+    /// Measured workload writes after the warm-up, in drive writes (10x = 10 x logical
+    /// capacity), or in passes over a trace (1pass). Default: 10x, or 1pass with --trace.
     #[arg(long)]
     writes: Option<String>,
     /// Seed of the workload and of random GC choices.
@@ -190,8 +203,11 @@ fn buffer(s: &str) -> anyhow::Result<BufSpec> {
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(SimCommand::Merge(m)) = args.command {
+        ssdiq_engine::signals::exit_on_signals()?;
         return super::sim_merge::main(m);
     }
+    // Until the runs start a Ctrl-C ends the process at once (nothing written yet).
+    let stop = ssdiq_engine::signals::stop_on_signals()?;
     let axes = axes(&args)?;
     let shard = args
         .shard
@@ -214,6 +230,21 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         check_writable(p)?;
     }
     let all = points(&axes).map_err(sweep_error)?;
+    for p in &all {
+        let w = p.params.writes;
+        let page_writes = w * p.params.logical_pages as f64;
+        if page_writes > MAX_SIM_PAGE_WRITES {
+            let shown = if w >= 1e15 {
+                format!("{w:e}")
+            } else {
+                format!("{w}")
+            };
+            return Err(usage(format!(
+                "invalid --writes \"{shown}x\": {page_writes:.3e} page writes of {} logical pages; at most {MAX_SIM_PAGE_WRITES:.0e} per run",
+                p.params.logical_pages
+            )));
+        }
+    }
     if let Some(dir) = &args.slurm {
         return super::sim_slurm::write(&args.slurm_job(), dir, all.len());
     }
@@ -221,7 +252,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         Some(s) => s.select(&all),
         None => all.iter().collect(),
     };
-    run(&args, &axes, &all, &mine, shard)
+    run(&args, &axes, &all, &mine, shard, stop)
 }
 
 impl Args {
@@ -282,6 +313,12 @@ fn axes(args: &Args) -> anyhow::Result<Axes> {
             })
         })?,
         policies: parse_list(&args.gc, "--gc", |s| s.parse::<GcPolicy>().or_usage())?,
+        modes: parse_list(&args.gc_mode, "--gc-mode", |s| {
+            s.parse::<GcMode>().map_err(usage)
+        })?,
+        warmups: parse_list(&args.warmup, "--warmup", |s| {
+            Warmup::parse(s).map_err(usage)
+        })?,
         gc_frontier: args.gc_frontier,
         workloads,
         writes: parse_list(writes, "--writes", |s| Writes::parse(s).map_err(usage))?,
@@ -301,9 +338,33 @@ fn run(
     all: &[Point],
     mine: &[&Point],
     shard: Option<Shard>,
+    stop: Arc<AtomicBool>,
 ) -> anyhow::Result<ExitCode> {
     let single = mine.len() == 1;
     let quiet = args.quiet;
+    let largest = mine
+        .iter()
+        .max_by_key(|p| sim_bytes(&p.cfg))
+        .expect("at least one run");
+    let budget = MemoryBudget::for_runs(
+        sim_bytes(&largest.cfg),
+        &format!(
+            "a simulation of {} ({} physical pages)",
+            format_size(largest.params.capacity_bytes),
+            largest.cfg.geometry.physical_pages()
+        ),
+        "use a smaller --capacity or a larger --page",
+    )?;
+    let threads = rayon::current_num_threads() as u64;
+    let at_once = budget.fits(sim_bytes(&largest.cfg));
+    let within = if at_once < threads.min(mine.len() as u64) {
+        format!(
+            ", at most {at_once} at a time within the memory budget ({} available)",
+            format_size_approx(budget.total() as f64)
+        )
+    } else {
+        String::new()
+    };
     if !quiet {
         if let Some(p) = mine.first() {
             if single || axes.one_geometry() {
@@ -315,16 +376,13 @@ fn run(
         }
         match shard {
             Some(s) => println!(
-                "shard {s}: {} of the sweep's {} runs on {} threads",
+                "shard {s}: {} of the sweep's {} runs on {threads} threads{within}",
                 mine.len(),
                 all.len(),
-                rayon::current_num_threads()
             ),
-            None if !single => println!(
-                "sweep of {} runs on {} threads",
-                mine.len(),
-                rayon::current_num_threads()
-            ),
+            None if !single => {
+                println!("sweep of {} runs on {threads} threads{within}", mine.len())
+            }
             None => {}
         }
     }
@@ -335,7 +393,8 @@ fn run(
     };
     let finished: Arc<Mutex<Vec<Option<ssdiq_schema::SimRun>>>> =
         Arc::new(Mutex::new(vec![None; mine.len()]));
-    let stop = ssdiq_engine::signals::stop_on_signals()?;
+    // From here a Ctrl-C writes the finished runs (marked partial) instead of ending at once.
+    ssdiq_engine::signals::drain_on_signals();
     let done = Arc::new(AtomicBool::new(false));
     let slot_of: std::collections::HashMap<usize, usize> = mine
         .iter()
@@ -354,6 +413,7 @@ fn run(
     let result = ssdiq_sweep::run::run_points(
         mine,
         &stop,
+        |p| budget.acquire(sim_bytes(&p.cfg)),
         |p, pt| progress(&print_lock, quiet, single, p, pt),
         |p, r| finished.lock().unwrap()[slot_of[&p.index]] = Some(r.clone()),
     );

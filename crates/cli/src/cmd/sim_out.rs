@@ -7,7 +7,7 @@ use ssdiq_schema::SimRun;
 use ssdiq_sweep::output::{csv, shard_doc, sim_doc};
 use ssdiq_sweep::{Point, Shard};
 
-use crate::output::{write_atomic, write_json};
+use crate::output::{write_json, write_output};
 
 /// Where the results go.
 #[derive(Clone, Debug, Default)]
@@ -20,11 +20,11 @@ pub struct Outputs {
 /// The sweep's JSON, CSV and HTML.
 pub fn write_outputs(out: &Outputs, runs: Vec<SimRun>, partial: bool) -> anyhow::Result<()> {
     if let Some(p) = &out.csv {
-        write_atomic(p, csv(&runs).as_bytes())?;
+        write_output(p, csv(&runs).as_bytes())?;
     }
     let doc = sim_doc(runs, partial);
     if let Some(p) = &out.html {
-        write_atomic(p, ssdiq_report::sim::render(&doc).as_bytes())?;
+        write_output(p, super::sim_html::page(&doc.runs).as_bytes())?;
     }
     if let Some(p) = &out.json {
         write_json(p, &doc)?;

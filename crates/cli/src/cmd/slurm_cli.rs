@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use ssdiq_sweep::slurm::JobSpec;
 
 use crate::error::usage;
-use crate::output::write_atomic;
+use crate::output::write_output;
 
 /// The arguments this process was started with, after the binary name, without the named
 /// flags: `with_value` flags drop their value too (`--json F` and `--json=F` both).
@@ -70,7 +70,7 @@ pub fn job_spec(name: &str, dir: &Path, cpus: u32, sbatch: &[String]) -> anyhow:
 
 /// Writes a script (mode 0755 for `submit.sh`, so it runs as `DIR/submit.sh`).
 pub fn write_script(path: &Path, text: &str) -> anyhow::Result<()> {
-    write_atomic(path, text.as_bytes())?;
+    write_output(path, text.as_bytes())?;
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
     Ok(())

@@ -1,0 +1,578 @@
+//! `ssdiq store [TARGET]`: the out-of-place page store of "How to Write to SSDs" under YCSB-A
+//! or a page-level pattern; DB WAF, SSD WAF, total WAF and the paper's other Table 1 columns.
+//!
+//! Order: parse and validate everything, open the device and pass the safety checks (bad
+//! input: one line, exit 2, nothing written) -> for each row: load, warm up, measure ->
+//! table on stdout, JSON and HTML written to a temporary name and renamed. SIGINT/SIGTERM end
+//! the running row early; what was measured is written, marked partial (exit 130).
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use ssdiq_store::device::emu::{EmuDevice, EmuMode};
+use ssdiq_store::device::file::FileDevice;
+use ssdiq_store::device::nvme::NvmeDevice;
+use ssdiq_store::experiment::{self, Outcome, Phase, Phases};
+use ssdiq_store::setup::{configure, BackendChoice, Derived, Options};
+use ssdiq_store::{Device, DeviceInfo, OpStream, Store, StoreConfig, Until, Workload};
+use ssdiq_workload::units::{format_size, parse_duration_ns, parse_size};
+
+use super::store_out::{self, RowResult, StoreResult};
+use crate::error::{usage, OrUsage};
+use crate::output::check_writable;
+
+/// The emulated drive `ssdiq store` uses by default: emu:default scaled to 2 GiB with 12 MiB
+/// superblocks (192 of them), so the data plane fits in memory.
+pub const DEFAULT_TARGET: &str = "emu:default,capacity=2GiB,units_per_block=4";
+
+#[derive(clap::Args)]
+#[command(
+    about = "Run the out-of-place page store (How to Write to SSDs): DB WAF, SSD WAF, total WAF",
+    after_help = "Examples:\n  ssdiq store --rows table1 --json t1.json --html t1.html\n  ssdiq store --compression --gdt --nowa --align-gc-unit\n  ssdiq store --in-place --pattern zipf:0.8\n  ssdiq store /tmp/db.img --size 1G --compression --measure-ops 1M\n  ssdiq store /dev/nvme1n1 --backend fdp --compression --gdt --align-gc-unit --allow-destroy /dev/nvme1n1\n\n\
+Rows (--rows, comma-separated or a table): in-place, oop, comp, gdt, nowa, aligned, nocomp,\n\
+fdp, zns; table1 = in-place,oop,comp,gdt,nowa,aligned,nocomp (the paper's Table 1 order,\n\
+each row adding its technique), table2 = in-place,aligned,zns, table3 = in-place,aligned,fdp.\n\
+Without --rows the flags describe one configuration.\n\n\
+On the emulated SSD (TARGET emu:..., default emu:default,capacity=2GiB,units_per_block=4)\n\
+time is virtual: --workers operations run concurrently, each costing --op-cpu plus the I/O it\n\
+waits for. The data is kept in memory: memory use is about the dataset size."
+)]
+pub struct Args {
+    /// emu:PROFILE[,key=value...], a file (with --size), a block device or an NVMe namespace.
+    #[arg(default_value = DEFAULT_TARGET)]
+    target: String,
+    /// Run these rows (see below) instead of one configuration.
+    #[arg(long)]
+    rows: Option<String>,
+    /// Write pages in place with a double-write buffer (the paper's baseline).
+    #[arg(long)]
+    in_place: bool,
+    /// In place without the double-write buffer.
+    #[arg(long, requires = "in_place")]
+    no_dwb: bool,
+    /// LZ4-compress pages and pack them into 4 KiB slots.
+    #[arg(long)]
+    compression: bool,
+    /// Place pages by estimated death time (GDT).
+    #[arg(long)]
+    gdt: bool,
+    /// The NoWA write pattern with compensation writes.
+    #[arg(long)]
+    nowa: bool,
+    /// Align zones to the drive's GC unit (the emulated drive's superblock, an FDP reclaim
+    /// unit), or to the SIZE given (e.g. from a ZNS-like pattern, paper §5.3).
+    #[arg(long, value_name = "SIZE", num_args = 0..=1, default_missing_value = "device")]
+    align_gc_unit: Option<String>,
+    /// Zone size (the DB GC unit) when not aligned.
+    #[arg(long)]
+    zone: Option<String>,
+    /// Zones appended at once (the active group).
+    #[arg(long, default_value_t = 16)]
+    open_zones: u32,
+    /// conventional, fdp (placement handle per zone) or zns (zone append and reset).
+    #[arg(long, default_value = "conventional")]
+    backend: String,
+    /// Reclaim unit handles of the emulated drive with --backend fdp.
+    #[arg(long, default_value_t = 8)]
+    fdp_handles: u16,
+    /// Deallocate a zone's LBAs when DB GC resets it (conventional devices).
+    #[arg(long)]
+    trim_on_reset: bool,
+    /// Dataset size as a fraction of the device capacity.
+    #[arg(long, default_value = "0.9")]
+    fill: String,
+    /// Buffer pool as a fraction of the dataset (like 10%) or a size.
+    #[arg(long, default_value = "10%")]
+    buffer: String,
+    /// Dirty pages written per eviction batch.
+    #[arg(long, default_value_t = 64)]
+    batch: u32,
+    /// YCSB-A's Zipf theta over records (the default workload).
+    #[arg(long, default_value = "0.8")]
+    theta: String,
+    /// Page-level workload instead of YCSB: any access pattern (uniform, zipf:0.8, ...).
+    #[arg(long)]
+    pattern: Option<String>,
+    /// Fraction of operations that read (YCSB-A: 0.5).
+    #[arg(long, default_value = "0.5")]
+    read_fraction: String,
+    /// Records per 4 KiB page (LeanStore's half-full leaves hold about 14).
+    #[arg(long, default_value_t = 14)]
+    records_per_page: u32,
+    /// Compressibility of the page contents: page size / mean LZ4 size (1: incompressible).
+    #[arg(long, default_value = "2")]
+    data_ratio: String,
+    /// Warm-up: bytes the store writes, in device capacities (like 3) or a size.
+    #[arg(long, default_value = "3")]
+    warmup: String,
+    /// Measured window: bytes the store writes, in device capacities or a size.
+    #[arg(long, default_value = "1")]
+    measure: String,
+    /// Measure this many operations instead (like 1M).
+    #[arg(long)]
+    measure_ops: Option<String>,
+    /// Concurrent workers on the emulated SSD.
+    #[arg(long, default_value_t = 64)]
+    workers: u32,
+    /// CPU time of one operation on the emulated SSD (virtual).
+    #[arg(long, default_value = "1us")]
+    op_cpu: String,
+    /// Do not keep and check each page's last version (saves 4 bytes per page).
+    #[arg(long)]
+    no_verify: bool,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// File targets: the file's size (created or extended); devices: use only their first
+    /// SIZE bytes (whole zones on a zoned namespace).
+    #[arg(long)]
+    size: Option<String>,
+    /// Write the result as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write the result as an HTML page.
+    #[arg(long)]
+    html: Option<PathBuf>,
+    /// Allow writing to this block device even if it looks in use (name it again).
+    #[arg(long, value_name = "DEVICE")]
+    allow_destroy: Option<PathBuf>,
+    /// No progress on stderr.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// A row of the paper's tables: its name and how it changes the options.
+fn row_options(name: &str, base: &Options) -> anyhow::Result<Options> {
+    let mut o = base.clone();
+    let set = |o: &mut Options, comp: bool, gdt: bool, nowa: bool, align: bool| {
+        o.out_of_place = true;
+        o.compression = comp;
+        o.gdt = gdt;
+        o.nowa = nowa;
+        o.align = align.then_some(o.align.unwrap_or(None));
+        o.backend = BackendChoice::Conventional;
+    };
+    match name {
+        "in-place" => {
+            o.out_of_place = false;
+            o.compression = false;
+            o.gdt = false;
+            o.nowa = false;
+            o.align = None;
+            o.backend = BackendChoice::Conventional;
+        }
+        "oop" => set(&mut o, false, false, false, false),
+        "comp" => set(&mut o, true, false, false, false),
+        "gdt" => set(&mut o, true, true, false, false),
+        "nowa" => set(&mut o, true, true, true, false),
+        "aligned" => set(&mut o, true, true, true, true),
+        "nocomp" => set(&mut o, false, true, true, true),
+        "fdp" => {
+            set(&mut o, true, true, false, true);
+            o.backend = BackendChoice::Fdp;
+        }
+        "zns" => {
+            set(&mut o, true, true, false, false);
+            o.backend = BackendChoice::Zns;
+        }
+        other => {
+            return Err(usage(format!(
+                "invalid --rows entry \"{other}\": expected in-place, oop, comp, gdt, nowa, aligned, nocomp, fdp, zns, table1, table2 or table3"
+            )))
+        }
+    }
+    Ok(o)
+}
+
+fn expand_rows(s: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    for r in s.split(',').map(str::trim).filter(|r| !r.is_empty()) {
+        match r {
+            "table1" => v.extend(
+                [
+                    "in-place", "oop", "comp", "gdt", "nowa", "aligned", "nocomp",
+                ]
+                .map(String::from),
+            ),
+            "table2" => v.extend(["in-place", "aligned", "zns"].map(String::from)),
+            "table3" => v.extend(["in-place", "aligned", "fdp"].map(String::from)),
+            r => v.push(r.to_string()),
+        }
+    }
+    v
+}
+
+fn parse_fraction(flag: &str, s: &str) -> anyhow::Result<f64> {
+    let t = s.trim();
+    let v = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|x| x / 100.0),
+        None => t.parse::<f64>(),
+    };
+    v.ok().filter(|v| v.is_finite()).ok_or_else(|| {
+        usage(format!(
+            "invalid {flag} \"{s}\": expected a number like 0.9 or 90%"
+        ))
+    })
+}
+
+/// A bound in bytes: a plain number is in device capacities.
+fn parse_writes(flag: &str, s: &str, capacity: u64) -> anyhow::Result<u64> {
+    if let Ok(x) = s.trim().parse::<f64>() {
+        if x.is_finite() && x >= 0.0 {
+            return Ok((x * capacity as f64) as u64);
+        }
+    }
+    parse_size(s).map_err(|_| {
+        usage(format!(
+            "invalid {flag} \"{s}\": expected device capacities (like 3) or a size (like 8GiB)"
+        ))
+    })
+}
+
+fn parse_count(flag: &str, s: &str) -> anyhow::Result<u64> {
+    let t = s.trim();
+    let (num, mult) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
+        Some('M') => (&t[..t.len() - 1], 1e6),
+        Some('G') => (&t[..t.len() - 1], 1e9),
+        _ => (t, 1.0),
+    };
+    num.parse::<f64>()
+        .ok()
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .map(|v| (v * mult) as u64)
+        .ok_or_else(|| {
+            usage(format!(
+                "invalid {flag} \"{s}\": expected a count like 1M or 500k"
+            ))
+        })
+}
+
+fn base_options(a: &Args) -> anyhow::Result<Options> {
+    let backend = match a.backend.as_str() {
+        "conventional" => BackendChoice::Conventional,
+        "fdp" => BackendChoice::Fdp,
+        "zns" => BackendChoice::Zns,
+        other => {
+            return Err(usage(format!(
+                "invalid --backend \"{other}\": expected conventional, fdp or zns"
+            )))
+        }
+    };
+    let align = match a.align_gc_unit.as_deref() {
+        None => None,
+        Some("device") => Some(None),
+        Some(s) => Some(Some(parse_size(s).or_usage()?)),
+    };
+    Ok(Options {
+        out_of_place: !a.in_place,
+        dwb: !a.no_dwb,
+        compression: a.compression,
+        gdt: a.gdt,
+        nowa: a.nowa,
+        align,
+        zone: a.zone.as_deref().map(parse_size).transpose().or_usage()?,
+        open_zones: a.open_zones,
+        backend,
+        fill: parse_fraction("--fill", &a.fill)?,
+        buffer: 0.0,
+        evict_batch: a.batch,
+        records_per_page: a.records_per_page,
+        data_ratio: parse_fraction("--data-ratio", &a.data_ratio)?,
+        gdt_groups: 2,
+        trim_on_reset: a.trim_on_reset,
+        verify: !a.no_verify,
+        seed: a.seed,
+    })
+}
+
+fn workload(a: &Args) -> anyhow::Result<Workload> {
+    let rf = parse_fraction("--read-fraction", &a.read_fraction)?;
+    Ok(match &a.pattern {
+        Some(p) => Workload::Pages {
+            pattern: p.clone(),
+            read_fraction: rf,
+        },
+        None => Workload::Ycsb {
+            theta: a
+                .theta
+                .parse::<f64>()
+                .ok()
+                .filter(|t| *t > 0.0 && t.is_finite())
+                .ok_or_else(|| {
+                    usage(format!(
+                        "invalid --theta \"{}\": expected a number > 0",
+                        a.theta
+                    ))
+                })?,
+            read_fraction: rf,
+        },
+    })
+}
+
+/// Opens the device a row runs on. Block devices pass the safety check first.
+fn open_device(a: &Args, o: &Options) -> anyhow::Result<Box<dyn Device>> {
+    let dev_usage = |e: ssdiq_store::DeviceError| -> anyhow::Error {
+        if e.is_usage() {
+            usage(e.to_string())
+        } else {
+            e.into()
+        }
+    };
+    if a.target.starts_with("emu:") {
+        if a.size.is_some() {
+            return Err(usage(format!(
+                "invalid --size: {} has its own capacity; --size is for file targets",
+                a.target
+            )));
+        }
+        if a.allow_destroy.is_some() {
+            return Err(usage(format!(
+                "invalid --allow-destroy: {} is an emulated drive; nothing real is written",
+                a.target
+            )));
+        }
+        let mode = match o.backend {
+            BackendChoice::Conventional => EmuMode::Conventional,
+            BackendChoice::Fdp => EmuMode::Fdp {
+                handles: a.fdp_handles,
+            },
+            BackendChoice::Zns => EmuMode::Zoned {
+                max_open: o.open_zones.min(u16::MAX as u32) as u16,
+            },
+        };
+        return Ok(Box::new(
+            EmuDevice::open(&a.target, mode).map_err(dev_usage)?,
+        ));
+    }
+    let path = Path::new(&a.target);
+    let facts = ssdiq_engine::target::TargetFacts::probe(path).map_err(|e| usage(e.to_string()))?;
+    let block = facts.kind == ssdiq_engine::target::TargetKind::Block;
+    if let Some(d) = &a.allow_destroy {
+        if !block {
+            return Err(usage(format!(
+                "invalid --allow-destroy \"{}\": {} is not a block device",
+                d.display(),
+                path.display()
+            )));
+        }
+    }
+    if block {
+        ssdiq_nvme::safety::check_destructive(path, a.allow_destroy.as_deref()).map_err(
+            |e| match e {
+                ssdiq_nvme::safety::SafetyError::Refused(m) => usage(m),
+                other => anyhow::Error::new(other),
+            },
+        )?;
+    }
+    let size = a.size.as_deref().map(parse_size).transpose().or_usage()?;
+    Ok(match o.backend {
+        BackendChoice::Conventional => Box::new(FileDevice::open(path, size).map_err(dev_usage)?),
+        BackendChoice::Fdp => {
+            let mut d = NvmeDevice::open_fdp(path).map_err(dev_usage)?;
+            if let Some(s) = size {
+                d.limit(s).map_err(dev_usage)?;
+            }
+            Box::new(d)
+        }
+        BackendChoice::Zns => {
+            let mut d = NvmeDevice::open_zoned(path).map_err(dev_usage)?;
+            if let Some(s) = size {
+                d.limit(s).map_err(dev_usage)?;
+            }
+            d.reset_all_zones().map_err(dev_usage)?;
+            Box::new(d)
+        }
+    })
+}
+
+/// Everything a row needs, checked before anything runs.
+struct Prepared {
+    name: String,
+    options: Options,
+    config: StoreConfig,
+    derived: Derived,
+    device: Box<dyn Device>,
+}
+
+fn prepare(a: &Args, name: &str, o: &Options, dataset: Option<u64>) -> anyhow::Result<Prepared> {
+    let device = open_device(a, o)?;
+    let info: DeviceInfo = device.info().clone();
+    let mut o = o.clone();
+    if let Some(pages) = dataset {
+        // Same dataset in bytes as the first row (the paper compares at equal DB size).
+        o.fill = (pages as f64 + 0.5) * 4096.0 / info.capacity as f64;
+    }
+    o.buffer = match a.buffer.trim().strip_suffix('%') {
+        Some(_) => parse_fraction("--buffer", &a.buffer)?,
+        None => {
+            let b = parse_size(&a.buffer).or_usage()?;
+            b as f64 / (o.fill * info.capacity as f64)
+        }
+    };
+    let (config, derived) =
+        configure(&o, &info).map_err(|e| usage(format!("{name}: {e} ({})", info.description)))?;
+    Ok(Prepared {
+        name: name.to_string(),
+        options: o,
+        config,
+        derived,
+        device,
+    })
+}
+
+pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    let base = base_options(&a)?;
+    let work = workload(&a)?;
+    let op_cpu_ns = parse_duration_ns(&a.op_cpu).or_usage()?;
+    for p in [&a.json, &a.html].into_iter().flatten() {
+        check_writable(p)?;
+    }
+    let names = match &a.rows {
+        Some(r) => {
+            let v = expand_rows(r);
+            if v.is_empty() {
+                return Err(usage(format!("invalid --rows \"{r}\": no row named")));
+            }
+            v
+        }
+        None => vec!["custom".to_string()],
+    };
+    let mut opts = Vec::new();
+    for n in &names {
+        opts.push(if n == "custom" {
+            base.clone()
+        } else {
+            row_options(n, &base)?
+        });
+    }
+    // Validate every row before anything runs; each row then opens its device afresh (an
+    // emulated drive holds its data in memory, a block device is opened exclusively).
+    OpStream::new(&work, 1, a.records_per_page, a.seed).map_err(usage)?;
+    let first = prepare(&a, &names[0], &opts[0], None)?;
+    let dataset = (names.len() > 1).then_some(first.config.pages);
+    drop(first);
+    for (n, o) in names.iter().zip(&opts).skip(1) {
+        drop(prepare(&a, n, o, dataset)?);
+    }
+    let stop = ssdiq_engine::signals::stop_on_signals()?;
+    ssdiq_engine::signals::drain_on_signals();
+    let mut result = StoreResult::new(&a.target, &work);
+    let mut interrupted = false;
+    for (i, (n, o)) in names.iter().zip(&opts).enumerate() {
+        let p = prepare(&a, n, o, if i == 0 { None } else { dataset })?;
+        let row = run_row(&a, p, &work, op_cpu_ns, &stop)?;
+        let partial = row.outcome.partial;
+        if !a.quiet {
+            eprintln!("{}", store_out::row_line(&row));
+        }
+        result.rows.push(row);
+        if partial {
+            interrupted = true;
+            break;
+        }
+    }
+    result.partial = interrupted;
+    result.paper = result
+        .rows
+        .iter()
+        .filter_map(|r| store_out::paper_row(&r.name).map(|p| (r.name.clone(), p)))
+        .collect();
+    print!("{}", store_out::render_text(&result));
+    {
+        // Both files or a Ctrl-C waits.
+        let _both = ssdiq_engine::signals::defer_exit();
+        if let Some(p) = &a.json {
+            crate::output::write_json(p, &result)?;
+        }
+        if let Some(p) = &a.html {
+            crate::output::write_output(p, store_out::render_html(&result).as_bytes())?;
+        }
+    }
+    if interrupted {
+        eprintln!("ssdiq: interrupted; results are partial");
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_row(
+    a: &Args,
+    p: Prepared,
+    work: &Workload,
+    op_cpu_ns: u64,
+    stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> anyhow::Result<RowResult> {
+    let info = p.device.info().clone();
+    let cap = info.capacity;
+    let phases = Phases {
+        warmup: Until {
+            ops: None,
+            db_bytes: Some(parse_writes("--warmup", &a.warmup, cap)?),
+        },
+        measure: match &a.measure_ops {
+            Some(n) => Until {
+                ops: Some(parse_count("--measure-ops", n)?),
+                db_bytes: None,
+            },
+            None => Until {
+                ops: None,
+                db_bytes: Some(parse_writes("--measure", &a.measure, cap)?.max(1)),
+            },
+        },
+        workers: if info.virtual_time { a.workers } else { 1 },
+        op_cpu_ns,
+    };
+    let mut ops = OpStream::new(work, p.config.pages, a.records_per_page, a.seed).map_err(usage)?;
+    let mut store = Store::new(p.config.clone(), p.device).map_err(|e| {
+        if e.is_usage() {
+            usage(format!("{}: {e}", p.name))
+        } else {
+            e.into()
+        }
+    })?;
+    let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = ProgressBar::new_spinner();
+        b.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("static template"));
+        b.enable_steady_tick(Duration::from_millis(200));
+        b
+    });
+    let name = p.name.clone();
+    let out: Outcome = experiment::run(
+        &mut store,
+        &mut ops,
+        &phases,
+        &|| stop.load(Ordering::Relaxed),
+        &mut |phase, c| {
+            if let Some(b) = &bar {
+                let m = match phase {
+                    Phase::Load { pages, of } => format!("{name}: loading {pages}/{of} pages"),
+                    Phase::Warmup => format!("{name}: warming up, {} ops", c.ops),
+                    Phase::Measure => format!("{name}: measuring, {} ops", c.ops),
+                };
+                b.set_message(m);
+            }
+        },
+    )
+    .map_err(|e| anyhow::anyhow!("{}: {e}", p.name))?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let zone_size = p
+        .derived
+        .zone_bytes
+        .map(format_size)
+        .unwrap_or_else(|| "-".into());
+    Ok(RowResult {
+        name: p.name,
+        options: p.options,
+        config: p.config,
+        derived: p.derived,
+        device: info,
+        zone_size,
+        outcome: out,
+    })
+}

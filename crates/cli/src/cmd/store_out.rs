@@ -1,0 +1,327 @@
+//! What `ssdiq store` writes: the result document (`{"schema": "ssdiq/1", "kind": "store"}`),
+//! a terminal table, and a minimal self-contained HTML page, each row beside the paper's.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use ssdiq_store::experiment::Outcome;
+use ssdiq_store::setup::{Derived, Options};
+use ssdiq_store::{DeviceInfo, StoreConfig, Workload};
+
+/// The paper's numbers for a row (Table 1: YCSB-A, 800 GB on a PM9A3; Tables 2 and 3 where
+/// the row is theirs). Reference values, not measurements.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct PaperRow {
+    pub table: &'static str,
+    pub ops_k: f64,
+    pub db_waf: Option<f64>,
+    pub ssd_waf: Option<f64>,
+    pub logical_bytes_per_op: Option<f64>,
+    pub physical_bytes_per_op: Option<f64>,
+    pub hit_ratio: Option<f64>,
+}
+
+pub fn paper_row(name: &str) -> Option<PaperRow> {
+    let t1 = |ops_k, db, ssd, l, p, h| PaperRow {
+        table: "Table 1",
+        ops_k,
+        db_waf: Some(db),
+        ssd_waf: Some(ssd),
+        logical_bytes_per_op: Some(l),
+        physical_bytes_per_op: Some(p),
+        hit_ratio: Some(h),
+    };
+    Some(match name {
+        "in-place" => t1(229.0, 2.00, 2.36, 1858.0, 4378.0, 0.932),
+        "oop" => t1(230.0, 4.06, 1.94, 3745.0, 7274.0, 0.918),
+        "comp" => t1(380.0, 0.62, 1.95, 566.0, 566.0, 0.929),
+        "gdt" => t1(458.0, 0.59, 1.96, 566.0, 1110.0, 0.931),
+        "nowa" => t1(510.0, 0.60, 1.07, 567.0, 606.0, 0.931),
+        "aligned" => t1(535.0, 0.60, 1.00, 567.0, 567.0, 0.931),
+        "nocomp" => t1(328.0, 3.58, 1.00, 3364.0, 3364.0, 0.927),
+        "fdp" => PaperRow {
+            table: "Table 3",
+            ops_k: 553.0,
+            db_waf: Some(0.54),
+            ssd_waf: Some(1.00),
+            logical_bytes_per_op: None,
+            physical_bytes_per_op: None,
+            hit_ratio: None,
+        },
+        "zns" => PaperRow {
+            table: "Table 2",
+            ops_k: 330.3,
+            db_waf: None,
+            ssd_waf: None,
+            logical_bytes_per_op: None,
+            physical_bytes_per_op: None,
+            hit_ratio: None,
+        },
+        _ => return None,
+    })
+}
+
+#[derive(Serialize)]
+pub struct RowResult {
+    pub name: String,
+    pub options: Options,
+    pub config: StoreConfig,
+    pub derived: Derived,
+    pub device: DeviceInfo,
+    pub zone_size: String,
+    pub outcome: Outcome,
+}
+
+#[derive(Serialize)]
+pub struct StoreResult {
+    pub schema: &'static str,
+    pub kind: &'static str,
+    pub target: String,
+    pub workload: Workload,
+    pub partial: bool,
+    pub rows: Vec<RowResult>,
+    /// The paper's numbers for the rows that have them (reference values).
+    pub paper: Vec<(String, PaperRow)>,
+}
+
+impl StoreResult {
+    pub fn new(target: &str, w: &Workload) -> Self {
+        StoreResult {
+            schema: "ssdiq/1",
+            kind: "store",
+            target: target.to_string(),
+            workload: w.clone(),
+            partial: false,
+            rows: Vec::new(),
+            paper: Vec::new(),
+        }
+    }
+}
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".into(), |x| format!("{x:.digits$}"))
+}
+
+/// The columns of the table: (header, our value, paper value).
+fn cells(r: &RowResult) -> Vec<(&'static str, String, String)> {
+    let m = &r.outcome.metrics;
+    let p = paper_row(&r.name);
+    let pf =
+        |f: fn(&PaperRow) -> Option<f64>, d: usize| p.as_ref().map_or("".into(), |p| opt(f(p), d));
+    vec![
+        (
+            "kops/s",
+            format!("{:.0}", m.ops_per_s / 1e3),
+            p.map_or("".into(), |p| format!("{:.0}", p.ops_k)),
+        ),
+        ("DB WAF", format!("{:.2}", m.db_waf), pf(|p| p.db_waf, 2)),
+        ("SSD WAF", opt(m.ssd_waf, 2), pf(|p| p.ssd_waf, 2)),
+        (
+            "total WAF",
+            opt(m.total_waf, 2),
+            pf(|p| Some(p.db_waf? * p.ssd_waf?), 2),
+        ),
+        (
+            "logical B/op",
+            format!("{:.0}", m.logical_bytes_per_op),
+            pf(|p| p.logical_bytes_per_op, 0),
+        ),
+        (
+            "physical B/op",
+            opt(m.physical_bytes_per_op, 0),
+            pf(|p| p.physical_bytes_per_op, 0),
+        ),
+        (
+            "hit ratio",
+            format!("{:.3}", m.hit_ratio),
+            pf(|p| p.hit_ratio, 3),
+        ),
+    ]
+}
+
+pub fn row_line(r: &RowResult) -> String {
+    let m = &r.outcome.metrics;
+    format!(
+        "{}: DB WAF {:.2}, SSD WAF {}, total {}, {:.0} ops/s, hit {:.3}",
+        r.name,
+        m.db_waf,
+        opt(m.ssd_waf, 2),
+        opt(m.total_waf, 2),
+        m.ops_per_s,
+        m.hit_ratio
+    )
+}
+
+pub fn render_text(res: &StoreResult) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "ssdiq store on {}{}",
+        res.target,
+        if res.partial { " (partial)" } else { "" }
+    );
+    if let Some(r) = res.rows.first() {
+        let _ = writeln!(s, "device: {}", r.device.description);
+        let _ = writeln!(
+            s,
+            "dataset {} pages ({:.0}% of the device), buffer {} frames, {} records/page, data ratio {}",
+            r.config.pages,
+            r.options.fill * 100.0,
+            r.config.frames,
+            r.config.records_per_page,
+            r.config.data_ratio
+        );
+    }
+    let _ = write!(s, "{:<10} {:>8}", "row", "zone");
+    for (h, _, _) in res.rows.first().map(cells).unwrap_or_default() {
+        let _ = write!(s, " {h:>13}");
+    }
+    s.push('\n');
+    for r in &res.rows {
+        let _ = write!(s, "{:<10} {:>8}", r.name, r.zone_size);
+        for (_, ours, _) in cells(r) {
+            let _ = write!(s, " {ours:>13}");
+        }
+        s.push('\n');
+        if paper_row(&r.name).is_some() {
+            let _ = write!(s, "{:<10} {:>8}", "  paper", "");
+            for (_, _, theirs) in cells(r) {
+                let _ = write!(s, " {theirs:>13}");
+            }
+            s.push('\n');
+        }
+    }
+    let _ = writeln!(
+        s,
+        "write drilldown (bytes per user page written: user / double-write / DB GC / SSD GC):"
+    );
+    for r in &res.rows {
+        let m = &r.outcome.metrics;
+        let d = &m.drilldown;
+        let per = |b: u64| b as f64 / (m.user_pages.max(1) as f64 * 4096.0);
+        let _ = writeln!(
+            s,
+            "  {:<10} {:.2} / {:.2} / {:.2} (compensation {:.2}) / {}   victims {:.0}% valid, compressed to {:.0}%, metadata {}",
+            r.name,
+            per(d.user_bytes),
+            per(d.double_write_bytes),
+            per(d.db_gc_bytes),
+            per(d.compensation_bytes),
+            d.ssd_gc_bytes.map_or("-".into(), |b| format!("{:.2}", per(b))),
+            m.victim_valid_ratio.unwrap_or(0.0) * 100.0,
+            m.compressed_fraction * 100.0,
+            ssdiq_workload::units::format_size_approx(r.outcome.metadata_bytes as f64)
+        );
+    }
+    s
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// One page, no scripts: the table (ours over the paper's) and the write drilldown as bars.
+pub fn render_html(res: &StoreResult) -> String {
+    let mut h = String::from(
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>ssdiq store</title><style>\
+body{font-family:sans-serif;margin:2em;color:#222;max-width:1200px}table{border-collapse:collapse;margin:1em 0}\
+td,th{border:1px solid #bbb;padding:3px 8px}td.num{text-align:right}tr.paper td{color:#666;font-size:90%}\
+.note{font-size:85%;color:#555}</style></head><body>",
+    );
+    let _ = write!(
+        h,
+        "<h1>Page store: {}</h1>{}",
+        esc(&res.target),
+        if res.partial {
+            "<p><b>partial</b></p>"
+        } else {
+            ""
+        }
+    );
+    if let Some(r) = res.rows.first() {
+        let _ = write!(h, "<p>{}</p>", esc(&r.device.description));
+    }
+    h.push_str("<table><tr><th>row</th><th>zone</th>");
+    for (c, _, _) in res.rows.first().map(cells).unwrap_or_default() {
+        let _ = write!(h, "<th>{c}</th>");
+    }
+    h.push_str("</tr>");
+    for r in &res.rows {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td>",
+            esc(&r.name),
+            esc(&r.zone_size)
+        );
+        for (_, ours, _) in cells(r) {
+            let _ = write!(h, "<td class=\"num\">{ours}</td>");
+        }
+        h.push_str("</tr>");
+        if let Some(p) = paper_row(&r.name) {
+            let _ = write!(
+                h,
+                "<tr class=\"paper\"><td>paper ({})</td><td></td>",
+                p.table
+            );
+            for (_, _, theirs) in cells(r) {
+                let _ = write!(h, "<td class=\"num\">{theirs}</td>");
+            }
+            h.push_str("</tr>");
+        }
+    }
+    h.push_str("</table><h2>Write drilldown</h2><p class=\"note\">Bytes written per byte of user page writes: user (blue), double-write (orange), DB GC (green), SSD GC (red).</p>");
+    let max = res
+        .rows
+        .iter()
+        .map(|r| {
+            r.outcome
+                .metrics
+                .total_waf
+                .unwrap_or(r.outcome.metrics.db_waf)
+        })
+        .fold(1.0f64, f64::max);
+    let w = 600.0;
+    let _ = write!(
+        h,
+        "<svg width=\"{}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">",
+        w + 220.0,
+        res.rows.len() * 28 + 10
+    );
+    for (i, r) in res.rows.iter().enumerate() {
+        let m = &r.outcome.metrics;
+        let d = &m.drilldown;
+        let per = |b: u64| b as f64 / (m.user_pages.max(1) as f64 * 4096.0);
+        let y = i * 28 + 5;
+        let _ = write!(
+            h,
+            "<text x=\"0\" y=\"{}\" font-size=\"13\">{}</text>",
+            y + 15,
+            esc(&r.name)
+        );
+        let mut x = 90.0;
+        for (v, c) in [
+            (per(d.user_bytes), "#4878d0"),
+            (per(d.double_write_bytes), "#ee854a"),
+            (per(d.db_gc_bytes), "#6acc64"),
+            (d.ssd_gc_bytes.map_or(0.0, per), "#d65f5f"),
+        ] {
+            let len = v / max * w;
+            let _ = write!(
+                h,
+                "<rect x=\"{x:.1}\" y=\"{y}\" width=\"{len:.1}\" height=\"20\" fill=\"{c}\"/>"
+            );
+            x += len;
+        }
+        let _ = write!(
+            h,
+            "<text x=\"{:.1}\" y=\"{}\" font-size=\"12\">{}</text>",
+            x + 6.0,
+            y + 15,
+            opt(m.total_waf, 2)
+        );
+    }
+    h.push_str("</svg><p class=\"note\">Measured with ssdiq store; paper rows: Lee, Ziegler, Leis, How to Write to SSDs, PVLDB 19(7), Tables 1-3 (YCSB-A zipf 0.8, 800 GB on a Samsung PM9A3; Table 3 on an FDP drive, Table 2 throughput only).</p></body></html>\n");
+    h
+}

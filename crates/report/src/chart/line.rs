@@ -1,0 +1,245 @@
+//! Line charts: series of (x, y) points on linear, log or nines axes, each series in its own
+//! colour and stroke, optional shaded x-ranges (the steady-state window), legend at the right.
+//!
+//! A chart is data first (serializable: golden tests pin what is fed to the chart) and SVG
+//! second ([`LineChart::svg`], drawn with plotters).
+
+use plotters::prelude::*;
+use serde::Serialize;
+
+use super::axis::Axis;
+use super::frame::{self, Key};
+use super::palette::Rgb;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stroke {
+    /// 2 px, the main statistic.
+    Solid,
+    /// 2 px dashed, a second statistic of the same drive.
+    Dashed,
+    /// 1 px, a background statistic (an average beside its tail).
+    Thin,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Series {
+    pub label: String,
+    pub colour: Rgb,
+    pub stroke: Stroke,
+    /// Dots on the points (few points, each a measurement: rounds, intervals).
+    pub markers: bool,
+    /// (x, y) in data units.
+    pub points: Vec<[f64; 2]>,
+}
+
+impl Series {
+    pub fn new(label: impl Into<String>, colour: Rgb, points: Vec<[f64; 2]>) -> Self {
+        Series {
+            label: label.into(),
+            colour,
+            stroke: Stroke::Solid,
+            markers: false,
+            points,
+        }
+    }
+
+    pub fn stroke(mut self, stroke: Stroke) -> Self {
+        self.stroke = stroke;
+        self
+    }
+
+    pub fn markers(mut self) -> Self {
+        self.markers = true;
+        self
+    }
+}
+
+/// A shaded x-range with its own legend key.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Band {
+    pub label: String,
+    pub colour: Rgb,
+    pub from: f64,
+    pub to: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LineChart {
+    /// Shown above the chart by the page (not drawn into the SVG).
+    pub title: String,
+    pub x: Axis,
+    pub y: Axis,
+    pub series: Vec<Series>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bands: Vec<Band>,
+}
+
+impl LineChart {
+    pub fn new(title: impl Into<String>, x: Axis, y: Axis) -> Self {
+        LineChart {
+            title: title.into(),
+            x,
+            y,
+            series: Vec::new(),
+            bands: Vec::new(),
+        }
+    }
+
+    pub fn with(mut self, s: Series) -> Self {
+        self.series.push(s);
+        self
+    }
+
+    /// Whether any series has a point both axes can show.
+    pub fn has_data(&self) -> bool {
+        self.series.iter().any(|s| {
+            s.points
+                .iter()
+                .any(|p| self.x.to_plot(p[0]).is_some() && self.y.to_plot(p[1]).is_some())
+        })
+    }
+
+    fn keys(&self) -> Vec<Key> {
+        let mut keys: Vec<Key> = Vec::new();
+        for s in &self.series {
+            let k = Key::Line {
+                label: s.label.clone(),
+                colour: s.colour,
+                dashed: s.stroke == Stroke::Dashed,
+                width: if s.stroke == Stroke::Thin { 1 } else { 2 },
+            };
+            if !s.label.is_empty() && !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        for b in &self.bands {
+            keys.push(Key::Swatch {
+                label: b.label.clone(),
+                colour: b.colour,
+            });
+        }
+        keys
+    }
+
+    /// The chart as an SVG document of `size` pixels; `None` without data to draw.
+    pub fn svg(&self, size: (u32, u32)) -> Option<String> {
+        if !self.has_data() {
+            return None;
+        }
+        let pts = || self.series.iter().flat_map(|s| s.points.iter());
+        let x = self.x.layout_tight(pts().map(|p| p[0]));
+        let y = self.y.layout(pts().map(|p| p[1]));
+        let keys = self.keys();
+        let legend_w = frame::legend_width(&keys, size.0 * 2 / 5);
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+            root.fill(&WHITE).ok()?;
+            let (plot_area, legend_area) = root.split_horizontally(size.0 - legend_w);
+            let y_area = frame::y_label_width(y.ticks.iter().map(|t| t.label.as_str()));
+            let mut chart = frame::plot(&plot_area, &x, &y, &self.x.label, &self.y.label, y_area)?;
+            for b in &self.bands {
+                let (Some(a), Some(z)) = (self.x.to_plot(b.from), self.x.to_plot(b.to)) else {
+                    continue;
+                };
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(a.max(x.lo), y.lo), (z.min(x.hi), y.hi)],
+                        b.colour.plotters().mix(0.15).filled(),
+                    )))
+                    .ok()?;
+            }
+            for s in &self.series {
+                let pts: Vec<(f64, f64)> = s
+                    .points
+                    .iter()
+                    .filter_map(|p| Some((self.x.to_plot(p[0])?, self.y.to_plot(p[1])?)))
+                    .collect();
+                let colour = s.colour.plotters();
+                match s.stroke {
+                    Stroke::Solid => chart
+                        .draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))
+                        .map(|_| ()),
+                    Stroke::Thin => chart
+                        .draw_series(LineSeries::new(
+                            pts.clone(),
+                            colour.mix(0.6).stroke_width(1),
+                        ))
+                        .map(|_| ()),
+                    Stroke::Dashed => chart
+                        .draw_series(DashedLineSeries::new(
+                            pts.clone(),
+                            7,
+                            5,
+                            colour.stroke_width(2),
+                        ))
+                        .map(|_| ()),
+                }
+                .ok()?;
+                if s.markers || pts.len() == 1 {
+                    chart
+                        .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                        .ok()?;
+                }
+            }
+            frame::legend(&legend_area, &keys)?;
+            root.present().ok()?;
+        }
+        Some(svg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chart::axis::Unit;
+    use crate::chart::palette;
+
+    #[test]
+    fn draws_lines_bands_ticks_and_a_legend_beside_the_plot() {
+        let c = LineChart {
+            bands: vec![Band {
+                label: "steady-state window".into(),
+                colour: palette::STEADY,
+                from: 20.0,
+                to: 30.0,
+            }],
+            ..LineChart::new("t", Axis::linear("time [s]"), Axis::linear("MB/s"))
+        }
+        .with(Series::new(
+            "drive a",
+            palette::series(0),
+            (0..50).map(|i| [i as f64, 7000.0]).collect(),
+        ));
+        let svg = c.svg((640, 360)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("viewBox"));
+        let texts = crate::chart::svg_texts(&svg);
+        for want in ["steady-state window", "drive a", "8000", "time [s]", "MB/s"] {
+            assert!(texts.iter().any(|t| t == want), "{want} in {texts:?}");
+        }
+        assert!(!svg.contains("7000.0"));
+        assert!(svg.contains("font-size=\"12.9"), "tick labels >= 11 px");
+        let empty = LineChart::new("t", Axis::linear("x"), Axis::linear("y"));
+        assert!(empty.svg((640, 360)).is_none());
+    }
+
+    #[test]
+    fn log_and_nines_axes_skip_points_they_cannot_show() {
+        let c = LineChart::new(
+            "t",
+            Axis::nines("percentile"),
+            Axis::log("latency").unit(Unit::Nanos),
+        )
+        .with(Series::new(
+            "",
+            palette::series(1),
+            vec![[0.0, 0.0], [50.0, 60e3], [99.9, 480e3], [100.0, 1e6]],
+        ));
+        let svg = c.svg((640, 360)).unwrap();
+        let texts = crate::chart::svg_texts(&svg);
+        for want in ["99.9", "100 µs", "50"] {
+            assert!(texts.iter().any(|t| t == want), "{want} in {texts:?}");
+        }
+    }
+}

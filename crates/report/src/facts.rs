@@ -1,0 +1,220 @@
+//! How a run was done, as label/value lines and a per-step table: what the Markdown report
+//! and the HTML report both print, from one place, so neither says less than the other.
+
+use crate::model::{steps, RunResult, StepResult};
+
+/// One line of a run's description.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fact {
+    pub key: &'static str,
+    pub value: String,
+}
+
+fn opt(v: Option<f64>, decimals: usize) -> String {
+    v.map_or("-".into(), |v| format!("{v:.decimals$}"))
+}
+
+/// What was measured and how: target, identity, capacity, clock, run settings, reset,
+/// preconditioning, the latency-under-load load asked for and applied, completeness.
+pub fn run_facts(r: &RunResult) -> Vec<Fact> {
+    let mut out = Vec::new();
+    let mut add = |key, value: String| out.push(Fact { key, value });
+    let t = &r.target;
+    add("target", t.name.clone());
+    if let Some(m) = t.model.as_ref().filter(|m| **m != t.name) {
+        add("model", m.clone());
+    }
+    if let Some(s) = &t.serial {
+        add("serial", s.clone());
+    }
+    if let Some(f) = &t.firmware {
+        add("firmware", f.clone());
+    }
+    add(
+        "capacity",
+        format!(
+            "{:.2} GB ({} bytes){}",
+            t.capacity_bytes as f64 / 1e9,
+            t.capacity_bytes,
+            if t.emulated { ", emulated" } else { "" }
+        ),
+    );
+    add("clock", r.clock.clone());
+    if let Some(i) = &r.run {
+        add(
+            "run",
+            format!(
+                "{}{}seed {}{}, reset: {}, {:.1} s in total{}",
+                i.protocol
+                    .as_deref()
+                    .map(|p| format!("protocol {p}, "))
+                    .unwrap_or_default(),
+                if i.quick { "quick, " } else { "" },
+                i.seed,
+                if i.threads > 0 {
+                    format!(", {} thread(s)", i.threads)
+                } else {
+                    String::new()
+                },
+                i.reset,
+                i.elapsed_s,
+                i.wall_s
+                    .filter(|_| r.clock == "virtual")
+                    .map(|w| format!(" ({w:.1} s wall)"))
+                    .unwrap_or_default()
+            ),
+        );
+        if let (Some(t), Some(l), Some(d)) = (i.time_scale, i.load_time_scale, i.drive_write_scale)
+        {
+            add(
+                "scales",
+                format!(
+                    "time x{t:.4}, idle x{:.4}, latency under load x{l:.4}, drive writes x{d:.3}; repetitions {}, fill {}{}",
+                    i.idle_time_scale.unwrap_or(t),
+                    i.repeat.unwrap_or(1),
+                    i.fill.unwrap_or(1.0),
+                    if i.until_steady == Some(true) {
+                        ", until steady"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+        }
+        add(
+            "preconditioning",
+            format!(
+                "{:.2} GB sequential in {:.1} s",
+                i.precondition_bytes as f64 / 1e9,
+                i.precondition_s
+            ),
+        );
+    }
+    if let Some(b) = &r.derived.load_basis {
+        add("latency under load", b.clone());
+    }
+    if let Some(b) = &r.derived.implied_basis {
+        add("implied WA", format!("divides {b}"));
+    }
+    if let Some(applied) = r.step(steps::LATENCY_UNDER_LOAD).and_then(load_applied) {
+        add("load applied", applied);
+    }
+    if r.partial {
+        add(
+            "status",
+            match r.run.as_ref().and_then(|i| i.error.as_deref()) {
+                Some(e) => format!("partial: {e}"),
+                None => "partial: the run was stopped".into(),
+            },
+        );
+    }
+    out
+}
+
+/// The bandwidth latency under load actually ran at: background load and probes.
+fn load_applied(s: &StepResult) -> Option<String> {
+    let load: f64 = s.ops.values().map(|o| o.mb_s).sum();
+    if s.ops.is_empty() {
+        return None;
+    }
+    let mut text = format!(
+        "{load:.1} MB/s background {}",
+        s.rw.trim_start_matches("rand")
+    );
+    for (name, p) in &s.probes {
+        text.push_str(&format!(
+            ", {name} probe {:.1} MB/s ({:.0} IOPS)",
+            p.mb_s, p.iops
+        ));
+    }
+    Some(text)
+}
+
+pub const STEP_HEADER: [&str; 15] = [
+    "pass",
+    "Step",
+    "stage",
+    "rw",
+    "pattern",
+    "bs",
+    "threads x qd",
+    "s",
+    "MB/s",
+    "k IOPS",
+    "probe avg / P99.9 [us]",
+    "WA meas.",
+    "WA impl.",
+    "steady",
+    "drive writes",
+];
+
+/// One row per step, the columns of [`STEP_HEADER`]: the step's value by the reference rule
+/// where the result has one (latency under load: the probe medians), else its totals.
+pub fn step_rows(r: &RunResult) -> Vec<[String; 15]> {
+    r.steps
+        .iter()
+        .map(|st| {
+            let (mb, kiops) = match &st.value {
+                Some(v) => (v.mb_s, v.iops.map(|i| i / 1e3)),
+                None => {
+                    let (m, k) = st
+                        .ops
+                        .values()
+                        .fold((0.0, 0.0), |(m, k), o| (m + o.mb_s, k + o.iops / 1e3));
+                    (Some(m), Some(k))
+                }
+            };
+            let probes: Vec<String> = match &st.value {
+                Some(v) if !v.probes.is_empty() => v
+                    .probes
+                    .iter()
+                    .map(|(op, p)| format!("{op} {:.0} / {:.0}", p.mean_ns / 1e3, p.p99_9_ns / 1e3))
+                    .collect(),
+                _ => st
+                    .probes
+                    .iter()
+                    .map(|(op, p)| {
+                        format!(
+                            "{op} {:.0} / {:.0}",
+                            p.lat_ns.mean / 1e3,
+                            p.lat_ns.p99_9 as f64 / 1e3
+                        )
+                    })
+                    .collect(),
+            };
+            let c = st.convergence.as_ref();
+            [
+                st.pass.map(|p| p.to_string()).unwrap_or_default(),
+                st.name.clone(),
+                st.stage.clone().unwrap_or_default(),
+                st.rw.clone(),
+                st.pattern.clone(),
+                st.bs.to_string(),
+                format!("{} x {}", st.threads, st.qd),
+                opt(st.elapsed_s, 1),
+                opt(mb, 0),
+                opt(kiops, 1),
+                if probes.is_empty() {
+                    "-".into()
+                } else {
+                    probes.join(", ")
+                },
+                opt(st.waf_measured, 2),
+                opt(st.waf_implied, 2),
+                match c {
+                    Some(c) if c.within_reference.unwrap_or(c.converged) => {
+                        format!(
+                            "yes, rounds {}-{}",
+                            c.window_first.unwrap_or(0) + 1,
+                            c.window_first.unwrap_or(0) + 5
+                        )
+                    }
+                    Some(c) if c.converged => "after extension".into(),
+                    Some(_) => "no".into(),
+                    None => "-".into(),
+                },
+                opt(c.map(|c| c.drive_writes), 2),
+            ]
+        })
+        .collect()
+}

@@ -1,0 +1,206 @@
+//! Where the store's bytes go: the emulated SSD, a file or block device, an NVMe namespace with
+//! FDP placement or zones, or memory (tests).
+//!
+//! Invariants every backend keeps:
+//! - Offsets and lengths are multiples of 4 KiB; a read returns the bytes of the last write to
+//!   each block (zeros if never written or trimmed/reset).
+//! - A zoned backend accepts writes only as zone appends at the write pointer and needs a reset
+//!   before a zone is rewritten; `zone_append` returns where the data landed.
+//! - `counters` are the device's own cumulative host/media byte counters (the emulator's, or
+//!   SMART/OCP), never the store's bookkeeping.
+
+pub mod emu;
+pub mod file;
+pub mod mem;
+pub mod nvme;
+
+pub use ssdiq_engine::WriteCounters;
+
+/// Placement hint of a write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    None,
+    /// FDP placement identifier (reclaim unit handle) / emulated placement stream.
+    Stream(u16),
+}
+
+/// Zones of a zoned device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ZoneGeometry {
+    /// Distance between zone starts.
+    pub zone_bytes: u64,
+    /// Writable bytes of each zone (<= zone_bytes).
+    pub zone_capacity: u64,
+    pub zones: u32,
+    /// Zones that may be open at once (0: no limit).
+    pub max_open: u32,
+}
+
+/// What the store needs to know about a device.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct DeviceInfo {
+    /// One line for reports, e.g. "emulated data-center TLC, 2GiB, 12% OP, greedy GC".
+    pub description: String,
+    /// Usable bytes from offset 0.
+    pub capacity: u64,
+    pub zoned: Option<ZoneGeometry>,
+    /// Placement handles (1: writes carry no placement).
+    pub streams: u16,
+    /// The device's GC unit (superblock / reclaim unit) if it is known: the emulated drive's
+    /// superblock, an FDP reclaim unit.
+    pub gc_unit: Option<u64>,
+    /// True if the device's clock is virtual (the emulated SSD).
+    pub virtual_time: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Nvme(#[from] ssdiq_nvme::NvmeError),
+    #[error(transparent)]
+    Engine(#[from] ssdiq_engine::EngineError),
+}
+
+impl DeviceError {
+    pub fn io(what: impl Into<String>, source: std::io::Error) -> Self {
+        DeviceError::Io {
+            what: what.into(),
+            source,
+        }
+    }
+    /// True for errors that mean bad input rather than a failing device.
+    pub fn is_usage(&self) -> bool {
+        match self {
+            DeviceError::Invalid(_) => true,
+            DeviceError::Engine(e) => e.is_usage(),
+            DeviceError::Nvme(ssdiq_nvme::NvmeError::InvalidArgument(_)) => true,
+            _ => false,
+        }
+    }
+}
+
+/// When the I/O an operation issued is complete, in virtual nanoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// Everything completes at this time.
+    Until(u64),
+    /// `parked` writes wait for room in the drive; they complete later (reported by
+    /// [`VirtualTime::advance`]); the rest completes by `until`.
+    Parked { parked: u32, until: u64 },
+}
+
+/// A device that runs in virtual time: operations are submitted at a virtual time and their
+/// completion times come back; internal events advance between them.
+pub trait VirtualTime {
+    /// I/O issued from now until [`VirtualTime::finish`] is submitted at `at` under `token`.
+    fn begin(&mut self, at: u64, token: u64);
+    fn finish(&mut self) -> Wait;
+    /// Time of the next internal event (`u64::MAX`: none).
+    fn next_event(&mut self) -> u64;
+    /// Processes internal events up to `t`; pushes (token, completion time) of parked writes
+    /// that completed.
+    fn advance(&mut self, t: u64, done: &mut Vec<(u64, u64)>);
+}
+
+pub trait Device {
+    fn info(&self) -> &DeviceInfo;
+    fn read(&mut self, offset: u64, buf: &mut [u8]) -> Result<(), DeviceError>;
+    fn write(&mut self, offset: u64, data: &[u8], placement: Placement) -> Result<(), DeviceError>;
+    fn trim(&mut self, offset: u64, len: u64) -> Result<(), DeviceError>;
+    /// Appends `data` to zone `zone`; returns the byte offset where it landed.
+    fn zone_append(&mut self, zone: u32, data: &[u8]) -> Result<u64, DeviceError> {
+        let _ = (zone, data);
+        Err(DeviceError::Invalid(format!(
+            "{} is not a zoned device",
+            self.info().description
+        )))
+    }
+    fn zone_reset(&mut self, zone: u32) -> Result<(), DeviceError> {
+        let _ = zone;
+        Err(DeviceError::Invalid(format!(
+            "{} is not a zoned device",
+            self.info().description
+        )))
+    }
+    /// The device's cumulative write counters, if it reports them.
+    fn counters(&mut self) -> Option<WriteCounters>;
+    fn virtual_time(&mut self) -> Option<&mut dyn VirtualTime> {
+        None
+    }
+}
+
+/// Checks a request against 4 KiB alignment and the capacity.
+pub(crate) fn check_range(info: &DeviceInfo, offset: u64, len: u64) -> Result<(), DeviceError> {
+    if !offset.is_multiple_of(4096) || !len.is_multiple_of(4096) {
+        return Err(DeviceError::Invalid(format!(
+            "unaligned request: offset {offset}, length {len} (expected multiples of 4096)"
+        )));
+    }
+    if offset + len > info.capacity {
+        return Err(DeviceError::Invalid(format!(
+            "request beyond the end: offset {offset} + {len} > capacity {}",
+            info.capacity
+        )));
+    }
+    Ok(())
+}
+
+/// Zone write pointers kept by backends that emulate zones (memory, emulated SSD).
+#[derive(Clone, Debug)]
+pub(crate) struct ZoneState {
+    pub geo: ZoneGeometry,
+    pub wp: Vec<u64>,
+}
+
+impl ZoneState {
+    pub fn new(geo: ZoneGeometry) -> Self {
+        ZoneState {
+            geo,
+            wp: vec![0; geo.zones as usize],
+        }
+    }
+    pub fn is_open(&self, z: usize) -> bool {
+        self.wp[z] > 0 && self.wp[z] < self.geo.zone_capacity
+    }
+    /// Where an append of `len` bytes to `zone` lands; advances the write pointer.
+    pub fn append(&mut self, zone: u32, len: u64) -> Result<u64, DeviceError> {
+        let z = zone as usize;
+        if z >= self.wp.len() {
+            return Err(DeviceError::Invalid(format!("zone {zone} does not exist")));
+        }
+        if self.wp[z] + len > self.geo.zone_capacity {
+            return Err(DeviceError::Invalid(format!(
+                "zone {zone} is full: append of {len} bytes at {} of {}",
+                self.wp[z], self.geo.zone_capacity
+            )));
+        }
+        if self.wp[z] == 0 && self.geo.max_open > 0 {
+            let open = (0..self.wp.len()).filter(|&i| self.is_open(i)).count();
+            if open >= self.geo.max_open as usize {
+                return Err(DeviceError::Invalid(format!(
+                    "zone {zone}: too many open zones (limit {})",
+                    self.geo.max_open
+                )));
+            }
+        }
+        let off = zone as u64 * self.geo.zone_bytes + self.wp[z];
+        self.wp[z] += len;
+        Ok(off)
+    }
+    pub fn reset(&mut self, zone: u32) -> Result<u64, DeviceError> {
+        let z = zone as usize;
+        if z >= self.wp.len() {
+            return Err(DeviceError::Invalid(format!("zone {zone} does not exist")));
+        }
+        self.wp[z] = 0;
+        Ok(zone as u64 * self.geo.zone_bytes)
+    }
+}

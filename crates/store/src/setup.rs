@@ -1,0 +1,273 @@
+//! From user-level options and a device to a [`StoreConfig`]: dataset size from the fill,
+//! zone size from the GC unit (aligned or not), pool size from the buffer fraction.
+//!
+//! Zone size rules (paper §5.3, §7.2):
+//! - ZNS: the device's zones.
+//! - Aligned to GC unit U: with NoWA the active group spans U (zone = U / open zones), so a
+//!   group fills whole superblocks; without NoWA each zone is U.
+//! - Not aligned (the paper's "before aligning the GC unit", 250 MB zones for a 512 MB
+//!   aligned size): `--zone`, or 250/512 of the aligned NoWA zone.
+
+use crate::device::DeviceInfo;
+use crate::space::{Backend, SpaceConfig};
+use crate::store::{Layout, StoreConfig};
+
+const PAGE: u64 = 4096;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackendChoice {
+    Conventional,
+    Fdp,
+    Zns,
+}
+
+/// What a user chooses.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Options {
+    pub out_of_place: bool,
+    pub dwb: bool,
+    pub compression: bool,
+    pub gdt: bool,
+    pub nowa: bool,
+    /// Align zones to the device's GC unit: Some(Some(u)) to `u` bytes, Some(None) to the unit
+    /// the device reports.
+    pub align: Option<Option<u64>>,
+    pub zone: Option<u64>,
+    pub open_zones: u32,
+    pub backend: BackendChoice,
+    /// Dataset / device capacity.
+    pub fill: f64,
+    /// Buffer pool / dataset.
+    pub buffer: f64,
+    pub evict_batch: u32,
+    pub records_per_page: u32,
+    pub data_ratio: f64,
+    pub gdt_groups: u32,
+    pub trim_on_reset: bool,
+    pub verify: bool,
+    pub seed: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            out_of_place: true,
+            dwb: true,
+            compression: false,
+            gdt: false,
+            nowa: false,
+            align: None,
+            zone: None,
+            open_zones: 16,
+            backend: BackendChoice::Conventional,
+            fill: 0.9,
+            buffer: 0.1,
+            evict_batch: 64,
+            records_per_page: 14,
+            data_ratio: 2.0,
+            gdt_groups: 2,
+            trim_on_reset: false,
+            verify: true,
+            seed: 1,
+        }
+    }
+}
+
+/// What [`configure`] decided besides the configuration.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Derived {
+    pub zone_bytes: Option<u64>,
+    pub gc_unit: Option<u64>,
+    pub aligned: bool,
+}
+
+pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived), String> {
+    if !(o.fill > 0.0 && o.fill < 1.0) {
+        return Err(format!(
+            "invalid fill {}: expected a fraction between 0 and 1",
+            o.fill
+        ));
+    }
+    if !(o.buffer > 0.0 && o.buffer <= 1.0) {
+        return Err(format!(
+            "invalid buffer {}: expected a fraction of the dataset up to 1",
+            o.buffer
+        ));
+    }
+    if !(1..=31).contains(&o.records_per_page) {
+        return Err(format!(
+            "invalid records per page {}: expected 1 to 31",
+            o.records_per_page
+        ));
+    }
+    if !(o.data_ratio >= 1.0 && o.data_ratio <= 20.0) {
+        return Err(format!(
+            "invalid data ratio {}: expected 1 (incompressible) to 20",
+            o.data_ratio
+        ));
+    }
+    if o.evict_batch == 0 || o.evict_batch > 4096 {
+        return Err(format!(
+            "invalid eviction batch {}: expected 1 to 4096 pages",
+            o.evict_batch
+        ));
+    }
+    let mut k = o.open_zones;
+    if !o.out_of_place {
+        if o.compression
+            || o.gdt
+            || o.nowa
+            || o.align.is_some()
+            || o.backend != BackendChoice::Conventional
+        {
+            return Err("compression, GDT, NoWA, GC-unit alignment and the FDP/ZNS backends need out-of-place writes".into());
+        }
+        let dwb = if o.dwb {
+            o.evict_batch as u64 * PAGE
+        } else {
+            0
+        };
+        let pages = ((info.capacity.saturating_sub(dwb)) as f64 * o.fill / PAGE as f64) as u64;
+        return Ok((
+            StoreConfig {
+                pages,
+                frames: frames(o, pages),
+                evict_batch: o.evict_batch,
+                records_per_page: o.records_per_page,
+                data_ratio: o.data_ratio,
+                layout: Layout::InPlace { dwb: o.dwb },
+                verify: o.verify,
+                seed: o.seed,
+            },
+            Derived {
+                zone_bytes: None,
+                gc_unit: info.gc_unit,
+                aligned: false,
+            },
+        ));
+    }
+    if k == 0 || k > 1024 {
+        return Err(format!("invalid open zones {k}: expected 1 to 1024"));
+    }
+    if o.backend == BackendChoice::Fdp {
+        // As the paper does: the reclaim unit handles bound the zones open at once.
+        k = k.min(info.streams as u32);
+    }
+    let (zone_bytes, zone_capacity, zones, gc_unit, aligned) = match o.backend {
+        BackendChoice::Zns => {
+            let z = info.zoned.ok_or_else(|| {
+                format!(
+                    "{} is not zoned; the ZNS backend needs a zoned device",
+                    info.description
+                )
+            })?;
+            if o.zone.is_some() || o.align.is_some() {
+                return Err(
+                    "the ZNS backend uses the device's zones; drop --zone and --align-gc-unit"
+                        .into(),
+                );
+            }
+            if z.max_open > 0 && k > z.max_open {
+                return Err(format!("{k} open zones; the device allows {}", z.max_open));
+            }
+            (
+                z.zone_bytes,
+                z.zone_capacity,
+                z.zones,
+                Some(z.zone_bytes),
+                true,
+            )
+        }
+        _ => {
+            if info.zoned.is_some() {
+                return Err(format!(
+                    "{} is zoned; use the ZNS backend",
+                    info.description
+                ));
+            }
+            let unit = match o.align {
+                Some(Some(u)) => Some(u),
+                Some(None) => Some(info.gc_unit.ok_or_else(|| {
+                    format!(
+                        "{} does not report its GC unit; give it: --align-gc-unit SIZE (measure it with a ZNS-like pattern, paper §5.3)",
+                        info.description
+                    )
+                })?),
+                None => info.gc_unit,
+            };
+            let zone = match (o.align, o.zone, unit) {
+                (Some(_), Some(_), _) => {
+                    return Err("--zone and --align-gc-unit exclude each other".into())
+                }
+                (Some(_), None, Some(u)) => {
+                    if o.nowa {
+                        u / k as u64 / PAGE * PAGE
+                    } else {
+                        u / PAGE * PAGE
+                    }
+                }
+                (None, Some(z), _) => z,
+                (None, None, Some(u)) => u / k as u64 * 250 / 512 / PAGE * PAGE,
+                (None, None, None) => 64 << 20,
+                (Some(_), None, None) => unreachable!("alignment without a unit was refused"),
+            };
+            if zone < PAGE || !zone.is_multiple_of(PAGE) {
+                return Err(format!(
+                    "zone size {zone}: expected a positive multiple of 4 KiB"
+                ));
+            }
+            let zones = (info.capacity / zone).min(u32::MAX as u64 - 1) as u32;
+            (zone, zone, zones, unit, o.align.is_some())
+        }
+    };
+    let backend = match o.backend {
+        BackendChoice::Conventional => Backend::Conventional,
+        BackendChoice::Fdp => Backend::Fdp {
+            handles: info.streams,
+        },
+        BackendChoice::Zns => Backend::Zns,
+    };
+    if zones < 2 * k + 1 {
+        return Err(format!(
+            "{zones} zones of {zone_bytes} bytes for {k} open zones: expected at least 2 x open + 1; use smaller zones or fewer open zones"
+        ));
+    }
+    let pages = (info.capacity as f64 * o.fill / PAGE as f64) as u64;
+    Ok((
+        StoreConfig {
+            pages,
+            frames: frames(o, pages),
+            evict_batch: o.evict_batch,
+            records_per_page: o.records_per_page,
+            data_ratio: o.data_ratio,
+            layout: Layout::OutOfPlace {
+                space: SpaceConfig {
+                    zone_bytes,
+                    zone_capacity,
+                    zones,
+                    max_open: k,
+                    gdt: o.gdt.then_some(o.gdt_groups),
+                    nowa: o.nowa,
+                    backend,
+                    trim_on_reset: o.trim_on_reset,
+                    seed: o.seed,
+                },
+                compression: o.compression,
+            },
+            verify: o.verify,
+            seed: o.seed,
+        },
+        Derived {
+            zone_bytes: Some(zone_bytes),
+            gc_unit,
+            aligned,
+        },
+    ))
+}
+
+fn frames(o: &Options, pages: u64) -> u32 {
+    ((pages as f64 * o.buffer) as u64)
+        .max(2 * o.evict_batch as u64)
+        .min(u32::MAX as u64) as u32
+}
