@@ -137,7 +137,7 @@ pub const STEP_HEADER: [&str; 15] = [
     "rw",
     "pattern",
     "bs",
-    "threads x qd",
+    "threads x QD",
     "s",
     "MB/s",
     "k IOPS",
@@ -147,6 +147,15 @@ pub const STEP_HEADER: [&str; 15] = [
     "steady",
     "drive writes",
 ];
+
+/// A request size as the tables show it: KiB when whole.
+fn kib(bytes: u64) -> String {
+    if bytes >= 1024 && bytes.is_multiple_of(1024) {
+        format!("{}K", bytes / 1024)
+    } else {
+        bytes.to_string()
+    }
+}
 
 /// One row per step, the columns of [`STEP_HEADER`]: the step's value by the reference rule
 /// where the result has one (latency under load: the probe medians), else its totals.
@@ -189,8 +198,8 @@ pub fn step_rows(r: &RunResult) -> Vec<[String; 15]> {
                 st.stage.clone().unwrap_or_default(),
                 st.rw.clone(),
                 st.pattern.clone(),
-                st.bs.to_string(),
-                format!("{} x {}", st.threads, st.qd),
+                kib(st.bs),
+                format!("{}x{}", st.threads, st.qd),
                 opt(st.elapsed_s, 1),
                 opt(mb, 0),
                 opt(kiops, 1),
@@ -204,7 +213,7 @@ pub fn step_rows(r: &RunResult) -> Vec<[String; 15]> {
                 match c {
                     Some(c) if c.within_reference.unwrap_or(c.converged) => {
                         format!(
-                            "yes, rounds {}-{}",
+                            "rounds {}-{}",
                             c.window_first.unwrap_or(0) + 1,
                             c.window_first.unwrap_or(0) + 5
                         )

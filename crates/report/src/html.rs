@@ -415,11 +415,19 @@ pub fn render_against(results: &[&RunResult], reference: Option<&Reference>) -> 
 
     page.heading("steps", "Steps");
     for (d, c) in drives.iter().zip(&colours) {
-        if drives.len() > 1 {
-            page.raw(&format!("<h3>{}{}</h3>", swatch(c), esc(&d.name)));
-        }
         let rows: Vec<Vec<String>> = step_rows(d.run).into_iter().map(|r| r.to_vec()).collect();
-        page.raw(&simple_table("steps", &STEP_HEADER, &rows, 5));
+        let table = simple_table("steps", &STEP_HEADER, &rows, 5);
+        if drives.len() > 1 || reference.is_some() {
+            // One drive's steps are dozens of rows: folded, so a comparison stays readable.
+            page.raw(&format!(
+                "<details><summary>{}{}: {} steps</summary>{table}</details>",
+                swatch(c),
+                esc(&d.name),
+                rows.len()
+            ));
+        } else {
+            page.raw(&table);
+        }
     }
     let mut footer = String::from(
         "Every measured number on this page comes from the run results (run.json); the page needs no network and no script.",
