@@ -4,7 +4,12 @@ import json, sys, collections
 out = sys.argv[1]
 
 def runs(name):
-    return json.load(open(f"{out}/{name}.json"))["runs"]
+    rs = json.load(open(f"{out}/{name}.json"))["runs"]
+    try:
+        rs += json.load(open(f"{out}/{name}-batched.json"))["runs"]
+    except FileNotFoundError:
+        pass
+    return rs
 
 def pivot(name, key, title, normalize_by=None, buffer_split=False):
     rs = runs(name)
@@ -12,7 +17,8 @@ def pivot(name, key, title, normalize_by=None, buffer_split=False):
     rows = collections.OrderedDict()
     for r in rs:
         p = r["params"]
-        col = p["gc"] + (f" buf" if buffer_split and p["write_buffer_pages"] else "")
+        col = p["gc"] + (" batched" if p.get("gc_mode") == "batched" else "")
+        col += " buf" if buffer_split and p["write_buffer_pages"] else ""
         cols[col] = True
         rows.setdefault(p["pattern"], {})[col] = r["waf"]
     base = None

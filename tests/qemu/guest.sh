@@ -102,9 +102,10 @@ if [ -n "$RUN" ]; then
     [ $rc = 0 ] && ok "ssdiq run exit 0" || bad "ssdiq run exit $rc"
     [ -f /tmp/run/report.md ] && cat /tmp/run/report.md
     grep '"reset"' /tmp/run/run.json
-    grep -q '"reset": "NVMe format"' /tmp/run/run.json \
-        && ok "reset by NVMe format (the lone namespace of a lone controller)" \
+    grep -q '"reset": "NVMe format, then BLKDISCARD"' /tmp/run/run.json \
+        && ok "reset by NVMe format and discard (the lone namespace of a lone controller)" \
         || bad "the reset did not format the namespace"
+    [ -s /tmp/run/device.csv ] && ok "device.csv from SMART and OCP" || bad "no device.csv"
     grep -q '"reports_media_writes": true' /tmp/run/run.json \
         && ok "run sees the OCP media counters" || bad "run found no media counters"
     # rand_write_uniform's measured WAF: QEMU has no GC, so 1.0 within SMART's rounding.

@@ -1,7 +1,10 @@
 //! `ssdiq`: a thin command line over the ssdiq crates. Parsing and presentation only.
 
+mod allow_destroy;
 mod cmd;
 mod error;
+mod file_target;
+mod limits;
 mod output;
 
 use std::process::ExitCode;
@@ -29,6 +32,7 @@ enum Command {
     Info(cmd::info::Args),
     Report(cmd::report::Args),
     Pattern(cmd::pattern::Args),
+    Trace(cmd::trace::Args),
     Store(cmd::store::Args),
 }
 
@@ -40,6 +44,16 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    // `run`, `io`, `store` and `sim` drain their job at the first Ctrl-C; the others just end
+    // (but never while a result file is being written).
+    if !matches!(
+        cli.command,
+        Command::Run(_) | Command::Io(_) | Command::Store(_) | Command::Sim(_)
+    ) {
+        if let Err(e) = ssdiq_engine::signals::exit_on_signals() {
+            return error::report(&e.into());
+        }
+    }
     let result = match cli.command {
         Command::Run(a) => cmd::run::main(a),
         Command::Io(a) => cmd::io::main(a),
@@ -47,6 +61,7 @@ fn main() -> ExitCode {
         Command::Info(a) => cmd::info::main(a),
         Command::Report(a) => cmd::report::main(a),
         Command::Pattern(a) => cmd::pattern::main(a),
+        Command::Trace(a) => cmd::trace::main(a),
         Command::Store(a) => cmd::store::main(a),
     };
     match result {

@@ -11,7 +11,7 @@ fn ok(args: &[&str]) -> String {
     String::from_utf8_lossy(&common::ok(args).stdout).into_owned()
 }
 
-const T: &str = "emu:default,capacity=256MiB,units_per_block=1";
+const T: &str = "emu:default,capacity=256MiB";
 
 #[test]
 fn io_on_the_emulated_drive_reports_virtual_time_and_waf() {
@@ -85,6 +85,20 @@ fn info_shows_geometry_spec_and_zero_counters() {
     assert_eq!(v["info"]["source"], "emulated");
     assert_eq!(v["emulated"]["geometry"]["dies"], 16);
     assert!(v["emulated"]["spec"]["rand_write_kiops"].as_f64().unwrap() > 100.0);
+    // What the scaled drive changed to stand for its full-size drive, and the full-size values.
+    assert!(
+        out.contains("16GiB logical stands for a 960 GB drive"),
+        "{out}"
+    );
+    assert!(out.contains("full size 1341MiB (447 units)"), "{out}");
+    let sc = &v["emulated"]["scaling"];
+    assert_eq!(sc["full_units_per_block"], 447);
+    assert_eq!(sc["units_per_block"], 8);
+    assert_eq!(sc["full_erase_us"], 3500.0);
+    assert_eq!(sc["superblocks"], sc["full_superblocks"]);
+    // A drive at its full size is not scaled.
+    let out = ok(&["info", "emu:default,full_capacity=16GiB,units_per_block=8"]);
+    assert!(!out.contains("stands for"), "{out}");
 }
 
 #[test]
@@ -93,6 +107,14 @@ fn emulated_usage_errors() {
     usage_error(
         &["io", "emu:default,capacity=lots", "--rw", "read"],
         "invalid emu value capacity=lots",
+    );
+    usage_error(
+        &["info", "emu:default,full_capacity=big"],
+        "invalid emu value full_capacity=big",
+    );
+    usage_error(
+        &["info", "emu:default,read_retry_rate=2"],
+        "invalid read_retry_rate \"2\"",
     );
     usage_error(&["io", T, "--bs", "512"], "4096-byte logical blocks");
     usage_error(&["io", T, "--size", "1G"], "beyond the emulated drive");

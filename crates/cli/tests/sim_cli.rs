@@ -19,7 +19,7 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("s.json");
     let js = json.to_str().unwrap();
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 10] = [
         (
             &["sim", "--fill", "1.2", "--json", js],
             "fill 1.2 must be > 0 and < 1",
@@ -33,9 +33,14 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
             "not a multiple of the block size",
         ),
         (
-            &["sim", "--capacity", "64MiB", "--block", "8MiB"],
-            "too few blocks for the reserve",
+            &["sim", "--capacity", "32MiB", "--block", "8MiB"],
+            "too little spare space",
         ),
+        (
+            &["sim", "--gc-mode", "naive,lazy"],
+            "invalid GC mode \"lazy\": expected naive or batched",
+        ),
+        (&["sim", "--warmup=-1"], "invalid --warmup \"-1\""),
         (
             &["sim", "--gc", "greedy,lifo"],
             "invalid GC policy \"lifo\"",

@@ -23,7 +23,7 @@ fn bench(c: &mut Criterion) {
     job.fill = None;
     job.bound.bytes = Some(BATCH * 4096);
 
-    let g = *e.drive().geometry();
+    let g = *e.drive().ftl().geometry();
     let u = g.logical_pages;
     let mut ftl = Ftl::new(FtlConfig::new(g, e.drive().ftl().policy())).unwrap();
     let mut rng = SeededRng::new(7);

@@ -18,7 +18,7 @@ use ssdiq_workload::{Op, RwMix, SeededRng};
 /// Host page writes per wall second of the plain FTL (what `ssdiq sim` runs) on the same
 /// geometry and policy, in steady state: the baseline the emulator is compared with.
 fn ftl_baseline(e: &EmuExecutor) -> f64 {
-    let g = *e.drive().geometry();
+    let g = *e.drive().ftl().geometry();
     let mut ftl = Ftl::new(FtlConfig::new(g, e.drive().ftl().policy())).unwrap();
     let u = g.logical_pages;
     let mut rng = SeededRng::new(7);

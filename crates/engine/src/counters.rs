@@ -16,10 +16,50 @@ pub struct WriteCounters {
     pub media_bytes: Option<u64>,
 }
 
+/// A fuller sample of a device's state for a per-second device log: what SMART and the OCP
+/// C0h log tell (or what the emulated drive knows of itself). Every field is optional.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct DeviceHealth {
+    pub host_bytes: Option<u64>,
+    pub media_bytes: Option<u64>,
+    pub temperature_c: Option<f64>,
+    /// OCP thermal throttling status (0 = not throttling).
+    pub throttling: Option<u8>,
+    /// Free blocks, percent of all blocks.
+    pub free_blocks_pct: Option<f64>,
+    pub erase_count_min: Option<u64>,
+    pub erase_count_max: Option<u64>,
+    /// Mean erase count per block (the emulated drive; OCP drives give min and max).
+    pub erase_count_avg: Option<f64>,
+}
+
+impl From<WriteCounters> for DeviceHealth {
+    fn from(c: WriteCounters) -> Self {
+        DeviceHealth {
+            host_bytes: Some(c.host_bytes),
+            media_bytes: c.media_bytes,
+            ..Default::default()
+        }
+    }
+}
+
+/// One device-log sample, `t_ns` after the measured job started.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DeviceSample {
+    pub t_ns: u64,
+    #[serde(flatten)]
+    pub health: DeviceHealth,
+}
+
 /// Source of device write counters. `None` means "not available right now"; the executor keeps
 /// running either way.
 pub trait DeviceCounters: Send {
     fn snapshot(&mut self) -> Option<WriteCounters>;
+
+    /// A sample for the device log; by default only the write counters.
+    fn health(&mut self) -> Option<DeviceHealth> {
+        self.snapshot().map(DeviceHealth::from)
+    }
 }
 
 /// One sample taken at `t_ns` nanoseconds after the measured job started.

@@ -23,7 +23,9 @@ use ssdiq_workload::units::format_size;
 use ssdiq_workload::{Op, Pattern, RwMix};
 
 use crate::control::RunControl;
-use crate::counters::{CounterLog, CounterSample, DeviceCounters, WriteCounters};
+use crate::counters::{
+    CounterLog, CounterSample, DeviceCounters, DeviceHealth, DeviceSample, WriteCounters,
+};
 use crate::error::EngineError;
 use crate::executor::Executor;
 use crate::feed::{Feed, Io, Shared};
@@ -51,6 +53,12 @@ fn invalid(m: String) -> EngineError {
 impl EmuExecutor {
     /// Opens `emu:NAME[,key=value...]` or `emu:path/to/profile.toml[,key=value...]`.
     pub fn open(target: &str) -> Result<EmuExecutor, EngineError> {
+        Self::from_profile(Self::profile_of(target)?)
+    }
+
+    /// The profile `target` names, parsed and checked, without building the drive (which
+    /// allocates about 9 bytes per page: see `ssdiq_flash::memory::drive_bytes`).
+    pub fn profile_of(target: &str) -> Result<Profile, EngineError> {
         let rest = target.strip_prefix("emu:").ok_or_else(|| {
             invalid(format!(
                 "invalid emulated target \"{target}\": expected emu:PROFILE[,key=value...]"
@@ -59,7 +67,7 @@ impl EmuExecutor {
         let mut parts = rest.split(',');
         let head = parts.next().unwrap_or("").trim();
         let text = if head.ends_with(".toml") || head.contains('/') {
-            std::fs::read_to_string(head)
+            crate::textfile::read_text(std::path::Path::new(head), crate::textfile::CONFIG_LIMIT)
                 .map_err(|e| invalid(format!("cannot read emu profile \"{head}\": {e}")))?
         } else {
             builtin(head)
@@ -80,9 +88,7 @@ impl EmuExecutor {
             })?;
             overrides.push((k, v));
         }
-        let profile =
-            Profile::parse(&text, &overrides).map_err(|e| invalid(format!("{target}: {e}")))?;
-        Self::from_profile(profile)
+        Profile::parse(&text, &overrides).map_err(|e| invalid(format!("{target}: {e}")))
     }
 
     /// An executor over a parsed profile.
@@ -206,6 +212,7 @@ impl EmuExecutor {
         FillInfo {
             bytes: r.bytes.min(total),
             seconds: r.elapsed_ns as f64 / 1e9,
+            layout: false,
         }
     }
 
@@ -219,8 +226,8 @@ impl EmuExecutor {
         let t0 = self.drive.now();
         let shared = Shared::new(job, &ctl.stop);
         let mut feeds: Vec<Feed> = (0..job.threads).map(|t| Feed::main(job, t)).collect();
-        for (i, &op) in job.probes.iter().enumerate() {
-            feeds.push(Feed::probe(job, op, i as u32));
+        for (i, &probe) in job.probes.iter().enumerate() {
+            feeds.push(Feed::probe(job, probe, i as u32));
         }
         let mut slots: Vec<Slot> = Vec::new();
         for t in 0..job.threads as usize {
@@ -229,25 +236,28 @@ impl EmuExecutor {
             }
         }
         for i in 0..job.probes.len() {
-            slots.push(Slot::new(job.threads as usize + i));
+            for _ in 0..job.probe_qd {
+                slots.push(Slot::new(job.threads as usize + i));
+            }
         }
-        let sink = Arc::new(SeriesSink::new(1));
-        let mut streams: Vec<StreamId> = job.mix.ops().into_iter().map(StreamId::main).collect();
-        if matches!(job.pattern, Pattern::Zns { .. }) {
-            streams.push(StreamId::main(Op::Trim));
+        let sink = Arc::new(SeriesSink::with_interval(1, job.series_interval_ns));
+        let mut streams: Vec<StreamId> = job.main_ops().into_iter().map(StreamId::main).collect();
+        for p in &job.probes {
+            streams.extend(p.ops().into_iter().map(StreamId::probe));
         }
-        streams.extend(job.probes.iter().map(|&o| StreamId::probe(o)));
         let mut l = Loop {
             drive: &mut self.drive,
             shared: &shared,
             feeds,
             slots,
             heap: BinaryHeap::new(),
-            rec: Recorder::new(sink.clone(), 0, &streams),
+            rec: Recorder::new(sink.clone(), 0, &streams)
+                .with_probe_intervals(job.probe_interval_ns),
             t0,
             main_left: job.threads as usize * job.qd as usize,
             parked: 0,
             last_ns: 0,
+            idle_until: 0,
             admitted: Vec::new(),
         };
         for s in 0..l.slots.len() {
@@ -255,10 +265,25 @@ impl EmuExecutor {
         }
         let mut counters = CounterLog::default();
         let mut next_sample = job.counter_interval_ns;
+        let mut device_log = Vec::new();
+        let log_every = job.device_log_ns.filter(|&n| n > 0);
+        let mut next_log = 0u64;
         let mut steps = 0u64;
         loop {
             let next_io = l.heap.peek().map_or(u64::MAX, |r| r.0 .0);
             let next_dev = l.drive.next_event();
+            if let Some(every) = log_every {
+                // Sample at each boundary the next event would pass: the drive's state then
+                // is its state after the last event before the boundary.
+                let next = next_io.min(next_dev);
+                while next != u64::MAX && next.saturating_sub(t0) >= next_log {
+                    device_log.push(DeviceSample {
+                        t_ns: next_log,
+                        health: drive_health(l.drive),
+                    });
+                    next_log += every;
+                }
+            }
             if next_io == u64::MAX && l.parked == 0 {
                 break;
             }
@@ -276,7 +301,8 @@ impl EmuExecutor {
             let s = s as usize;
             if kind == COMPLETE {
                 let sl = l.slots[s];
-                l.rec.record(sl.io.stream, t - t0, t - sl.submit, sl.io.len);
+                let from = sl.due.map_or(sl.submit, |d| d.min(sl.submit));
+                l.rec.record(sl.io.stream, t - t0, t - from, sl.io.len);
                 l.last_ns = t - t0;
                 l.issue(s, t);
             } else {
@@ -295,16 +321,42 @@ impl EmuExecutor {
                 }
             }
         }
-        let elapsed = l.last_ns;
+        // A rate-limited job whose next start fell past its time bound idled until then.
+        let elapsed = l.last_ns.max(l.idle_until);
+        if elapsed > l.last_ns {
+            l.drive.advance(t0 + elapsed);
+        }
         progress(elapsed, shared.issued());
+        if log_every.is_some() {
+            device_log.push(DeviceSample {
+                t_ns: elapsed,
+                health: drive_health(l.drive),
+            });
+        }
         LoopResult {
             totals: Some(l.rec.finish()),
             sink,
             elapsed_ns: elapsed,
             bytes: shared.issued(),
             samples: counters.samples,
+            device_log,
             halted: shared.halt.load(Ordering::Relaxed),
         }
+    }
+}
+
+/// What the emulated drive can say of itself for the device log: its write counters, free
+/// superblocks and the mean erase count per superblock (the FTL keeps no per-block counts).
+/// No temperature and no throttling: the model has neither.
+pub fn drive_health(d: &Drive) -> DeviceHealth {
+    let c = d.counters();
+    let blocks = d.geometry().blocks.max(1);
+    DeviceHealth {
+        host_bytes: Some(c.host_write_bytes),
+        media_bytes: Some(c.media_write_bytes),
+        free_blocks_pct: Some(d.ftl().free_blocks() as f64 * 100.0 / blocks as f64),
+        erase_count_avg: Some(c.erases as f64 / blocks as f64),
+        ..Default::default()
     }
 }
 
@@ -322,6 +374,7 @@ struct LoopResult {
     elapsed_ns: u64,
     bytes: u64,
     samples: Vec<CounterSample>,
+    device_log: Vec<DeviceSample>,
     halted: bool,
 }
 
@@ -333,6 +386,8 @@ struct Slot {
     feed: usize,
     io: Io,
     submit: u64,
+    /// Absolute due time of an open-loop I/O; its latency is timed from it.
+    due: Option<u64>,
 }
 
 impl Slot {
@@ -346,6 +401,7 @@ impl Slot {
                 len: 0,
             },
             submit: 0,
+            due: None,
         }
     }
 }
@@ -365,6 +421,8 @@ struct Loop<'a, 'b> {
     /// Writes waiting for buffer room inside the drive.
     parked: usize,
     last_ns: u64,
+    /// The time bound, once a rate-limited start was dropped for falling past it.
+    idle_until: u64,
     admitted: Vec<(u64, u64)>,
 }
 
@@ -373,25 +431,42 @@ impl Loop<'_, '_> {
     fn issue(&mut self, s: usize, now: u64) {
         let f = self.slots[s].feed;
         let rel = now - self.t0;
-        match self.feeds[f].next(self.shared, rel) {
-            None => {
-                if !self.feeds[f].is_probe() {
-                    self.main_left -= 1;
-                    if self.main_left == 0 {
-                        self.shared.main_done.store(true, Ordering::Relaxed);
-                    }
-                }
-            }
-            Some(io) => {
+        match self.feeds[f].next_timed(self.shared, rel) {
+            None => self.end_slot(f),
+            Some((io, at)) => {
                 self.slots[s].io = io;
-                if let Some(r) = self.shared.rate_for(&self.feeds[f]) {
-                    let at = r.claim(io.len, rel);
+                self.slots[s].due = None;
+                if self.feeds[f].is_timed(self.shared) {
+                    if at >= self.shared.deadline_ns() {
+                        // It would start after the time bound: the slot is done, and the job
+                        // idles until its end instead of jumping ahead in virtual time.
+                        self.idle_until = self.shared.deadline_ns();
+                        self.end_slot(f);
+                        return;
+                    }
+                    let open_loop = self
+                        .shared
+                        .rate_for(&self.feeds[f])
+                        .is_some_and(|r| r.open_loop());
+                    if open_loop {
+                        self.slots[s].due = Some(self.t0 + at);
+                    }
                     if at > rel {
                         self.heap.push(Reverse((self.t0 + at, s as u32, START)));
                         return;
                     }
                 }
                 self.submit(s, now);
+            }
+        }
+    }
+
+    /// A slot of feed `f` issues nothing more; probes stop when no main slot is left.
+    fn end_slot(&mut self, f: usize) {
+        if !self.feeds[f].is_probe() {
+            self.main_left -= 1;
+            if self.main_left == 0 {
+                self.shared.main_done.store(true, Ordering::Relaxed);
             }
         }
     }
@@ -444,6 +519,7 @@ impl Executor for EmuExecutor {
         log.samples = std::mem::take(&mut r.samples);
         let totals = r.totals.take().expect("set by run_loop");
         let mut stats = Stats::collect(Clock::Virtual, r.elapsed_ns, vec![totals], &r.sink);
+        stats.device_log = std::mem::take(&mut r.device_log);
         stats.partial = interrupted_by_fill || ctl.stopped() || r.halted;
         stats.counters = log;
         stats.fill = fill;
@@ -454,5 +530,9 @@ impl Executor for EmuExecutor {
 impl DeviceCounters for EmuExecutor {
     fn snapshot(&mut self) -> Option<WriteCounters> {
         Some(self.write_counters())
+    }
+
+    fn health(&mut self) -> Option<DeviceHealth> {
+        Some(drive_health(&self.drive))
     }
 }

@@ -3,6 +3,10 @@
 //!
 //! Large sequential writes (1 MiB, or the block size if larger) with the job's data pattern;
 //! progress goes to the caller's callback; the stop flag is honoured between writes.
+//!
+//! [`fill_holes`] is the layout fio does before reading a new file: only the holes of the
+//! range are written (never data the file already holds), so a read job measures storage
+//! rather than the kernel returning zeros for unallocated blocks.
 
 use std::os::unix::fs::FileExt;
 use std::time::Instant;
@@ -19,26 +23,70 @@ const CHUNK: u64 = 1 << 20;
 
 /// Returns what was written; stops early (short `bytes`) if `ctl.stop` is set.
 pub fn fill_seq(target: &Target, job: &Job, ctl: &RunControl<'_>) -> Result<FillInfo, EngineError> {
+    write_ranges(target, job, ctl, &[(0, job.range_bytes)], false)
+}
+
+/// Writes the holes of the job's range when the target needs a layout; `None` when there was
+/// nothing to write.
+pub fn fill_holes(
+    target: &Target,
+    job: &Job,
+    ctl: &RunControl<'_>,
+) -> Result<Option<FillInfo>, EngineError> {
+    if !target.needs_layout {
+        return Ok(None);
+    }
+    let holes = target.holes(job.range_bytes);
+    if holes.is_empty() {
+        return Ok(None);
+    }
+    let info = write_ranges(target, job, ctl, &holes, true)?;
+    // The layout must be on storage before reads time it, also through the page cache.
+    target
+        .file
+        .sync_data()
+        .map_err(|e| EngineError::io("layout: sync", e))?;
+    Ok(Some(info))
+}
+
+fn write_ranges(
+    target: &Target,
+    job: &Job,
+    ctl: &RunControl<'_>,
+    ranges: &[(u64, u64)],
+    layout: bool,
+) -> Result<FillInfo, EngineError> {
     let chunk = CHUNK.max(job.bs).next_multiple_of(job.bs);
     let mut buf = AlignedBuf::new(chunk as usize);
     let data = WriteData::new(job.data, job.seed);
     data.init(buf.as_mut_slice(), 0);
-    let total = job.range_bytes;
+    let total: u64 = ranges.iter().map(|(a, b)| b - a).sum();
     let start = Instant::now();
-    let mut off = 0u64;
+    let mut done = 0u64;
     ctl.progress.fill(0, total);
-    while off < total && !ctl.stopped() {
-        let len = chunk.min(total - off) as usize;
-        data.before_write(&mut buf.as_mut_slice()[..len], off, 0);
-        target
-            .file
-            .write_all_at(&buf.as_slice()[..len], off)
-            .map_err(|e| EngineError::io(format!("fill: write at offset {off}"), e))?;
-        off += len as u64;
-        ctl.progress.fill(off, total);
+    for &(from, to) in ranges {
+        // O_DIRECT needs aligned offsets and lengths: widen to whole blocks.
+        let align = job.bs.max(1);
+        let mut off = from / align * align;
+        let to = to.next_multiple_of(align).min(job.range_bytes);
+        while off < to && !ctl.stopped() {
+            let len = chunk.min(to - off) as usize;
+            data.before_write(&mut buf.as_mut_slice()[..len], off, 0);
+            target
+                .file
+                .write_all_at(&buf.as_slice()[..len], off)
+                .map_err(|e| {
+                    let what = if layout { "layout" } else { "fill" };
+                    EngineError::io(format!("{what}: write at offset {off}"), e)
+                })?;
+            off += len as u64;
+            done += len as u64;
+            ctl.progress.fill(done.min(total), total);
+        }
     }
     Ok(FillInfo {
-        bytes: off,
+        bytes: done,
         seconds: start.elapsed().as_secs_f64(),
+        layout,
     })
 }

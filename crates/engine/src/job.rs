@@ -7,11 +7,36 @@
 //! - At least one bound is set: `bytes` and/or `time_ns`; the job stops at whichever comes first.
 //! - The psync engine issues one I/O at a time per thread, so it requires `qd == 1`.
 
+use std::sync::Arc;
+
 use serde::Serialize;
-use ssdiq_workload::units::{format_size, Rate};
+use ssdiq_workload::units::{format_duration_approx, format_size, Rate};
 use ssdiq_workload::{DataPattern, Op, Pattern, RwMix};
 
 use crate::error::EngineError;
+
+/// Most submitting threads of one job. Each has its own ring and buffers; past a thousand
+/// the machine measures its scheduler, not the device.
+pub const MAX_THREADS: u32 = 1024;
+
+/// Longest job: a time bound, or what a rate-limited byte bound implies. The per-second
+/// series holds a row a second; a longer run is a mistake, not a benchmark.
+pub const MAX_JOB_NS: u64 = 30 * 86_400 * 1_000_000_000;
+
+/// Nanoseconds between two starts of `bytes`-sized requests at `rate`.
+fn interval_ns(rate: Rate, bytes: u64) -> f64 {
+    match rate {
+        Rate::IoPerSec(i) => 1e9 / i,
+        Rate::BytesPerSec(b) => bytes as f64 * 1e9 / b,
+    }
+}
+
+fn rate_text(rate: Rate) -> String {
+    match rate {
+        Rate::IoPerSec(i) => format!("{i} IOPS"),
+        Rate::BytesPerSec(b) => format!("{b} B/s"),
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -55,6 +80,76 @@ pub enum FillMode {
     Seq,
 }
 
+/// How the main load's `rate` schedules its I/Os.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrivals {
+    /// A throttle: starts evenly spaced by the rate, at most 10 ms of credit banked when the
+    /// target falls behind; latency is timed from submission (closed loop, like fio's rate).
+    #[default]
+    Paced,
+    /// An open-loop Poisson process: exponential gaps with the rate as mean, a schedule that
+    /// never skips ahead, latency timed from each I/O's scheduled arrival.
+    Poisson,
+}
+
+impl Arrivals {
+    pub fn parse(s: &str) -> Result<Self, EngineError> {
+        match s {
+            "paced" => Ok(Arrivals::Paced),
+            "poisson" => Ok(Arrivals::Poisson),
+            other => Err(EngineError::Invalid(format!(
+                "invalid --arrivals \"{other}\": expected paced or poisson"
+            ))),
+        }
+    }
+}
+
+/// A latency probe: one extra stream of 4 KiB-class requests beside the main load, measured
+/// apart from it. `read_percent` 100 reads, 0 writes, anything between mixes them per request
+/// (the SSD-iq probe thread is half reads, half writes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    pub read_percent: u8,
+}
+
+impl Probe {
+    pub const READ: Probe = Probe { read_percent: 100 };
+    pub const WRITE: Probe = Probe { read_percent: 0 };
+
+    /// `read`, `write`, or `rw:R` (R percent reads).
+    pub fn parse(s: &str) -> Option<Probe> {
+        match s.trim() {
+            "read" => Some(Probe::READ),
+            "write" => Some(Probe::WRITE),
+            other => {
+                let r = other.strip_prefix("rw:")?.parse::<u8>().ok()?;
+                (r <= 100).then_some(Probe { read_percent: r })
+            }
+        }
+    }
+
+    pub fn name(self) -> String {
+        match self.read_percent {
+            100 => "read".into(),
+            0 => "write".into(),
+            r => format!("rw:{r}"),
+        }
+    }
+
+    pub fn ops(self) -> Vec<Op> {
+        match self.read_percent {
+            100 => vec![Op::Read],
+            0 => vec![Op::Write],
+            _ => vec![Op::Read, Op::Write],
+        }
+    }
+
+    pub fn writes(self) -> bool {
+        self.read_percent < 100
+    }
+}
+
 /// When the measured job stops: the first bound reached wins.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Bound {
@@ -82,11 +177,30 @@ pub struct Job {
     pub range_bytes: u64,
     pub bound: Bound,
     pub rate: Option<Rate>,
-    /// One extra queue-depth-1 stream per listed op, measured separately.
-    pub probes: Vec<Op>,
-    /// Pace of each probe stream (IOPS or bandwidth); `None` issues back to back. A paced
-    /// probe samples latency without adding load of its own worth mentioning.
+    /// How `rate` spaces the main load's I/Os.
+    pub arrivals: Arrivals,
+    /// Extra streams measured separately from the main load (`ssdiq io --probe`).
+    pub probes: Vec<Probe>,
+    /// Pace of each probe stream (IOPS or bandwidth); `None` issues back to back (closed
+    /// loop, latency from submission). A paced probe is open loop: its I/Os are due at fixed
+    /// intervals whatever the target does, and latency is timed from the due time, so a
+    /// stall shows in the tail instead of pausing the sampling (no coordinated omission).
     pub probe_rate: Option<Rate>,
+    /// I/Os each probe may have in flight (a paced probe whose target stalls queues the due
+    /// I/Os beyond this in the host; their wait counts).
+    pub probe_qd: u32,
+    /// False: a paced probe is a closed-loop throttle instead (fio's `rate_iops`: latency
+    /// from submission, at most 10 ms of credit after a stall), which under-samples stalls;
+    /// for comparison with tools that measure that way.
+    pub probe_open_loop: bool,
+    /// Length of one point of the time series (`Stats::series`), 1 s by default.
+    pub series_interval_ns: u64,
+    /// When set, probe latencies are also summarised per interval of this length
+    /// (`Stats::probe_intervals`), like iob's per-minute statistics of its latency thread.
+    pub probe_interval_ns: Option<u64>,
+    /// When set, the device's health counters are sampled at every multiple of this
+    /// (`Stats::device_log`); needs an executor with device counters.
+    pub device_log_ns: Option<u64>,
     pub seed: u64,
     pub data: DataPattern,
     pub fill: Option<FillMode>,
@@ -96,6 +210,9 @@ pub struct Job {
     pub on_error: OnError,
     /// Period of device-counter samples while the job runs.
     pub counter_interval_ns: u64,
+    /// A recording to replay instead of the pattern and mix: its requests, in units of
+    /// `bs` from offset 0, at its times. The job ends with the recording (or a bound).
+    pub replay: Option<Arc<crate::replay::Replay>>,
 }
 
 impl Job {
@@ -115,8 +232,14 @@ impl Job {
                 time_ns: None,
             },
             rate: None,
+            arrivals: Arrivals::Paced,
             probes: Vec::new(),
             probe_rate: None,
+            probe_qd: 1,
+            probe_open_loop: true,
+            series_interval_ns: 1_000_000_000,
+            probe_interval_ns: None,
+            device_log_ns: None,
             seed: 1,
             data: DataPattern::Random,
             fill: None,
@@ -124,12 +247,43 @@ impl Job {
             direct: true,
             on_error: OnError::Stop,
             counter_interval_ns: 10_000_000_000,
+            replay: None,
         }
+    }
+
+    /// The ops the main streams may issue: the mix's, trims for patterns that discard, and
+    /// reads, writes and trims for a replay.
+    pub fn main_ops(&self) -> Vec<Op> {
+        if self.replay.is_some() {
+            return vec![Op::Read, Op::Write, Op::Trim];
+        }
+        let mut v = self.mix.ops();
+        if matches!(self.pattern, Pattern::Zns { .. }) {
+            v.push(Op::Trim);
+        }
+        v
+    }
+
+    /// The largest request a main stream issues (executors size their buffers by it).
+    pub fn max_io_bytes(&self) -> u64 {
+        match &self.replay {
+            Some(r) => r.max_request_bytes.max(self.bs),
+            None => self.bs,
+        }
+    }
+
+    /// True if the job reads the target (main ops or probes).
+    pub fn reads(&self) -> bool {
+        self.mix.ops().contains(&Op::Read) || self.probes.iter().any(|p| p.read_percent > 0)
     }
 
     /// True if the job modifies the target (main ops, probes or fill).
     pub fn writes(&self) -> bool {
-        self.mix.writes() || self.probes.iter().any(|o| o.modifies()) || self.fill.is_some()
+        let main = match &self.replay {
+            Some(r) => r.writes,
+            None => self.mix.writes(),
+        };
+        main || self.probes.iter().any(|p| p.writes()) || self.fill.is_some()
     }
 
     /// Target-independent checks. Target facts (logical block size, device size) are checked
@@ -147,6 +301,12 @@ impl Job {
         }
         if self.threads == 0 {
             return bad("invalid --threads \"0\": must be >= 1".into());
+        }
+        if self.threads > MAX_THREADS {
+            return bad(format!(
+                "invalid --threads \"{}\": at most {MAX_THREADS}",
+                self.threads
+            ));
         }
         if self.engine == EngineKind::Psync && self.qd != 1 {
             return bad(format!(
@@ -180,19 +340,81 @@ impl Job {
                 format_size(self.bs)
             ));
         }
-        if self.bound.bytes.is_none() && self.bound.time_ns.is_none() {
+        if self.bound.bytes.is_none() && self.bound.time_ns.is_none() && self.replay.is_none() {
             return bad("no bound: give --size or --time".into());
         }
         if self.bound.bytes == Some(0) || self.bound.time_ns == Some(0) {
             return bad("the bound is zero: give a positive --size or --time".into());
         }
-        if self.probes.contains(&Op::Trim) || self.probes.contains(&Op::WriteZeroes) {
-            return bad("invalid --probe: only read and write probes are supported".into());
+        if self.probe_qd == 0 || self.probe_qd > 4096 {
+            return bad(format!(
+                "invalid --probe-qd \"{}\": expected 1 to 4096",
+                self.probe_qd
+            ));
         }
+        if self.engine == EngineKind::Psync && self.probe_qd != 1 && !self.probes.is_empty() {
+            return bad(format!(
+                "invalid --probe-qd \"{}\" with --engine psync: psync issues one I/O at a time per thread",
+                self.probe_qd
+            ));
+        }
+        if self.arrivals == Arrivals::Poisson && self.rate.is_none() {
+            return bad(
+                "invalid --arrivals \"poisson\": needs --rate (the mean arrival rate)".into(),
+            );
+        }
+        if self.series_interval_ns < 1_000_000 {
+            return bad("series interval below 1 ms".into());
+        }
+        if let Some(t) = self.bound.time_ns.filter(|&t| t > MAX_JOB_NS) {
+            return bad(format!(
+                "invalid --time: {} is longer than a job may run (30 days, 720h)",
+                format_duration_approx(t as f64 / 1e9)
+            ));
+        }
+        self.check_rates()?;
         // Build every stream once so a pattern that cannot split over threads fails now.
         for t in 0..self.threads {
             ssdiq_workload::RequestStream::new(&self.pattern, self.mix, self.stream_config(t))
                 .map_err(|e| EngineError::Invalid(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// A rate must let the job make progress within its bounds: two requests within the time
+    /// bound, and a byte bound reached within [`MAX_JOB_NS`]. Otherwise the job would sit in
+    /// a rate wait for years (or forever), which is a typo, not a measurement.
+    fn check_rates(&self) -> Result<(), EngineError> {
+        let time = self.bound.time_ns;
+        let too_slow = |flag: &str, rate: Rate| {
+            let gap = interval_ns(rate, self.bs);
+            match time {
+                Some(t) if gap > t as f64 => Err(EngineError::Invalid(format!(
+                    "invalid {flag} \"{}\": one {} request every {}, longer than --time {}; give a higher rate or a longer --time",
+                    rate_text(rate),
+                    format_size(self.bs),
+                    format_duration_approx(gap / 1e9),
+                    format_duration_approx(t as f64 / 1e9)
+                ))),
+                _ => Ok(()),
+            }
+        };
+        if let Some(r) = self.rate {
+            too_slow("--rate", r)?;
+            if let (None, Some(bytes)) = (time, self.bound.bytes) {
+                let total = bytes.div_ceil(self.bs) as f64 * interval_ns(r, self.bs);
+                if total > MAX_JOB_NS as f64 {
+                    return Err(EngineError::Invalid(format!(
+                        "invalid --rate \"{}\": {} would take {} at this rate, longer than 30 days; give a higher rate or a --time",
+                        rate_text(r),
+                        format_size(bytes),
+                        format_duration_approx(total / 1e9)
+                    )));
+                }
+            }
+        }
+        if let Some(r) = self.probe_rate.filter(|_| !self.probes.is_empty()) {
+            too_slow("--probe-rate", r)?;
         }
         Ok(())
     }
@@ -216,8 +438,16 @@ impl Job {
     pub fn info(&self) -> JobInfo {
         JobInfo {
             target: self.target.clone(),
-            rw: self.mix.to_string(),
-            pattern: self.pattern.to_string(),
+            rw: if self.replay.is_some() {
+                "replay".into()
+            } else {
+                self.mix.to_string()
+            },
+            pattern: if self.replay.is_some() {
+                "trace".into()
+            } else {
+                self.pattern.to_string()
+            },
             bs: self.bs,
             offset_align: self.offset_align,
             qd: self.qd,
@@ -226,16 +456,30 @@ impl Job {
             size_bound: self.bound.bytes,
             time_bound_s: self.bound.time_ns.map(|t| t as f64 / 1e9),
             rate: self.rate.map(RateInfo::from),
-            probes: self.probes.iter().map(|o| o.name().to_string()).collect(),
+            arrivals: self.arrivals,
+            probes: self.probes.iter().map(|p| p.name()).collect(),
             probe_rate: self.probe_rate.map(RateInfo::from),
+            probe_qd: self.probe_qd,
+            probe_open_loop: self.probe_open_loop,
             seed: self.seed,
             data: self.data.to_string(),
             fill: self.fill,
             engine: self.engine,
             direct: self.direct,
             on_error: self.on_error,
+            replay: self.replay.as_ref().map(|r| ReplayInfo {
+                speed: r.speed,
+                max_request_bytes: r.max_request_bytes,
+            }),
         }
     }
+}
+
+/// How a job replays a recording (the `"replay"` object of the job in JSON).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReplayInfo {
+    pub speed: crate::replay::Speed,
+    pub max_request_bytes: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -273,15 +517,21 @@ pub struct JobInfo {
     pub size_bound: Option<u64>,
     pub time_bound_s: Option<f64>,
     pub rate: Option<RateInfo>,
+    pub arrivals: Arrivals,
     pub probes: Vec<String>,
     /// Pace of each probe; `null` when probes issue back to back.
     pub probe_rate: Option<RateInfo>,
+    pub probe_qd: u32,
+    pub probe_open_loop: bool,
     pub seed: u64,
     pub data: String,
     pub fill: Option<FillMode>,
     pub engine: EngineKind,
     pub direct: bool,
     pub on_error: OnError,
+    /// Present when the job replays a recording.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<ReplayInfo>,
 }
 
 #[cfg(test)]
@@ -312,5 +562,19 @@ mod tests {
         j.pattern = Pattern::Seq;
         assert!(j.validate().is_err());
         assert!(EngineKind::parse("libaio").is_err());
+        let mut j = job();
+        j.arrivals = Arrivals::Poisson;
+        assert!(j.validate().unwrap_err().to_string().contains("--rate"));
+        j.rate = Some(Rate::IoPerSec(1000.0));
+        assert!(j.validate().is_ok());
+    }
+
+    #[test]
+    fn probes_parse_and_name() {
+        assert_eq!(Probe::parse("read"), Some(Probe::READ));
+        assert_eq!(Probe::parse("rw:50").unwrap().name(), "rw:50");
+        assert_eq!(Probe::parse("rw:50").unwrap().ops(), [Op::Read, Op::Write]);
+        assert_eq!(Probe::parse("rw:101"), None);
+        assert_eq!(Probe::parse("trim"), None);
     }
 }

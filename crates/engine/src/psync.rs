@@ -1,5 +1,6 @@
 //! The psync executor thread: one blocking pread/pwrite per I/O, the single-process pattern
-//! of `io-access-patterns-ssd.txt`. Latency is timed around the syscall itself.
+//! of `io-access-patterns-ssd.txt`. Latency is timed around the syscall itself, or, for an
+//! open-loop stream, from the I/O's due time (a late start counts).
 //!
 //! Invariant: one I/O in flight per thread (the job validator rejects `qd > 1` for psync; a
 //! probe is always one), and nothing in the loop allocates.
@@ -9,13 +10,13 @@ use ssdiq_workload::Op;
 use crate::buf::AlignedBuf;
 use crate::error::EngineError;
 use crate::feed::{Feed, WorkerCtx};
-use crate::rate::wait_until;
 use crate::stats::Recorder;
 
 pub fn run_thread(
     ctx: &WorkerCtx<'_>,
     feed: &mut Feed,
     rec: &mut Recorder,
+    ready: &mut crate::clock::Ready<'_>,
 ) -> Result<(), EngineError> {
     let WorkerCtx {
         target,
@@ -28,16 +29,23 @@ pub fn run_thread(
     let mut rbuf = AlignedBuf::new(bs as usize);
     let mut wbuf = AlignedBuf::new(bs as usize);
     data.init(wbuf.as_mut_slice(), 0);
-    let rate = shared.rate_for(feed);
+    let timed = feed.is_timed(shared);
+    let open_loop = shared.rate_for(feed).is_some_and(|r| r.open_loop());
     let mut writes = 0u64;
+    ready.go();
     loop {
         let now = clock.now_ns();
-        let Some(io) = feed.next(shared, now) else {
+        let Some((io, at)) = feed.next_timed(shared, now) else {
             break;
         };
-        if let Some(r) = rate {
-            let at = r.claim(io.len, now);
-            wait_until(at, || clock.now_ns());
+        let mut due = None;
+        if timed {
+            if !shared.wait_for_start(feed, at, || clock.now_ns()) {
+                break;
+            }
+            if open_loop {
+                due = Some(at);
+            }
         }
         if io.op == Op::Write {
             data.before_write(
@@ -49,6 +57,7 @@ pub fn run_thread(
         }
         let t0 = clock.now_ns();
         // SAFETY: buffers hold at least bs = io.len bytes for reads and writes.
+        let short = |done: u64| target.why_short(io.op, io.offset, io.len, done);
         let res: Result<(), Option<i32>> = match io.op {
             Op::Read => check(
                 unsafe {
@@ -60,6 +69,7 @@ pub fn run_thread(
                     )
                 },
                 io.len,
+                short,
             ),
             Op::Write => check(
                 unsafe {
@@ -71,13 +81,14 @@ pub fn run_thread(
                     )
                 },
                 io.len,
+                short,
             ),
             Op::Trim => target.trim(io.offset, io.len).map_err(Some),
             Op::WriteZeroes => target.write_zeroes(io.offset, io.len).map_err(Some),
         };
         let t1 = clock.now_ns();
         match res {
-            Ok(()) => rec.record(io.stream, t1, t1 - t0, io.len),
+            Ok(()) => rec.record(io.stream, t1, t1 - due.unwrap_or(t0), io.len),
             Err(errno) => {
                 rec.fail(io.op, io.offset, io.len, errno, t1);
                 shared.on_failure();
@@ -87,9 +98,10 @@ pub fn run_thread(
     Ok(())
 }
 
-/// `Err(Some(errno))` for a failed call, `Err(None)` for a short transfer.
+/// `Err(Some(errno))` for a failed call; for a short transfer, the errno `short(done)`
+/// finds (`Err(None)` if there is none).
 #[inline]
-fn check(r: isize, len: u64) -> Result<(), Option<i32>> {
+fn check(r: isize, len: u64, short: impl Fn(u64) -> Option<i32>) -> Result<(), Option<i32>> {
     if r < 0 {
         Err(Some(
             std::io::Error::last_os_error()
@@ -97,7 +109,7 @@ fn check(r: isize, len: u64) -> Result<(), Option<i32>> {
                 .unwrap_or(libc::EIO),
         ))
     } else if r as u64 != len {
-        Err(None)
+        Err(short(r as u64))
     } else {
         Ok(())
     }

@@ -1,8 +1,10 @@
 //! The real executor: a job on a file or block device, in wall time.
 //!
 //! Order of events: validate the job and the target (nothing written yet) -> open (files are
-//! created/extended) -> optional fill -> device counters "before" -> main threads and probe
-//! threads run while this thread samples counters and reports progress -> join -> counters
+//! created/extended) -> optional fill, or the layout of a file's holes before a job that reads
+//! (as fio lays out its files: reading a hole measures the page cache's zero page, not the
+//! storage) -> device counters "before" -> main threads and probe threads run while this
+//! thread samples counters (and the device log) and reports progress -> join -> counters
 //! "after" -> merged [`Stats`]. Safety checks for block devices are the caller's business
 //! (`ssdiq_nvme::safety`) and must pass before `run` is called.
 
@@ -10,14 +12,14 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::clock::WallClock;
+use crate::clock::{Ready, WallClock};
 use crate::control::RunControl;
-use crate::counters::{CounterSample, DeviceCounters};
+use crate::counters::{CounterSample, DeviceCounters, DeviceSample};
 use crate::data::WriteData;
 use crate::error::EngineError;
 use crate::executor::Executor;
 use crate::feed::{Feed, Shared, WorkerCtx};
-use crate::fill::fill_seq;
+use crate::fill::{fill_holes, fill_seq};
 use crate::job::{EngineKind, Job};
 use crate::series::SeriesSink;
 use crate::stats::{Clock, Recorder, Stats, StreamId};
@@ -41,13 +43,9 @@ impl RealExecutor {
     }
 }
 
-/// Streams a main thread may record: the mix's ops, and trims for patterns that discard.
+/// Streams a main thread may record.
 fn main_streams(job: &Job) -> Vec<StreamId> {
-    let mut v: Vec<StreamId> = job.mix.ops().into_iter().map(StreamId::main).collect();
-    if matches!(job.pattern, ssdiq_workload::Pattern::Zns { .. }) {
-        v.push(StreamId::main(ssdiq_workload::Op::Trim));
-    }
-    v
+    job.main_ops().into_iter().map(StreamId::main).collect()
 }
 
 impl Executor for RealExecutor {
@@ -65,18 +63,21 @@ impl Executor for RealExecutor {
                 }
                 Some(f)
             }
+            None if job.reads() && target.is_file() => fill_holes(&target, job, ctl)?,
             None => None,
         };
 
         let mut log = crate::counters::CounterLog::default();
+        let mut device_log = Vec::new();
         if let Some(c) = self.counters.as_mut() {
             log.before = c.snapshot();
         }
         let writers = job.threads as usize + job.probes.len();
-        let sink = Arc::new(SeriesSink::new(writers));
+        let sink = Arc::new(SeriesSink::with_interval(writers, job.series_interval_ns));
         let shared = Shared::new(job, &ctl.stop);
         let data = WriteData::new(job.data, job.seed);
-        let clock = WallClock::start();
+        // Starts when every worker has set up its ring and buffers.
+        let clock = WallClock::gated(writers);
         let main_left = std::sync::atomic::AtomicUsize::new(job.threads as usize);
         let interrupted_by_fill = ctl.stopped();
         let ctx = WorkerCtx {
@@ -84,17 +85,20 @@ impl Executor for RealExecutor {
             data: &data,
             shared: &shared,
             clock: &clock,
-            bs: job.bs,
+            bs: job.max_io_bytes(),
         };
 
         let (totals, first_err, elapsed) = std::thread::scope(|scope| {
             let mut handles = Vec::with_capacity(writers);
             for t in 0..job.threads {
-                let mut rec = Recorder::new(sink.clone(), t as usize, &main_streams(job));
+                let mut rec = Recorder::new(sink.clone(), t as usize, &main_streams(job))
+                    .with_probe_intervals(job.probe_interval_ns);
                 let (ctx, shared, main_left) = (&ctx, &shared, &main_left);
+                // Built here, in thread order: consecutive substreams cost one jump each.
+                let mut feed = Feed::main(job, t);
                 handles.push(scope.spawn(move || {
-                    let mut feed = Feed::main(job, t);
-                    let r = run_one(job.engine, ctx, &mut feed, job.qd, &mut rec);
+                    let mut ready = Ready::new(ctx.clock);
+                    let r = run_one(job.engine, ctx, &mut feed, job.qd, &mut rec, &mut ready);
                     if main_left.fetch_sub(1, Ordering::AcqRel) == 1 {
                         shared.main_done.store(true, Ordering::Release);
                     }
@@ -105,22 +109,47 @@ impl Executor for RealExecutor {
                     (rec.finish(), r)
                 }));
             }
-            for (i, &op) in job.probes.iter().enumerate() {
+            for (i, &probe) in job.probes.iter().enumerate() {
                 let w = job.threads as usize + i;
-                let mut rec = Recorder::new(sink.clone(), w, &[StreamId::probe(op)]);
+                let streams: Vec<StreamId> = probe.ops().into_iter().map(StreamId::probe).collect();
+                let mut rec = Recorder::new(sink.clone(), w, &streams)
+                    .with_probe_intervals(job.probe_interval_ns);
                 let ctx = &ctx;
                 handles.push(scope.spawn(move || {
-                    let mut feed = Feed::probe(job, op, i as u32);
-                    let r = run_one(job.engine, ctx, &mut feed, 1, &mut rec);
+                    let mut ready = Ready::new(ctx.clock);
+                    let mut feed = Feed::probe(job, probe, i as u32);
+                    let r = run_one(
+                        job.engine,
+                        ctx,
+                        &mut feed,
+                        job.probe_qd,
+                        &mut rec,
+                        &mut ready,
+                    );
                     (rec.finish(), r)
                 }));
             }
-            // Coordinator: counters and progress, until the workers are done.
+            // Coordinator: counters, the device log and progress, until the workers are done.
+            clock.wait_started();
             let mut next_sample = job.counter_interval_ns;
+            let mut next_log = 0;
             while !handles.iter().all(|h| h.is_finished()) {
+                let mut now = clock.now_ns();
+                if let (Some(every), Some(c)) = (job.device_log_ns, self.counters.as_mut()) {
+                    if now >= next_log {
+                        if let Some(health) = c.health() {
+                            device_log.push(DeviceSample { t_ns: now, health });
+                        }
+                        next_log = (now / every + 1) * every;
+                    }
+                }
                 // Rare wake-ups: this thread must not disturb the measuring ones.
-                std::thread::sleep(Duration::from_millis(100));
-                let now = clock.now_ns();
+                let wake = match job.device_log_ns {
+                    Some(_) => next_log.saturating_sub(now).clamp(1_000_000, 100_000_000),
+                    None => 100_000_000,
+                };
+                std::thread::sleep(Duration::from_nanos(wake));
+                now = clock.now_ns();
                 ctl.progress.running(now, shared.issued());
                 if now >= next_sample {
                     next_sample = now + job.counter_interval_ns;
@@ -151,8 +180,17 @@ impl Executor for RealExecutor {
         }
         if let Some(c) = self.counters.as_mut() {
             log.after = c.snapshot();
+            if job.device_log_ns.is_some() {
+                if let Some(health) = c.health() {
+                    device_log.push(DeviceSample {
+                        t_ns: elapsed,
+                        health,
+                    });
+                }
+            }
         }
         let mut stats = Stats::collect(Clock::Wall, elapsed, totals, &sink);
+        stats.device_log = device_log;
         stats.partial = interrupted_by_fill || ctl.stopped() || shared.halt.load(Ordering::Relaxed);
         stats.counters = log;
         stats.fill = fill;
@@ -166,9 +204,10 @@ fn run_one(
     feed: &mut Feed,
     qd: u32,
     rec: &mut Recorder,
+    ready: &mut Ready<'_>,
 ) -> Result<(), EngineError> {
     match engine {
-        EngineKind::IoUring => crate::uring::run_thread(ctx, feed, qd, rec),
-        EngineKind::Psync => crate::psync::run_thread(ctx, feed, rec),
+        EngineKind::IoUring => crate::uring::run_thread(ctx, feed, qd, rec, ready),
+        EngineKind::Psync => crate::psync::run_thread(ctx, feed, rec, ready),
     }
 }

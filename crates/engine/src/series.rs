@@ -6,6 +6,8 @@
 //! The sink adds the histograms of all writers for a second and finalises a second into a
 //! [`JobSecond`] (mean, p99) only when every writer has moved past it, so memory holds only
 //! the few seconds still open. Seconds are `completion_ns / 1e9` of the executor's clock.
+//! A "second" is one interval of the sink's length: 1 s unless the job asks otherwise
+//! (`Job::series_interval_ns`); `JobSecond::second` is then the interval's index.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -33,17 +35,29 @@ struct Inner {
 
 pub struct SeriesSink {
     inner: Mutex<Inner>,
+    interval_ns: u64,
 }
 
 impl SeriesSink {
+    /// A sink of one-second points.
     pub fn new(writers: usize) -> Self {
+        Self::with_interval(writers, 1_000_000_000)
+    }
+
+    /// A sink of points `interval_ns` long.
+    pub fn with_interval(writers: usize, interval_ns: u64) -> Self {
         SeriesSink {
             inner: Mutex::new(Inner {
                 closed_below: vec![0; writers],
                 open: BTreeMap::new(),
                 done: Vec::new(),
             }),
+            interval_ns: interval_ns.max(1),
         }
+    }
+
+    pub fn interval_ns(&self) -> u64 {
+        self.interval_ns
     }
 
     /// Writer `w` hands over its numbers for `second` of `stream` (may be empty).
@@ -76,8 +90,11 @@ impl SeriesSink {
         }
     }
 
-    /// All points, with rates over each second's length within a job of `elapsed_ns`; a
-    /// stream's seconds without completions appear as zero rows (stalls must be visible).
+    /// All points, with rates over each interval's length within a job of `elapsed_ns` (the
+    /// last interval may be partial: its rates are over the part that ran, never over a
+    /// made-up length); a stream's intervals without completions appear as zero rows (stalls
+    /// must be visible), idle stretches over a minute of intervals as their first and last
+    /// interval only.
     pub fn finish(&self, elapsed_ns: u64) -> Vec<JobSecond> {
         let n = self.inner.lock().expect("series lock").closed_below.len();
         for w in 0..n {
@@ -96,11 +113,11 @@ impl SeriesSink {
             grid.insert((c.second, c.stream), c);
         }
         let mut out = Vec::new();
-        for second in 0..=last {
-            // The last second may be partial; never divide by less than 1 ms.
-            let len_ns = elapsed_ns
-                .saturating_sub(second * 1_000_000_000)
-                .clamp(1_000_000, 1_000_000_000);
+        let iv = self.interval_ns;
+        for second in seconds_to_show(grid.keys().map(|k| k.0), last) {
+            // Completions exactly at the end of the job fall at the start of an interval that
+            // has no length: count 1 ns rather than divide by zero.
+            let len_ns = elapsed_ns.saturating_sub(second * iv).clamp(1, iv);
             let secs = len_ns as f64 / 1e9;
             for &s in &streams {
                 let (ios, bytes, mean, p99) = match grid.get(&(second, s)) {
@@ -120,5 +137,56 @@ impl SeriesSink {
             }
         }
         out
+    }
+}
+
+/// Idle stretches up to this many seconds appear second by second.
+const DENSE_GAP: u64 = 60;
+
+/// The seconds that get rows: every second with a completion, and the idle seconds between
+/// them, so that a stall shows as zeros. An idle stretch longer than [`DENSE_GAP`] shows as
+/// its first and its last second only: a rate-limited job of days with a request an hour
+/// must not hold a row for every empty second. `busy` is ascending, possibly repeated.
+fn seconds_to_show(busy: impl Iterator<Item = u64>, last: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    // The first second not shown yet.
+    let mut next = 0u64;
+    for b in busy.chain(std::iter::once(last)) {
+        if b < next {
+            continue;
+        }
+        if b - next <= DENSE_GAP {
+            out.extend(next..b);
+        } else {
+            out.extend([next, b - 1]);
+        }
+        out.push(b);
+        next = b + 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_stretches_are_dense_up_to_a_minute_then_two_rows() {
+        assert_eq!(seconds_to_show([0, 2, 2].into_iter(), 2), vec![0, 1, 2]);
+        assert_eq!(seconds_to_show([3].into_iter(), 3), vec![0, 1, 2, 3]);
+        assert_eq!(
+            seconds_to_show([0, 10_000].into_iter(), 10_000),
+            vec![0, 1, 9_999, 10_000]
+        );
+        // 59 idle seconds between 5 and 65 are shown; 61 between 5 and 67 are not.
+        assert_eq!(seconds_to_show([5, 65].into_iter(), 65).len(), 66);
+        assert_eq!(
+            seconds_to_show([5, 67].into_iter(), 67),
+            vec![0, 1, 2, 3, 4, 5, 6, 66, 67]
+        );
+        // A month with a request an hour: about 3 rows an hour, not 3600.
+        let hours: Vec<u64> = (0..720).map(|h| h * 3600).collect();
+        let v = seconds_to_show(hours.into_iter(), 719 * 3600);
+        assert!(v.len() < 3 * 720, "{}", v.len());
     }
 }

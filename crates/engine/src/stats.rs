@@ -89,6 +89,62 @@ pub struct IoFailure {
     pub at_ns: u64,
 }
 
+/// The symbolic name of the errnos a storage benchmark meets, for messages users search for.
+pub fn errno_name(errno: i32) -> Option<&'static str> {
+    Some(match errno {
+        libc::EPERM => "EPERM",
+        libc::EIO => "EIO",
+        libc::ENXIO => "ENXIO",
+        libc::EBADF => "EBADF",
+        libc::EAGAIN => "EAGAIN",
+        libc::ENOMEM => "ENOMEM",
+        libc::EACCES => "EACCES",
+        libc::EFAULT => "EFAULT",
+        libc::EBUSY => "EBUSY",
+        libc::ENODEV => "ENODEV",
+        libc::EINVAL => "EINVAL",
+        libc::EFBIG => "EFBIG",
+        libc::ENOSPC => "ENOSPC",
+        libc::EROFS => "EROFS",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::ETIMEDOUT => "ETIMEDOUT",
+        libc::EDQUOT => "EDQUOT",
+        libc::EREMOTEIO => "EREMOTEIO",
+        libc::EILSEQ => "EILSEQ",
+        libc::ENODATA => "ENODATA",
+        libc::ENOLINK => "ENOLINK",
+        libc::EMEDIUMTYPE => "EMEDIUMTYPE",
+        libc::ECANCELED => "ECANCELED",
+        _ => return None,
+    })
+}
+
+impl IoFailure {
+    /// One line naming the failed request and the error, e.g. "write of 4KiB at offset
+    /// 8388608 failed: No space left on device (ENOSPC)".
+    pub fn describe(&self) -> String {
+        let why = if self.errno == 0 {
+            "short transfer".to_string()
+        } else {
+            let text = std::io::Error::from_raw_os_error(self.errno).to_string();
+            let text = text
+                .strip_suffix(&format!(" (os error {})", self.errno))
+                .unwrap_or(&text)
+                .to_string();
+            match errno_name(self.errno) {
+                Some(n) => format!("{text} ({n})"),
+                None => format!("{text} (errno {})", self.errno),
+            }
+        };
+        format!(
+            "{} of {} at offset {} failed: {why}",
+            self.op.name(),
+            ssdiq_workload::units::format_size(self.len),
+            self.offset
+        )
+    }
+}
+
 impl ErrorLog {
     /// `res` is the errno, or `None` for a short transfer of `done` bytes.
     pub fn record(&mut self, op: Op, offset: u64, len: u64, errno: Option<i32>, at_ns: u64) {
@@ -123,6 +179,17 @@ impl ErrorLog {
 struct StreamRec {
     total: OpStats,
     second: OpStats,
+    /// Probe streams with per-interval summaries: the open interval's index and numbers.
+    interval: Option<(u64, OpStats)>,
+}
+
+/// One probe op's latencies over one interval of `Job::probe_interval_ns` (the last one of a
+/// job may be partial).
+#[derive(Clone, Debug)]
+pub struct ProbeInterval {
+    pub index: u64,
+    pub op: Op,
+    pub stats: OpStats,
 }
 
 /// Per-thread recording of completions. Create one per executing thread (or one for a
@@ -132,6 +199,9 @@ pub struct Recorder {
     sink: Arc<SeriesSink>,
     streams: [Option<Box<StreamRec>>; 8],
     cur_second: u64,
+    interval_ns: u64,
+    probe_interval_ns: Option<u64>,
+    intervals: Vec<ProbeInterval>,
     pub errors: ErrorLog,
 }
 
@@ -139,11 +209,15 @@ impl Recorder {
     /// `writer` is this recorder's index below the sink's writer count; `streams` are the
     /// streams it will record (others are created on first use, which allocates).
     pub fn new(sink: Arc<SeriesSink>, writer: usize, streams: &[StreamId]) -> Self {
+        let interval_ns = sink.interval_ns();
         let mut r = Recorder {
             writer,
             sink,
             streams: Default::default(),
             cur_second: 0,
+            interval_ns,
+            probe_interval_ns: None,
+            intervals: Vec::new(),
             errors: ErrorLog::default(),
         };
         for &s in streams {
@@ -152,11 +226,18 @@ impl Recorder {
         r
     }
 
+    /// Also summarise probe streams per interval of `ns` (see [`ProbeInterval`]).
+    pub fn with_probe_intervals(mut self, ns: Option<u64>) -> Self {
+        self.probe_interval_ns = ns.filter(|&n| n > 0);
+        self
+    }
+
     fn stream(&mut self, s: StreamId) -> &mut StreamRec {
         self.streams[s.0 as usize].get_or_insert_with(|| {
             Box::new(StreamRec {
                 total: OpStats::default(),
                 second: OpStats::default(),
+                interval: None,
             })
         })
     }
@@ -164,13 +245,37 @@ impl Recorder {
     /// One completed I/O: finished at `at_ns` after `lat_ns`, moving `bytes`.
     #[inline]
     pub fn record(&mut self, s: StreamId, at_ns: u64, lat_ns: u64, bytes: u64) {
-        let second = at_ns / 1_000_000_000;
+        let second = at_ns / self.interval_ns;
         if second > self.cur_second {
             self.roll(second);
+        }
+        if let (Some(pi), true) = (self.probe_interval_ns, s.is_probe()) {
+            self.record_interval(s, at_ns / pi, lat_ns, bytes);
         }
         let r = self.stream(s);
         r.total.record(lat_ns, bytes);
         r.second.record(lat_ns, bytes);
+    }
+
+    fn record_interval(&mut self, s: StreamId, index: u64, lat_ns: u64, bytes: u64) {
+        let rec = self.stream(s);
+        let done = match &mut rec.interval {
+            Some((k, st)) if *k == index => {
+                st.record(lat_ns, bytes);
+                return;
+            }
+            slot => slot.take(),
+        };
+        let mut st = OpStats::default();
+        st.record(lat_ns, bytes);
+        rec.interval = Some((index, st));
+        if let Some((k, stats)) = done {
+            self.intervals.push(ProbeInterval {
+                index: k,
+                op: s.op(),
+                stats,
+            });
+        }
     }
 
     /// A failed I/O (counted in errors, not in latency).
@@ -207,13 +312,22 @@ impl Recorder {
         self.flush_second();
         self.sink.close(self.writer, u64::MAX);
         let mut streams = BTreeMap::new();
+        let mut intervals = std::mem::take(&mut self.intervals);
         for (i, slot) in self.streams.iter_mut().enumerate() {
-            if let Some(r) = slot.take() {
+            if let Some(mut r) = slot.take() {
+                if let Some((index, stats)) = r.interval.take() {
+                    intervals.push(ProbeInterval {
+                        index,
+                        op: StreamId(i as u8).op(),
+                        stats,
+                    });
+                }
                 streams.insert(StreamId(i as u8), r.total);
             }
         }
         RecorderTotals {
             streams,
+            intervals,
             errors: self.errors,
         }
     }
@@ -221,6 +335,7 @@ impl Recorder {
 
 pub struct RecorderTotals {
     streams: BTreeMap<StreamId, OpStats>,
+    intervals: Vec<ProbeInterval>,
     errors: ErrorLog,
 }
 
@@ -229,6 +344,9 @@ pub struct RecorderTotals {
 pub struct FillInfo {
     pub bytes: u64,
     pub seconds: f64,
+    /// The holes of a file laid out before a reading job (not a requested `--fill`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub layout: bool,
 }
 
 /// Everything measured in one job.
@@ -245,6 +363,12 @@ pub struct Stats {
     pub partial: bool,
     pub counters: CounterLog,
     pub fill: Option<FillInfo>,
+    /// Length of one point of `series`.
+    pub series_interval_ns: u64,
+    /// Per-interval probe summaries, by (interval, op), when the job asked for them.
+    pub probe_intervals: Vec<ProbeInterval>,
+    /// Device-log samples, when the job asked for them and the device tells.
+    pub device_log: Vec<crate::counters::DeviceSample>,
 }
 
 impl Stats {
@@ -258,10 +382,21 @@ impl Stats {
         let mut ops: BTreeMap<Op, OpStats> = BTreeMap::new();
         let mut probes: BTreeMap<Op, OpStats> = BTreeMap::new();
         let mut errors = ErrorLog::default();
+        let mut intervals: BTreeMap<(u64, Op), OpStats> = BTreeMap::new();
         for p in parts {
             for (s, st) in p.streams {
                 let map = if s.is_probe() { &mut probes } else { &mut ops };
                 map.entry(s.op()).or_default().merge(&st);
+            }
+            for i in p.intervals {
+                match intervals.entry((i.index, i.op)) {
+                    std::collections::btree_map::Entry::Vacant(v) => {
+                        v.insert(i.stats);
+                    }
+                    std::collections::btree_map::Entry::Occupied(mut o) => {
+                        o.get_mut().merge(&i.stats)
+                    }
+                }
             }
             errors.merge(&p.errors);
         }
@@ -275,6 +410,12 @@ impl Stats {
             partial: false,
             counters: CounterLog::default(),
             fill: None,
+            series_interval_ns: sink.interval_ns(),
+            probe_intervals: intervals
+                .into_iter()
+                .map(|((index, op), stats)| ProbeInterval { index, op, stats })
+                .collect(),
+            device_log: Vec::new(),
         }
     }
 
@@ -372,6 +513,10 @@ mod tests {
         assert_eq!(reads[0].lat_p99_ns, 2000);
         assert_eq!(stats.errors.count, 2);
         assert_eq!(stats.errors.first.as_ref().unwrap().offset, 8192);
+        assert_eq!(
+            stats.errors.first.as_ref().unwrap().describe(),
+            "read of 4KiB at offset 8192 failed: Input/output error (EIO)"
+        );
         let json = serde_json::to_value(
             stats.report(
                 crate::Job::new(

@@ -17,6 +17,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use ssdiq_workload::units::format_size;
+use ssdiq_workload::Op;
 
 use crate::error::EngineError;
 use crate::job::Job;
@@ -174,6 +175,18 @@ impl TargetFacts {
 pub struct Target {
     pub file: File,
     pub facts: TargetFacts,
+    /// A file whose range has holes and a job that reads it: the holes are laid out
+    /// (written) before the job, see [`crate::fill::fill_holes`].
+    pub needs_layout: bool,
+}
+
+/// True when `[0, range)` of the file at `path` may have holes: it is shorter than the range,
+/// or fewer bytes are allocated than the range holds.
+fn may_have_holes(path: &Path, range: u64) -> bool {
+    match std::fs::metadata(path) {
+        Ok(m) => m.len() < range || m.blocks().saturating_mul(512) < range.min(m.len()),
+        Err(_) => true,
+    }
 }
 
 impl Target {
@@ -182,7 +195,11 @@ impl Target {
     pub fn open(job: &Job) -> Result<Target, EngineError> {
         let facts = TargetFacts::probe(Path::new(&job.target))?;
         facts.check(job)?;
-        let writes = job.writes();
+        let needs_layout = facts.kind == TargetKind::File
+            && job.reads()
+            && job.fill.is_none()
+            && may_have_holes(&facts.path, job.range_bytes);
+        let writes = job.writes() || needs_layout;
         let mut oo = OpenOptions::new();
         oo.read(true).write(writes);
         let mut flags = 0;
@@ -215,6 +232,11 @@ impl Target {
                     "cannot open {} with O_DIRECT (the filesystem does not support it); use --buffered",
                     facts.path.display()
                 ))
+            } else if needs_layout && !job.writes() {
+                EngineError::Invalid(format!(
+                    "cannot lay out {}: it has unwritten holes, and reading a hole measures the page cache's zeros, not the storage ({e}); make it writable or write it first (--fill seq)",
+                    facts.path.display()
+                ))
             } else if e.raw_os_error() == Some(libc::EBUSY) {
                 EngineError::Refused(format!(
                     "refusing to write to {}: the device is busy (mounted or held by another driver)",
@@ -236,11 +258,66 @@ impl Target {
                 )
             })?;
         }
-        Ok(Target { file, facts })
+        Ok(Target {
+            file,
+            facts,
+            needs_layout,
+        })
     }
 
     pub fn fd(&self) -> RawFd {
         self.file.as_raw_fd()
+    }
+
+    pub fn is_file(&self) -> bool {
+        self.facts.kind == TargetKind::File
+    }
+
+    /// The holes of `[0, end)`: ranges that read as zeros without touching storage.
+    pub fn holes(&self, end: u64) -> Vec<(u64, u64)> {
+        let fd = self.fd();
+        let mut out = Vec::new();
+        let mut pos = 0u64;
+        while pos < end {
+            // SAFETY: plain lseek on an open descriptor.
+            let h = unsafe { libc::lseek(fd, pos as libc::off_t, libc::SEEK_HOLE) };
+            if h < 0 || h as u64 >= end {
+                break;
+            }
+            let h = h as u64;
+            // SAFETY: as above. ENXIO: no data after the hole, it runs to the end.
+            let d = unsafe { libc::lseek(fd, h as libc::off_t, libc::SEEK_DATA) };
+            let d = if d < 0 { end } else { (d as u64).min(end) };
+            if d > h {
+                out.push((h, d));
+            }
+            pos = d.max(h + 1);
+        }
+        out
+    }
+
+    /// Why a read or write of `[offset, offset + len)` came back short: the kernel only says
+    /// so on the next call (a write that filled the filesystem returns the bytes it placed,
+    /// the next one ENOSPC). The remainder `[offset + done, offset + len)` is tried once more,
+    /// synchronously, and its errno returned; `None` if it went through (or a read hit the
+    /// end). Cold path: allocates.
+    pub fn why_short(&self, op: Op, offset: u64, len: u64, done: u64) -> Option<i32> {
+        let rest = len.checked_sub(done).filter(|&r| r > 0)?;
+        let mut buf = crate::buf::AlignedBuf::new(rest as usize);
+        let at = (offset + done) as libc::off_t;
+        // SAFETY: the buffer holds `rest` bytes; plain syscalls on an open descriptor.
+        let r = unsafe {
+            match op {
+                Op::Read => libc::pread(self.fd(), buf.as_mut_ptr().cast(), rest as usize, at),
+                Op::Write => libc::pwrite(self.fd(), buf.as_mut_ptr().cast(), rest as usize, at),
+                Op::Trim | Op::WriteZeroes => return None,
+            }
+        };
+        (r < 0).then(|| {
+            io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO)
+        })
     }
 
     /// Discards `[offset, offset+len)`. Returns the errno on failure.

@@ -3,15 +3,18 @@
 //! Invariants and why:
 //! - One ring per thread, created by that thread (SINGLE_ISSUER, DEFER_TASKRUN when the kernel
 //!   has them): no locks, and completions are processed only when we ask.
-//! - The file and 2 x qd buffers (a read and a write buffer per slot, so reads never
-//!   overwrite write data) are registered: no per-I/O fd lookup or page pinning.
+//! - The file and up to 2 x qd buffers (a read and a write buffer per slot, so reads never
+//!   overwrite write data; only the kinds the feed issues) are registered: no per-I/O fd
+//!   lookup or page pinning.
 //! - No syscall per I/O: each batch of newly prepared SQEs is submitted with one
 //!   `io_uring_enter`, then (only if nothing has completed yet) a second enter waits. At 16+
 //!   in flight the wait asks for an eighth of them, with the kernel's min-wait bounding how
 //!   long a finished I/O waits to be reaped ([`REAP_WAIT_US`]). No SQPOLL: its kernel thread
 //!   burns a core the device path may need (not measured).
 //! - Latency is from the clock read just before the submitting enter to the clock read just
-//!   after the reaping enter returns; every CQE reaped then completed before that read.
+//!   after the reaping enter returns; every CQE reaped then completed before that read. For an
+//!   open-loop stream it is from the I/O's due time instead, so waiting for a free slot while
+//!   the target stalls counts.
 //! - Trim and write-zeroes are synchronous ioctls/fallocate calls timed around the call; they
 //!   do not occupy a slot.
 //! - Nothing in the loop allocates: slots, free list and batch list are sized up front.
@@ -24,7 +27,6 @@ use ssdiq_workload::Op;
 use crate::buf::AlignedBuf;
 use crate::error::EngineError;
 use crate::feed::{Feed, Io, WorkerCtx};
-use crate::rate::wait_until;
 use crate::stats::Recorder;
 
 /// With many I/Os in flight, wake for an eighth of them (like fio's
@@ -59,6 +61,8 @@ fn build_ring(entries: u32) -> io::Result<IoUring> {
 struct Slot {
     io: Io,
     submit_ns: u64,
+    /// Due time of an open-loop I/O; latency is timed from it.
+    due_ns: Option<u64>,
 }
 
 /// Runs one thread of a job on io_uring until its feed ends, then drains.
@@ -67,6 +71,7 @@ pub fn run_thread(
     feed: &mut Feed,
     qd: u32,
     rec: &mut Recorder,
+    ready: &mut crate::clock::Ready<'_>,
 ) -> Result<(), EngineError> {
     let WorkerCtx {
         target,
@@ -82,16 +87,22 @@ pub fn run_thread(
     let fd = target.fd();
     let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
     let slot_bytes = bs as usize;
-    let mut bufs = AlignedBuf::new(slot_bytes * qd * 2);
+    // Read buffers first, then write buffers; a feed that never reads (or never writes)
+    // gets none of that kind: 10 threads x QD32 x 512 KiB would otherwise pin 320 MiB.
+    let (reads, writes) = feed.issues();
+    let read_slots = if reads { qd } else { 0 };
+    let slots_total = read_slots + if writes { qd } else { 0 };
+    let mut bufs = AlignedBuf::new(slot_bytes * slots_total.max(1));
     let base = bufs.as_mut_ptr();
-    for s in 0..qd {
-        // Write buffers are the second half.
-        let off = (qd + s) * slot_bytes;
-        data.init(&mut bufs.as_mut_slice()[off..off + slot_bytes], s as u64);
+    if writes {
+        for s in 0..qd {
+            let off = (read_slots + s) * slot_bytes;
+            data.init(&mut bufs.as_mut_slice()[off..off + slot_bytes], s as u64);
+        }
     }
-    let iovecs: Vec<libc::iovec> = (0..2 * qd)
+    let iovecs: Vec<libc::iovec> = (0..slots_total)
         .map(|i| libc::iovec {
-            // SAFETY: inside the allocation of 2*qd*slot_bytes bytes.
+            // SAFETY: inside the allocation of slots_total*slot_bytes bytes.
             iov_base: unsafe { base.add(i * slot_bytes) } as *mut libc::c_void,
             iov_len: slot_bytes,
         })
@@ -109,6 +120,7 @@ pub fn run_thread(
                 len: 0,
             },
             submit_ns: 0,
+            due_ns: None,
         };
         qd
     ];
@@ -118,29 +130,30 @@ pub fn run_thread(
     let mut pending: Option<(Io, u64)> = None;
     let mut ended = false;
     let mut writes = 0u64;
-    let rate = shared.rate_for(feed);
+    let timed = feed.is_timed(shared);
+    let open_loop = shared.rate_for(feed).is_some_and(|r| r.open_loop());
 
+    ready.go();
     // Clock of the last reap: bounds checks use it (a time bound is checked once per batch),
-    // only the rate limiter needs a fresh read per request.
+    // only rate-limited and replayed requests need a fresh read each.
     let mut last_ns = clock.now_ns();
     loop {
-        // Prepare as many SQEs as free slots and the rate allow.
+        // Prepare as many SQEs as free slots and the start times allow.
         while !ended && !free.is_empty() {
-            let now = if rate.is_some() {
-                clock.now_ns()
-            } else {
-                last_ns
-            };
+            let now = if timed { clock.now_ns() } else { last_ns };
+            if pending.is_some() && shared.must_stop(feed, now) {
+                // A timed start the job will not reach (stop, time bound).
+                pending = None;
+                ended = true;
+                break;
+            }
             if pending.is_none() {
-                match feed.next(shared, now) {
+                match feed.next_timed(shared, now) {
                     None => {
                         ended = true;
                         break;
                     }
-                    Some(io) => {
-                        let at = rate.map_or(0, |r| r.claim(io.len, now));
-                        pending = Some((io, at));
-                    }
+                    Some(p) => pending = Some(p),
                 }
             }
             let (io, at) = pending.expect("set above");
@@ -158,8 +171,9 @@ pub fn run_thread(
                     };
                     let t1 = clock.now_ns();
                     last_ns = t1;
+                    let from = if open_loop { at.min(t0) } else { t0 };
                     match r {
-                        Ok(()) => rec.record(io.stream, t1, t1 - t0, io.len),
+                        Ok(()) => rec.record(io.stream, t1, t1 - from, io.len),
                         Err(e) => {
                             rec.fail(io.op, io.offset, io.len, Some(e), t1);
                             shared.on_failure();
@@ -170,7 +184,7 @@ pub fn run_thread(
                 Op::Read | Op::Write => {}
             }
             let s = free.pop().expect("checked non-empty");
-            let bi = if io.op == Op::Read { s } else { qd + s };
+            let bi = if io.op == Op::Read { s } else { read_slots + s };
             // SAFETY: inside the buffer allocation; this slot is not in flight.
             let ptr = unsafe { base.add(bi * slot_bytes) };
             if io.op == Op::Write {
@@ -187,14 +201,19 @@ pub fn run_thread(
                     .expect("ring has qd entries and at most qd are queued");
             }
             slots[s].io = io;
+            slots[s].due_ns = open_loop.then_some(at);
             batch.push(s);
         }
 
         if inflight == 0 && batch.is_empty() {
             match pending {
                 Some((_, at)) => {
-                    // Rate-limited and idle: nothing to reap, wait for the scheduled start.
-                    wait_until(at, || clock.now_ns());
+                    // Rate-limited and idle: nothing to reap, wait for the scheduled start,
+                    // unless the job ends first.
+                    if !shared.wait_for_start(feed, at, || clock.now_ns()) {
+                        pending = None;
+                        ended = true;
+                    }
                     continue;
                 }
                 None if ended => break,
@@ -211,8 +230,9 @@ pub fn run_thread(
         batch.clear();
         let waited = match pending {
             Some((_, at)) if at > t_sub => {
-                // Rate-limited: reap whatever completes before the next scheduled start.
-                let left = at - t_sub;
+                // Rate-limited: reap whatever completes before the next scheduled start,
+                // looking up at least every POLL_NS for a stop request.
+                let left = (at - t_sub).min(crate::rate::POLL_NS);
                 let ts = types::Timespec::new()
                     .sec(left / 1_000_000_000)
                     .nsec((left % 1_000_000_000) as u32);
@@ -257,10 +277,15 @@ pub fn run_thread(
                 rec.fail(io.op, io.offset, io.len, Some(-res), t_done);
                 shared.on_failure();
             } else if res as u64 != io.len {
-                rec.fail(io.op, io.offset, io.len, None, t_done);
+                let errno = target.why_short(io.op, io.offset, io.len, res as u64);
+                rec.fail(io.op, io.offset, io.len, errno, t_done);
                 shared.on_failure();
             } else {
-                rec.record(io.stream, t_done, t_done - slots[s].submit_ns, io.len);
+                let from = match slots[s].due_ns {
+                    Some(due) => due.min(slots[s].submit_ns),
+                    None => slots[s].submit_ns,
+                };
+                rec.record(io.stream, t_done, t_done - from, io.len);
             }
             free.push(s);
             inflight -= 1;

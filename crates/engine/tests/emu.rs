@@ -4,11 +4,11 @@
 //! not on capacity.
 
 use ssdiq_engine::{EmuExecutor, Executor, FillMode, Job, RunControl, Stats};
-use ssdiq_flash::{simulate, SimConfig};
+use ssdiq_flash::{simulate, GcMode, SimConfig};
 use ssdiq_workload::units::Rate;
 use ssdiq_workload::{Op, Pattern, RwMix};
 
-const SMALL: &str = "capacity=1GiB,units_per_block=1";
+const SMALL: &str = "capacity=1GiB";
 
 fn open(profile: &str, extra: &str) -> EmuExecutor {
     EmuExecutor::open(&format!("emu:{profile},{SMALL}{extra}")).unwrap()
@@ -49,7 +49,7 @@ fn same_seed_same_results_bit_for_bit() {
         j.threads = 2;
         j.fill = Some(FillMode::Seq);
         j.bound.bytes = Some(e.capacity_bytes() / 2);
-        j.probes = vec![Op::Read, Op::Write];
+        j.probes = vec![ssdiq_engine::Probe::READ, ssdiq_engine::Probe::WRITE];
         j.rate = Some(Rate::IoPerSec(50_000.0));
         let s = run(&mut e, &j);
         serde_json::to_string(&s.report(j.info())).unwrap()
@@ -101,7 +101,7 @@ fn probe_p999_us(profile: &str) -> f64 {
     j.bound.bytes = None;
     j.bound.time_ns = Some(10_000_000_000);
     j.rate = Some(Rate::IoPerSec(kiops * 1000.0 * 0.25));
-    j.probes = vec![Op::Read];
+    j.probes = vec![ssdiq_engine::Probe::READ];
     let s = run(&mut e, &j);
     s.probes[&Op::Read].quantile(0.999) as f64 / 1e3
 }
@@ -127,18 +127,22 @@ fn steady_state_waf_matches_the_ftl_simulation() {
         assert_eq!(before, s.counters.before.unwrap());
         let mut g = *e.drive().geometry();
         // The emulated drive keeps free superblocks near its low watermark, not the FTL
-        // reserve: give the simulation that reserve.
+        // reserve: give the simulation that reserve, out of the drive's superblocks.
         g.reserve_blocks = e.profile().gc.low_watermark;
+        g.blocks -= g.reserve_blocks;
         let sim = simulate(
             &SimConfig {
                 geometry: g,
                 policy: e.drive().ftl().policy(),
                 gc_frontier: e.profile().drive.gc_frontier,
+                gc_mode: GcMode::Naive,
                 pattern: Pattern::Uniform,
+                warmup_drive_writes: 0.0,
                 drive_writes: 5.0,
                 seed: 1,
-                // Same buffer size: FIFO and LRU absorb rewrites equally under uniform traffic.
-                buffer_pages: e.drive().timing().buffer_pages,
+                // The buffer absorbs rewrites within its scaled window: an LRU of that size
+                // absorbs the same under uniform traffic.
+                buffer_pages: e.drive().timing().window_pages,
                 points_per_drive_write: 1,
             },
             |_| {},
@@ -237,4 +241,76 @@ fn trims_and_zoned_writes_run_to_completion() {
     t.bound.bytes = Some(64 << 20);
     let s = run(&mut e, &t);
     assert_eq!(s.ops[&Op::Trim].bytes, 64 << 20);
+}
+
+/// smallbuf's writes stall for milliseconds when GC holds its 4 MiB buffer full. An open-loop
+/// probe keeps its schedule through a stall, so every due write in it waits and counts; a
+/// closed-loop (fio-style) paced probe times from submission and skips the writes that were
+/// due during the stall (coordinated omission): it sees an order of magnitude less tail.
+#[test]
+fn an_open_loop_probe_sees_the_stalls_a_closed_loop_one_hides() {
+    let probe = |open_loop: bool| {
+        let mut e = open("smallbuf", "");
+        let mut j = job(&e, "randwrite", 4096, 32);
+        j.fill = Some(FillMode::Seq);
+        j.bound.bytes = None;
+        j.bound.time_ns = Some(20_000_000_000);
+        // Near saturation (issue 13: naive greedy's GC fits the 4 MiB buffer at lower loads).
+        j.rate = Some(Rate::IoPerSec(56_000.0));
+        j.probes = vec![ssdiq_engine::Probe::WRITE];
+        j.probe_rate = Some(Rate::IoPerSec(2000.0));
+        j.probe_open_loop = open_loop;
+        let s = run(&mut e, &j);
+        s.probes[&Op::Write].clone()
+    };
+    let open_loop = probe(true);
+    let closed = probe(false);
+    let slow = |s: &ssdiq_engine::hist::OpStats| s.over_1ms as f64 / s.ios as f64;
+    println!(
+        "write probe >1 ms: open {:.4} closed {:.4}; P99.9 open {} closed {} ns; ios {} / {}",
+        slow(&open_loop),
+        slow(&closed),
+        open_loop.quantile(0.999),
+        closed.quantile(0.999),
+        open_loop.ios,
+        closed.ios
+    );
+    // Every due write is issued and measured: 2000/s for 20 s (plus the one due at 20 s).
+    assert!(open_loop.ios.abs_diff(40_000) <= 1, "{}", open_loop.ios);
+    assert!(closed.ios < open_loop.ios);
+    assert!(slow(&open_loop) > 5.0 * slow(&closed));
+    assert!(open_loop.quantile(0.999) > 5 * closed.quantile(0.999));
+}
+
+/// Poisson arrivals: the count per 10 ms interval has variance about its mean (dispersion
+/// 1); evenly paced arrivals have almost none. Reads on an idle drive, so completions follow
+/// arrivals.
+#[test]
+fn poisson_arrivals_are_overdispersed_paced_ones_are_not() {
+    let dispersion = |arrivals: ssdiq_engine::Arrivals| {
+        let mut e = open("default", "");
+        let mut j = job(&e, "randread", 4096, 64);
+        j.bound.bytes = None;
+        j.bound.time_ns = Some(10_000_000_000);
+        j.rate = Some(Rate::IoPerSec(10_000.0));
+        j.arrivals = arrivals;
+        j.series_interval_ns = 10_000_000;
+        let s = run(&mut e, &j);
+        let n: Vec<f64> = s
+            .series
+            .iter()
+            .filter(|p| p.stream == "read")
+            .take(999)
+            .map(|p| p.ios as f64)
+            .collect();
+        let mean = n.iter().sum::<f64>() / n.len() as f64;
+        let var = n.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n.len() - 1) as f64;
+        assert!((mean / 100.0 - 1.0).abs() < 0.05, "mean {mean} per 10 ms");
+        var / mean
+    };
+    let poisson = dispersion(ssdiq_engine::Arrivals::Poisson);
+    let paced = dispersion(ssdiq_engine::Arrivals::Paced);
+    println!("dispersion of 10 ms counts: Poisson {poisson:.3}, paced {paced:.3}");
+    assert!((0.8..1.2).contains(&poisson), "{poisson}");
+    assert!(paced < 0.1, "{paced}");
 }

@@ -14,12 +14,15 @@ pub struct WriteEffect {
     pub erases: u32,
 }
 
-/// Flash work of one GC step: one victim relocated and erased.
+/// Flash work of one GC step: one victim (2R: a group of victims merged) relocated and erased.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct GcEffect {
+    /// The (first) victim.
     pub victim: u32,
-    /// Valid pages the victim held when chosen (= pages relocated).
+    /// Valid pages the victims held when chosen (= pages relocated).
     pub relocations: u32,
+    /// Blocks erased (victims).
+    pub erases: u32,
 }
 
 /// Cumulative counters since the FTL was created.

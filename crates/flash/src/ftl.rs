@@ -10,14 +10,22 @@
 //! - `valid[b]` is the number of live pages in block `b`.
 //! - Every block is exactly one of: free (in `free`), open (some frontier's block), full
 //!   (in `fifo`, in `full_set`, and, when the policy needs it, in bucket `valid[b]`).
+//! - The FTL owns `geometry.blocks + geometry.reserve_blocks` blocks: the reserve is *extra*
+//!   free space GC relocates into, so the spare space host data and GC share is exactly the
+//!   geometry's (as in SSD-iq's simulator, which compacts victims in place: relocating out of
+//!   place through one spare block and renaming it is the same thing).
 //! - Between host operations `free.len() >= reserve_blocks`: host writes never take the last
 //!   `reserve_blocks` free blocks, GC relocation may (and then returns the victim), so GC never
 //!   runs out of space. `Geometry::check_spare` guarantees greedy always finds a victim with an
 //!   invalid page.
+//! - When a host frontier needs a block and the pool is at the reserve, GC runs ([`GcMode`]):
+//!   `Naive` collects one victim at a time and stops as soon as the frontier has room, so
+//!   relocated pages and host pages share one log (SSD-iq's "naive greedy"); `Batched` collects
+//!   until a whole block is free again, so relocated pages fill blocks of their own.
 //! - Relocated pages go to the GC frontier if there is one, else back to the frontier of the
-//!   stream that wrote the victim block (`owner`): with one stream that is SSD-iq's "naive
-//!   greedy" single log; with several, streams stay separated through GC (FDP reclaim units).
-//!   All frontiers, the GC frontier included, share one free pool.
+//!   stream that wrote the victim block (`owner`): with one stream that is the single log; with
+//!   several, streams stay separated through GC (FDP reclaim units). All frontiers, the GC
+//!   frontier included, share one free pool.
 //!
 //! No clock, no I/O: a caller drives it one host operation at a time and gets back the flash
 //! work each caused ([`WriteEffect`]); [`Ftl::collect_one`] runs one GC step on demand, so a
@@ -31,6 +39,7 @@ use crate::counters::{Counters, GcEffect, WriteEffect};
 use crate::geometry::{Geometry, GeometryError};
 use crate::lists::{BlockLists, NIL};
 use crate::policy::GcPolicy;
+use crate::two_r::TwoR;
 
 /// How many pages ahead GC starts loading the map entry it will check.
 const PREFETCH_AHEAD: u32 = 16;
@@ -53,6 +62,46 @@ fn prefetch<T>(v: &[T], i: usize) {
 pub(crate) const FREE: u8 = 0;
 pub(crate) const OPEN: u8 = 1;
 pub(crate) const FULL: u8 = 2;
+/// 2R: written in part (or not at all) by a merge, waiting in the host queue.
+pub(crate) const QUEUED: u8 = 3;
+
+/// When GC stops collecting, once a host frontier needs a block and the free pool is down to
+/// the reserve.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GcMode {
+    /// One victim at a time, until the frontier that needs space has room: the victim's valid
+    /// pages go to the front of the host's next block and host writes fill the rest (one log,
+    /// SSD-iq's naive greedy).
+    #[default]
+    Naive,
+    /// Victims until a whole free block is gained (about 1 / (1 - u) of them at victim
+    /// utilisation u): their pages fill blocks of their own, apart from host writes. An
+    /// implicit hot/cold separation, which lowers WAF under skew.
+    Batched,
+}
+
+impl std::str::FromStr for GcMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "naive" => Ok(GcMode::Naive),
+            "batched" => Ok(GcMode::Batched),
+            _ => Err(format!(
+                "invalid GC mode \"{s}\": expected naive or batched"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for GcMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            GcMode::Naive => "naive",
+            GcMode::Batched => "batched",
+        })
+    }
+}
 
 /// How an FTL is set up.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,6 +112,8 @@ pub struct FtlConfig {
     pub streams: u32,
     /// Relocate GC pages to their own frontier (always on for 2R policies).
     pub gc_frontier: bool,
+    /// When GC stops collecting.
+    pub mode: GcMode,
     /// Seed of the policy's random choices (random, dchoices).
     pub seed: u64,
 }
@@ -74,12 +125,37 @@ impl FtlConfig {
             policy,
             streams: 1,
             gc_frontier: false,
+            mode: GcMode::Naive,
             seed: 1,
         }
     }
+    /// What [`Ftl::new`] refuses, without allocating anything.
+    pub fn check(&self) -> Result<(), FtlError> {
+        if self.policy == GcPolicy::Optimal {
+            return Err(FtlError::NotSimulated(self.policy));
+        }
+        if self.streams == 0 || self.streams > 1000 {
+            return Err(FtlError::NoStreams);
+        }
+        if self.gc_frontier && self.policy.is_two_r() {
+            return Err(FtlError::FrontierWithTwoR(self.policy));
+        }
+        self.geometry.check_spare(self.frontiers())?;
+        if let GcPolicy::DChoices(d) = self.policy {
+            if d > self.geometry.blocks {
+                return Err(FtlError::TooManyChoices(
+                    self.policy,
+                    d,
+                    self.geometry.blocks,
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Number of write frontiers, i.e. blocks open at once.
     pub fn frontiers(&self) -> u32 {
-        self.streams + u32::from(self.gc_frontier || self.policy.has_cold_region())
+        self.streams + u32::from(self.gc_frontier || self.policy.implies_gc_frontier())
     }
 }
 
@@ -92,6 +168,7 @@ pub(crate) struct Frontier {
 pub struct Ftl {
     pub(crate) geo: Geometry,
     pub(crate) policy: GcPolicy,
+    pub(crate) mode: GcMode,
     pub(crate) ppb: u32,
     pub(crate) l2p: Vec<u32>,
     pub(crate) p2l: Vec<u32>,
@@ -116,6 +193,8 @@ pub struct Ftl {
     pub(crate) free: VecDeque<u32>,
     pub(crate) frontiers: Vec<Frontier>,
     pub(crate) gc_idx: Option<usize>,
+    /// The 2R policies' regions, host queue and scan state.
+    pub(crate) two_r: Option<Box<TwoR>>,
     pub(crate) rng: SeededRng,
     pub(crate) counters: Counters,
 }
@@ -128,28 +207,28 @@ pub enum FtlError {
     NotSimulated(GcPolicy),
     #[error("streams must be between 1 and 1000")]
     NoStreams,
+    #[error("GC policy {0} merges victims in place: a GC frontier does not apply")]
+    FrontierWithTwoR(GcPolicy),
+    /// dchoices:D with more samples than blocks: every GC would draw D random blocks.
+    #[error("invalid GC policy \"{0}\": it samples {1} blocks per victim, but the drive has only {2} blocks")]
+    TooManyChoices(GcPolicy, u32, u32),
 }
 
 impl Ftl {
     pub fn new(cfg: FtlConfig) -> Result<Self, FtlError> {
-        if cfg.policy == GcPolicy::Optimal {
-            return Err(FtlError::NotSimulated(cfg.policy));
-        }
-        if cfg.streams == 0 || cfg.streams > 1000 {
-            return Err(FtlError::NoStreams);
-        }
+        cfg.check()?;
         let g = cfg.geometry;
-        g.check_spare(cfg.frontiers())?;
-        let nb = g.blocks as usize;
+        let nb = g.ftl_blocks() as usize;
         let ppb = g.pages_per_block;
-        let gc_sep = cfg.gc_frontier || cfg.policy.has_cold_region();
+        let gc_sep = cfg.gc_frontier || cfg.policy.implies_gc_frontier();
         let nf = cfg.streams as usize + usize::from(gc_sep);
         Ok(Self {
             geo: g,
             policy: cfg.policy,
+            mode: cfg.mode,
             ppb,
             l2p: vec![NIL; g.logical_pages as usize],
-            p2l: vec![NIL; g.physical_pages() as usize],
+            p2l: vec![NIL; nb * ppb as usize],
             valid: vec![0; nb],
             state: vec![FREE; nb],
             closed_at: vec![0; nb],
@@ -168,7 +247,7 @@ impl Ftl {
             fifo_cursor: NIL,
             full_set: Vec::with_capacity(nb),
             full_pos: vec![NIL; nb],
-            free: (0..g.blocks).collect(),
+            free: (0..nb as u32).collect(),
             frontiers: vec![
                 Frontier {
                     block: NIL,
@@ -177,6 +256,10 @@ impl Ftl {
                 nf
             ],
             gc_idx: gc_sep.then_some(cfg.streams as usize),
+            two_r: cfg
+                .policy
+                .is_two_r()
+                .then(|| Box::new(TwoR::new(cfg.policy, nb, ppb))),
             rng: SeededRng::new(cfg.seed),
             counters: Counters {
                 victim_valid: vec![0; ppb as usize + 1],
@@ -195,11 +278,12 @@ impl Ftl {
             programs: 1,
             ..Default::default()
         };
-        // Invalidate and unmap first, so GC never copies the page this write replaces.
         self.invalidate(lpn as u32);
-        self.l2p[lpn as usize] = NIL;
         let f = stream as usize;
         if self.frontiers[f].block == NIL {
+            // Unmap first, so GC never copies the page this write replaces (otherwise
+            // `program` overwrites the entry at once).
+            self.l2p[lpn as usize] = NIL;
             self.open_for_host(f, &mut eff);
         }
         self.program(f, lpn as u32);
@@ -226,6 +310,9 @@ impl Ftl {
         if self.free.is_empty() {
             return None;
         }
+        if self.two_r.is_some() {
+            return self.two_r_collect();
+        }
         self.collect()
     }
 
@@ -249,11 +336,16 @@ impl Ftl {
     pub fn policy(&self) -> GcPolicy {
         self.policy
     }
+    pub fn mode(&self) -> GcMode {
+        self.mode
+    }
     pub fn counters(&self) -> &Counters {
         &self.counters
     }
+    /// Blocks a host frontier can take without GC: the free pool (the reserve included) and,
+    /// under 2R, the queue of blocks merges left writable.
     pub fn free_blocks(&self) -> u32 {
-        self.free.len() as u32
+        self.free.len() as u32 + self.two_r.as_ref().map_or(0, |t| t.queue.len() as u32)
     }
     pub fn full_blocks(&self) -> u32 {
         self.full_set.len() as u32
@@ -278,32 +370,58 @@ impl Ftl {
         let b = ppn / self.ppb;
         let v = self.valid[b as usize] - 1;
         self.valid[b as usize] = v;
-        if self.use_buckets && self.state[b as usize] == FULL {
-            self.buckets.move_to(b, v);
-            if v < self.min_bucket {
-                self.min_bucket = v;
+        if self.use_buckets {
+            if self.state[b as usize] == FULL {
+                self.buckets.move_to(b, v);
+                if v < self.min_bucket {
+                    self.min_bucket = v;
+                }
             }
+        } else if self.two_r.is_some() {
+            self.two_r_invalidated(b, v);
         }
     }
 
-    /// Makes frontier `f` writable for a host write, collecting victims first while the
-    /// free pool is at the reserve.
+    /// 2R's bookkeeping of an invalidation, out of line so greedy's hot path stays small.
+    #[inline(never)]
+    fn two_r_invalidated(&mut self, b: u32, v: u32) {
+        let full = self.state[b as usize] == FULL;
+        if let Some(t) = self.two_r.as_deref_mut() {
+            t.invalidated(b, v, full, self.ppb);
+        }
+    }
+
+    /// Makes frontier `f` writable for a host write, collecting victims first if the free
+    /// pool is at the reserve, until the [`GcMode`]'s stopping rule holds.
     fn open_for_host(&mut self, f: usize, eff: &mut WriteEffect) {
+        if self.two_r.is_some() {
+            return self.two_r_open(f, eff);
+        }
         let reserve = self.geo.reserve_blocks as usize;
+        let ppb = self.ppb as usize;
         let mut fruitless = 0u32;
-        while self.free.len() <= reserve {
-            let before = self.free.len();
+        loop {
+            let room = self.frontiers[f].block != NIL;
+            let done = match self.mode {
+                GcMode::Naive => self.free.len() + usize::from(room) > reserve,
+                GcMode::Batched => self.free.len() > reserve,
+            };
+            if done {
+                break;
+            }
+            let space = |s: &Self| s.free.len() * ppb + s.room(f);
+            let before = space(self);
             let g = self
                 .collect()
                 .expect("GC found no full block although the free pool is at the reserve");
             eff.relocations += g.relocations;
-            eff.erases += 1;
+            eff.erases += g.erases;
             // A policy may pick fully valid victims (FIFO, random); that moves data without
             // gaining space. Give up loudly rather than spin forever.
-            if self.free.len() <= before {
+            if space(self) <= before {
                 fruitless += 1;
                 assert!(
-                    fruitless <= 4 * self.geo.blocks,
+                    fruitless <= 4 * self.geo.ftl_blocks(),
                     "GC makes no progress: every full block is fully valid"
                 );
             }
@@ -313,7 +431,17 @@ impl Ftl {
         }
     }
 
-    fn take_free(&mut self, f: usize) {
+    /// Pages frontier `f` can still take without a new block.
+    fn room(&self, f: usize) -> usize {
+        let fr = self.frontiers[f];
+        if fr.block == NIL {
+            0
+        } else {
+            (self.ppb - fr.next) as usize
+        }
+    }
+
+    pub(crate) fn take_free(&mut self, f: usize) {
         let b = self
             .free
             .pop_front()
@@ -360,9 +488,12 @@ impl Ftl {
         self.fifo.push_back(0, b);
         self.full_pos[b as usize] = self.full_set.len() as u32;
         self.full_set.push(b);
+        if self.two_r.is_some() {
+            self.two_r_closed(b);
+        }
     }
 
-    fn remove_full(&mut self, b: u32) {
+    pub(crate) fn remove_full(&mut self, b: u32) {
         if self.use_buckets {
             self.buckets.remove(b);
         }
@@ -416,6 +547,7 @@ impl Ftl {
         Some(GcEffect {
             victim,
             relocations: moved,
+            erases: 1,
         })
     }
 
@@ -443,6 +575,7 @@ impl Ftl {
         for (b, &s) in self.state.iter().enumerate() {
             match s {
                 FREE => free += 1,
+                QUEUED => {}
                 OPEN => {
                     open += 1;
                     if !self.frontiers.iter().any(|f| f.block == b as u32) {
@@ -473,6 +606,6 @@ impl Ftl {
         if self.free.len() < self.geo.reserve_blocks as usize {
             return Err(format!("free pool {} below the reserve", self.free.len()));
         }
-        Ok(())
+        self.check_two_r()
     }
 }

@@ -4,8 +4,11 @@
 //! - `block_bytes` is a multiple of `page_bytes`; the physical capacity is a whole number of
 //!   blocks; physical pages fit in a `u32` (the FTL stores page numbers as `u32`).
 //! - `0 < logical_pages < physical_pages`: there is spare space.
-//! - The spare space holds at least `reserve_blocks + open_blocks + 1` blocks, so that
-//!   greedy always finds a victim with an invalid page (see `Ftl::new`).
+//! - `reserve_blocks` are *extra* free blocks beyond `blocks` that GC relocates into: host data
+//!   and GC share exactly the spare space of `blocks` (SSD-iq's simulator compacts victims in
+//!   place and needs none; relocating out of place needs at least one).
+//! - The spare space holds at least `open_blocks` blocks, so that greedy always finds a victim
+//!   with an invalid page (see `Ftl::new`).
 //!
 //! Words (DESIGN.md): OP = (physical - logical) / logical, fill = logical / physical,
 //! spare factor = (physical - logical) / physical.
@@ -39,7 +42,8 @@ pub struct Geometry {
     pub blocks: u32,
     /// U: pages the host can address.
     pub logical_pages: u64,
-    /// Free blocks kept back for GC: host writes never take the last `reserve_blocks`.
+    /// Free blocks kept for GC *in addition to* `blocks`: host writes never take the last
+    /// `reserve_blocks` free blocks. At least 1 (the block a victim is copied into).
     pub reserve_blocks: u32,
 }
 
@@ -68,7 +72,7 @@ impl Geometry {
         let ppb = block_bytes / page_bytes;
         let blocks = capacity_bytes / block_bytes;
         let physical = blocks * ppb;
-        if physical >= u32::MAX as u64 || ppb > u32::MAX as u64 / 2 {
+        if (blocks + reserve_blocks as u64) * ppb >= u32::MAX as u64 || ppb > u32::MAX as u64 / 2 {
             return Err(invalid(format!(
                 "{physical} physical pages exceed the simulator's 2^32 page limit; use larger pages"
             )));
@@ -108,20 +112,25 @@ impl Geometry {
         Ok(g)
     }
 
-    /// Errors unless the spare space holds `reserve + open_blocks + 1` blocks.
+    /// Errors unless the spare space holds `open_blocks` blocks: with that many blocks open,
+    /// the full ones then always hold an invalid page for GC to gain.
     pub fn check_spare(&self, open_blocks: u32) -> Result<(), GeometryError> {
-        let need = (self.reserve_blocks as u64 + open_blocks as u64 + 1) * self.ppb();
+        let need = open_blocks.max(1) as u64 * self.ppb();
         let spare = self.physical_pages() - self.logical_pages.min(self.physical_pages());
         if spare < need {
             return Err(invalid(format!(
-                "too few blocks for the reserve: {} spare pages < {} reserved + {} open + 1 blocks of {} pages; lower the fill or use more/smaller blocks",
+                "too little spare space: {} spare pages < {} open blocks of {} pages; lower the fill or use more/smaller blocks",
                 spare,
-                self.reserve_blocks,
-                open_blocks,
+                open_blocks.max(1),
                 self.pages_per_block
             )));
         }
         Ok(())
+    }
+
+    /// Blocks the FTL holds: `blocks` plus the GC reserve.
+    pub fn ftl_blocks(&self) -> u32 {
+        self.blocks + self.reserve_blocks
     }
 
     #[inline]
@@ -149,10 +158,10 @@ impl Geometry {
     pub fn spare_factor(&self) -> f64 {
         1.0 - self.fill()
     }
-    /// The fill the analytic models should use: blocks that are free (reserve) or open never
-    /// take part in GC, so they are not spare space (flash-models.md §2.4 step 1).
+    /// The fill the analytic models should use: open blocks never take part in GC, so they are
+    /// not spare space (flash-models.md §2.4 step 1); the reserve lies outside `blocks`.
     pub fn effective_fill(&self, open_blocks: u32) -> f64 {
-        let unusable = (self.reserve_blocks as u64 + open_blocks as u64) * self.ppb();
+        let unusable = open_blocks as u64 * self.ppb();
         self.logical_pages as f64 / (self.physical_pages() - unusable) as f64
     }
 }
@@ -203,11 +212,11 @@ mod tests {
                 "capacity",
             ),
             (
-                8 << 20,
+                4 << 20,
                 4096,
                 1 << 20,
                 Provision::Fill(0.9),
-                "too few blocks",
+                "too little spare",
             ),
         ];
         for (cap, page, block, prov, want) in cases {

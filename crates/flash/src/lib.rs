@@ -11,7 +11,8 @@
 //! Modules: [`geometry`] (shape, OP/fill), [`ftl`] (mapping, frontiers, GC step),
 //! `victim` (policies), [`lists`] (O(1) block lists), [`buffer`] (LRU write buffer),
 //! [`counters`], [`analytic`] (oracles), [`classes`] (frequency classes for `optimal`),
-//! [`runner`] (one simulation with its WAF series), [`emu`] (the emulated SSD's timing model).
+//! [`runner`] (one simulation with its WAF series), [`emu`] (the emulated SSD's timing model),
+//! [`memory`] (what each of them will allocate, estimated before it does).
 
 pub mod analytic;
 pub mod buffer;
@@ -21,13 +22,17 @@ pub mod emu;
 pub mod ftl;
 pub mod geometry;
 pub mod lists;
+pub mod memory;
 pub mod policy;
 pub mod runner;
+mod two_r;
 mod victim;
 
 pub use buffer::{Buffered, WriteBuffer};
 pub use counters::{Counters, GcEffect, WriteEffect};
-pub use ftl::{Ftl, FtlConfig, FtlError};
+pub use ftl::{Ftl, FtlConfig, FtlError, GcMode};
 pub use geometry::{Geometry, GeometryError, Provision};
 pub use policy::{GcPolicy, PolicyError};
-pub use runner::{fill_and_warm, simulate, SeriesPoint, SimConfig, SimError, SimReport};
+pub use runner::{
+    fill_and_warm, simulate, simulate_with, SeriesPoint, SimConfig, SimError, SimReport,
+};

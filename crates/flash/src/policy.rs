@@ -21,9 +21,15 @@ pub enum GcPolicy {
     DChoices(u32),
     /// LFS cost-benefit: maximise (1 - u) * age / (1 + u). O(blocks) per victim.
     CostBenefit,
-    /// Kang et al. 2R with greedy victims: GC-relocated pages go to a separate (cold) region.
+    /// The first closed block under a utilisation threshold, scanning the FIFO of closed blocks
+    /// from a persistent cursor (second chance), relocated to a separate GC frontier.
+    FifoScan,
+    /// Kang et al.'s 2R as SSD-iq's reference simulator implements it (`TwoR.hpp`): a normal
+    /// and a cold region; GC picks a region, gathers its greedy victims until they hold a
+    /// block's worth of invalid pages and merges them; merged blocks that end full are cold.
     TwoRGreedy,
-    /// 2R with FIFO scanning and a utilisation threshold (second-chance).
+    /// 2R with victims taken from the FIFO of full blocks under a utilisation threshold
+    /// (0.5 at first, then 0.7, raised by 0.05 per pass over 70% of the FIFO).
     TwoRFifo,
     /// The lower bound: data separated by write frequency, OP split optimally (analytic).
     Optimal,
@@ -31,12 +37,16 @@ pub enum GcPolicy {
 
 impl GcPolicy {
     /// Policies that always relocate into a separate GC frontier.
-    pub fn has_cold_region(self) -> bool {
+    pub fn implies_gc_frontier(self) -> bool {
+        matches!(self, GcPolicy::FifoScan)
+    }
+    /// The 2R policies: GC merges a group of victims in place (no GC frontier).
+    pub fn is_two_r(self) -> bool {
         matches!(self, GcPolicy::TwoRGreedy | GcPolicy::TwoRFifo)
     }
     /// Policies that need the valid-count buckets kept up to date on every invalidation.
     pub fn needs_buckets(self) -> bool {
-        matches!(self, GcPolicy::Greedy | GcPolicy::TwoRGreedy)
+        matches!(self, GcPolicy::Greedy)
     }
 }
 
@@ -60,6 +70,7 @@ impl FromStr for GcPolicy {
             "fifo" | "lrw" => GcPolicy::Fifo,
             "random" => GcPolicy::Random,
             "cost-benefit" | "costbenefit" | "cb" => GcPolicy::CostBenefit,
+            "fifo-scan" => GcPolicy::FifoScan,
             "2r-greedy" | "2r-g" => GcPolicy::TwoRGreedy,
             "2r-fifo" | "2r-f" => GcPolicy::TwoRFifo,
             "optimal" => GcPolicy::Optimal,
@@ -75,7 +86,7 @@ impl FromStr for GcPolicy {
                 }
                 None => {
                     return Err(err(
-                        "expected greedy, fifo, random, dchoices:D, cost-benefit, 2r-greedy, 2r-fifo or optimal",
+                        "expected greedy, fifo, random, dchoices:D, cost-benefit, fifo-scan, 2r-greedy, 2r-fifo or optimal",
                     ))
                 }
             },
@@ -91,6 +102,7 @@ impl fmt::Display for GcPolicy {
             GcPolicy::Random => f.write_str("random"),
             GcPolicy::DChoices(d) => write!(f, "dchoices:{d}"),
             GcPolicy::CostBenefit => f.write_str("cost-benefit"),
+            GcPolicy::FifoScan => f.write_str("fifo-scan"),
             GcPolicy::TwoRGreedy => f.write_str("2r-greedy"),
             GcPolicy::TwoRFifo => f.write_str("2r-fifo"),
             GcPolicy::Optimal => f.write_str("optimal"),
@@ -116,6 +128,7 @@ mod tests {
             "random",
             "dchoices:10",
             "cost-benefit",
+            "fifo-scan",
             "2r-greedy",
             "2r-fifo",
             "optimal",

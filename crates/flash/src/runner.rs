@@ -1,8 +1,8 @@
-//! One simulation run: sequential fill, then `drive_writes` x logical capacity of workload
-//! page writes through an optional LRU write buffer into the FTL, with a WAF series every
-//! tenth of a drive write.
+//! One simulation run: sequential fill, `warmup_drive_writes` x logical capacity of workload
+//! page writes, then `drive_writes` x logical capacity of measured ones, all through an
+//! optional LRU write buffer into the FTL, with a WAF series every tenth of a drive write.
 //!
-//! WAF definitions (all over workload writes only; the fill is excluded):
+//! WAF definitions (all over measured workload writes only; fill and warm-up are excluded):
 //! - running WAF: flash programs / host writes over the last series interval;
 //! - cumulative WAF: since the workload started;
 //! - `waf`: over the final half of the workload writes (the first half is warm-up).
@@ -10,12 +10,12 @@
 //! Host writes are counted at the interface, so writes absorbed by the buffer lower WAF.
 
 use serde::Serialize;
-use ssdiq_workload::{Draw, PageStream, Pattern, PatternError, StreamConfig};
+use ssdiq_workload::{Draw, DrawSource, PageStream, Pattern, PatternError, StreamConfig};
 
 use crate::analytic::{greedy_waf, optimal_split};
 use crate::buffer::{Buffered, WriteBuffer};
 use crate::classes::{pattern_classes, Classes};
-use crate::ftl::{Ftl, FtlConfig, FtlError};
+use crate::ftl::{Ftl, FtlConfig, FtlError, GcMode};
 use crate::geometry::Geometry;
 use crate::policy::GcPolicy;
 
@@ -23,10 +23,15 @@ use crate::policy::GcPolicy;
 pub struct SimConfig {
     pub geometry: Geometry,
     pub policy: GcPolicy,
-    /// A separate GC frontier (implied by 2R policies).
+    /// A separate GC frontier.
     pub gc_frontier: bool,
+    /// When GC stops collecting (naive single log or batched).
+    pub gc_mode: GcMode,
     pub pattern: Pattern,
-    /// Workload writes after the fill, in units of the logical capacity.
+    /// Workload writes after the fill that are not measured, in units of the logical capacity
+    /// (SSD-iq's simulator warms up with one physical capacity: 1 / fill).
+    pub warmup_drive_writes: f64,
+    /// Measured workload writes after the warm-up, in units of the logical capacity.
     pub drive_writes: f64,
     pub seed: u64,
     /// LRU write buffer size in pages (0: none).
@@ -73,10 +78,12 @@ pub enum SimError {
     Ftl(#[from] FtlError),
     #[error(transparent)]
     Pattern(#[from] PatternError),
-    #[error("no optimal bound is implemented for pattern {0}")]
+    #[error("no optimal bound is implemented for {0}")]
     NoBound(String),
     #[error("invalid writes {0}: must be > 0")]
     Writes(f64),
+    #[error("invalid warm-up {0}: must be >= 0")]
+    Warmup(f64),
 }
 
 fn ratio(a: u64, b: u64) -> f64 {
@@ -101,10 +108,13 @@ pub fn fill_and_warm(ftl: &mut Ftl, drive_writes: u64, rng: &mut ssdiq_workload:
 
 pub fn simulate(
     cfg: &SimConfig,
-    mut on_point: impl FnMut(&SeriesPoint),
+    on_point: impl FnMut(&SeriesPoint),
 ) -> Result<SimReport, SimError> {
     if !(cfg.drive_writes > 0.0 && cfg.drive_writes.is_finite()) {
         return Err(SimError::Writes(cfg.drive_writes));
+    }
+    if !(cfg.warmup_drive_writes >= 0.0 && cfg.warmup_drive_writes.is_finite()) {
+        return Err(SimError::Warmup(cfg.warmup_drive_writes));
     }
     let g = cfg.geometry;
     let u = g.logical_pages;
@@ -116,20 +126,53 @@ pub fn simulate(
         &cfg.pattern,
         StreamConfig::single(u, g.page_bytes, cfg.seed),
     )?;
+    run(cfg, &mut stream, model, on_point)
+}
+
+/// One run whose page draws come from `source` (a trace) instead of `cfg.pattern`, which is
+/// not used. The `optimal` bound needs a pattern's frequency classes and is refused. If the
+/// source fails, the run stops early; its caller reports the source's error.
+pub fn simulate_with<S: DrawSource>(
+    cfg: &SimConfig,
+    source: &mut S,
+    on_point: impl FnMut(&SeriesPoint),
+) -> Result<SimReport, SimError> {
+    if !(cfg.drive_writes > 0.0 && cfg.drive_writes.is_finite()) {
+        return Err(SimError::Writes(cfg.drive_writes));
+    }
+    if cfg.policy == GcPolicy::Optimal {
+        return Err(SimError::NoBound("a trace".into()));
+    }
+    let g = cfg.geometry;
+    let model = greedy_waf(g.effective_fill(1), g.pages_per_block);
+    run(cfg, source, model, on_point)
+}
+
+fn run<S: DrawSource>(
+    cfg: &SimConfig,
+    stream: &mut S,
+    model: f64,
+    mut on_point: impl FnMut(&SeriesPoint),
+) -> Result<SimReport, SimError> {
+    let g = cfg.geometry;
+    let u = g.logical_pages;
     let mut ftl = Ftl::new(FtlConfig {
         geometry: g,
         policy: cfg.policy,
         streams: 1,
         gc_frontier: cfg.gc_frontier,
+        mode: cfg.gc_mode,
         seed: cfg.seed ^ 0x5EED_0F6C,
     })?;
     // Sequential fill (SSD-iq §3.1: steady state within about one more drive write).
     for lpn in 0..u {
         ftl.write(lpn, 0);
     }
-    let c0 = ftl.counters().clone();
     let mut buf = WriteBuffer::new(cfg.buffer_pages as usize);
     let use_buf = cfg.buffer_pages > 0;
+    // One loop for warm-up and measurement: a single call site keeps the generator inlined.
+    let mut warm_left = (cfg.warmup_drive_writes * u as f64).round() as u64;
+    let mut c0 = ftl.counters().clone();
     let total = (cfg.drive_writes * u as f64).round().max(1.0) as u64;
     let half = total / 2;
     // Mark k sits at round(k u / points): exact tenths, no drift, last mark = total.
@@ -141,9 +184,10 @@ pub fn simulate(
     let (mut last_host, mut last_flash) = (0u64, 0u64);
     let mut half_flash = 0u64;
     let mut series = Vec::new();
-    let flash_now = |ftl: &Ftl| ftl.counters().flash_programs() - c0.flash_programs();
-    let mut ahead = Lookahead::new(&mut stream);
-    while host < total {
+    let flash_now =
+        |ftl: &Ftl, c0: &crate::Counters| ftl.counters().flash_programs() - c0.flash_programs();
+    let mut ahead = Lookahead::new(stream);
+    while host < total && !ahead.stream.failed() {
         let draw = ahead.next(|p| {
             if !use_buf {
                 ftl.prefetch(p)
@@ -151,23 +195,21 @@ pub fn simulate(
         });
         match draw {
             Draw::Page(p) => {
-                host += 1;
-                if use_buf {
-                    match buf.write(p) {
-                        Buffered::Hit => hits += 1,
-                        Buffered::Stored => {}
-                        Buffered::Evict(q) => {
-                            ftl.write(q, 0);
-                        }
+                let hit = host_write(&mut ftl, &mut buf, use_buf, p);
+                if warm_left > 0 {
+                    warm_left -= 1;
+                    if warm_left == 0 {
+                        c0 = ftl.counters().clone();
                     }
-                } else {
-                    ftl.write(p, 0);
+                    continue;
                 }
+                host += 1;
+                hits += u64::from(hit);
                 if host == half {
-                    half_flash = flash_now(&ftl);
+                    half_flash = flash_now(&ftl, &c0);
                 }
                 if host == next_mark {
-                    let flash = flash_now(&ftl);
+                    let flash = flash_now(&ftl, &c0);
                     let pt = SeriesPoint {
                         drive_writes: host as f64 / u as f64,
                         host_writes: host,
@@ -189,18 +231,11 @@ pub fn simulate(
                     };
                 }
             }
-            Draw::Trim { start, pages } => {
-                for l in start..start + pages {
-                    if use_buf {
-                        buf.discard(l);
-                    }
-                    ftl.trim(l);
-                }
-            }
+            Draw::Trim { start, pages } => trim(&mut ftl, &mut buf, use_buf, start, pages),
         }
     }
     let c = ftl.counters();
-    let flash = flash_now(&ftl);
+    let flash = flash_now(&ftl, &c0);
     let victims: u64 = c
         .victim_valid
         .iter()
@@ -234,18 +269,44 @@ pub fn simulate(
     })
 }
 
+/// One host page write through the optional buffer; true if the buffer absorbed it.
+#[inline(always)]
+fn host_write(ftl: &mut Ftl, buf: &mut WriteBuffer, use_buf: bool, p: u64) -> bool {
+    if !use_buf {
+        ftl.write(p, 0);
+        return false;
+    }
+    match buf.write(p) {
+        Buffered::Hit => true,
+        Buffered::Stored => false,
+        Buffered::Evict(q) => {
+            ftl.write(q, 0);
+            false
+        }
+    }
+}
+
+fn trim(ftl: &mut Ftl, buf: &mut WriteBuffer, use_buf: bool, start: u64, pages: u64) {
+    for l in start..start + pages {
+        if use_buf {
+            buf.discard(l);
+        }
+        ftl.trim(l);
+    }
+}
+
 /// Draws a few writes ahead of the FTL so each write's map entry can be loaded before it is
 /// needed: the generator is pure, so drawing early changes nothing but timing.
-struct Lookahead<'a> {
-    stream: &'a mut PageStream,
+struct Lookahead<'a, S: DrawSource> {
+    stream: &'a mut S,
     ring: [Draw; LOOKAHEAD],
     pos: usize,
 }
 
 const LOOKAHEAD: usize = 8;
 
-impl<'a> Lookahead<'a> {
-    fn new(stream: &'a mut PageStream) -> Self {
+impl<'a, S: DrawSource> Lookahead<'a, S> {
+    fn new(stream: &'a mut S) -> Self {
         let ring = std::array::from_fn(|_| stream.next_draw());
         Self {
             stream,
@@ -275,7 +336,7 @@ fn optimal(cfg: &SimConfig, model: f64) -> Result<SimReport, SimError> {
             optimal_split(1.0 / g.effective_fill(1), &c, Some(g.pages_per_block)).waf
         }
         Classes::Sequential => 1.0,
-        Classes::Unknown => return Err(SimError::NoBound(cfg.pattern.to_string())),
+        Classes::Unknown => return Err(SimError::NoBound(format!("pattern {}", cfg.pattern))),
     };
     Ok(SimReport {
         method: "analytic",

@@ -1,20 +1,20 @@
 //! Victim selection, one function per GC policy. Only full blocks are candidates.
 //!
 //! Costs: greedy O(1) amortised (valid-count buckets with a lower-bound pointer that only
-//! moves up when a bucket empties), fifo O(1), random O(1), dchoices O(D), 2r-fifo O(scan),
-//! cost-benefit O(full blocks).
+//! moves up when a bucket empties), fifo O(1), random O(1), dchoices O(D), fifo-scan O(scan),
+//! cost-benefit O(full blocks). The 2R policies choose groups of victims (`two_r.rs`).
 
 use crate::ftl::Ftl;
 use crate::lists::NIL;
 use crate::policy::GcPolicy;
 
-/// 2R-FIFO: a block is collected only if its valid fraction is below this (Kang et al.'s
-/// selective merge threshold; SSD-iq's TwoR uses 0.7 after the first collection).
-const TWO_R_UTIL: f64 = 0.7;
-/// 2R-FIFO: after scanning this fraction of the FIFO without a victim, restart at the head
-/// with a threshold raised by `TWO_R_STEP` ("second chance").
-const TWO_R_SCAN_DEPTH: f64 = 0.7;
-const TWO_R_STEP: f64 = 0.05;
+/// fifo-scan: a block is collected only if its valid fraction is below this (Kang et al.'s
+/// selective merge threshold, as SSD-iq's TwoR uses after its first collection).
+const SCAN_UTIL: f64 = 0.7;
+/// fifo-scan: after scanning this fraction of the FIFO without a victim, restart at the head
+/// with a threshold raised by `SCAN_STEP` ("second chance").
+const SCAN_DEPTH: f64 = 0.7;
+const SCAN_STEP: f64 = 0.05;
 
 impl Ftl {
     pub(crate) fn pick_victim(&mut self) -> Option<u32> {
@@ -22,7 +22,7 @@ impl Ftl {
             return None;
         }
         Some(match self.policy {
-            GcPolicy::Greedy | GcPolicy::TwoRGreedy => self.greedy_victim(),
+            GcPolicy::Greedy => self.greedy_victim(),
             GcPolicy::Fifo => self.fifo.head(0),
             GcPolicy::Random => {
                 let i = self.rng.below(self.full_set.len() as u64) as usize;
@@ -40,7 +40,10 @@ impl Ftl {
                 best
             }
             GcPolicy::CostBenefit => self.cost_benefit_victim(),
-            GcPolicy::TwoRFifo => self.two_r_fifo_victim(),
+            GcPolicy::FifoScan => self.fifo_scan_victim(),
+            GcPolicy::TwoRGreedy | GcPolicy::TwoRFifo => {
+                unreachable!("2R chooses groups of victims (two_r.rs)")
+            }
             GcPolicy::Optimal => unreachable!("optimal is never simulated"),
         })
     }
@@ -74,11 +77,12 @@ impl Ftl {
 
     /// Scan the FIFO of closed blocks from the persistent cursor for the first block below
     /// the utilisation threshold; young hot blocks get time to die, cold blocks that GC just
-    /// wrote are not rewritten at once.
-    fn two_r_fifo_victim(&mut self) -> u32 {
+    /// wrote are not rewritten at once. The cursor stays on the victim; removing the victim
+    /// moves it to the next block.
+    fn fifo_scan_victim(&mut self) -> u32 {
         let n = self.fifo.len(0) as usize;
-        let depth = ((TWO_R_SCAN_DEPTH * n as f64) as usize).max(1);
-        let mut limit = TWO_R_UTIL * self.ppb as f64;
+        let depth = ((SCAN_DEPTH * n as f64) as usize).max(1);
+        let mut limit = SCAN_UTIL * self.ppb as f64;
         let mut cur = self.fifo_cursor;
         let mut steps = 0usize;
         loop {
@@ -86,6 +90,7 @@ impl Ftl {
                 cur = self.fifo.head(0);
             }
             if (self.valid[cur as usize] as f64) < limit {
+                self.fifo_cursor = cur;
                 return cur;
             }
             cur = self.fifo.next(cur);
@@ -93,7 +98,7 @@ impl Ftl {
             if steps >= depth {
                 cur = self.fifo.head(0);
                 steps = 0;
-                limit += TWO_R_STEP * self.ppb as f64;
+                limit += SCAN_STEP * self.ppb as f64;
             }
         }
     }

@@ -5,7 +5,7 @@ use ssdiq_flash::emu::{builtin, Drive, Profile, LBA_BYTES};
 use ssdiq_workload::SeededRng;
 
 fn drive(extra: &[(&str, &str)]) -> Drive {
-    let mut o = vec![("capacity", "256MiB"), ("units_per_block", "1")];
+    let mut o = vec![("capacity", "256MiB")];
     o.extend_from_slice(extra);
     Drive::new(&Profile::parse(builtin("default").unwrap(), &o).unwrap()).unwrap()
 }

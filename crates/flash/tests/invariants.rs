@@ -2,7 +2,7 @@
 //! streams, a GC frontier, trims and explicit GC steps.
 
 use proptest::prelude::*;
-use ssdiq_flash::{Ftl, FtlConfig, GcPolicy, Geometry, Provision};
+use ssdiq_flash::{Ftl, FtlConfig, GcMode, GcPolicy, Geometry, Provision};
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -18,6 +18,7 @@ fn policy() -> impl Strategy<Value = GcPolicy> {
         Just(GcPolicy::Random),
         Just(GcPolicy::DChoices(3)),
         Just(GcPolicy::CostBenefit),
+        Just(GcPolicy::FifoScan),
         Just(GcPolicy::TwoRGreedy),
         Just(GcPolicy::TwoRFifo),
     ]
@@ -38,12 +39,17 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     #[test]
     fn invariants_hold(policy in policy(), streams in 1u32..4, gc_frontier: bool,
-                       hot in 1u64..100, ops in ops()) {
+                       batched: bool, reserve in 1u32..4, hot in 1u64..100, ops in ops()) {
         // 40 blocks of 8 pages, OP 50%: small enough that GC runs constantly.
-        let g = Geometry::new(40 * 8 * 4096, 4096, 8 * 4096, Provision::Fill(0.6), 2).unwrap();
-        let u = g.logical_pages;
-        let mut ftl = Ftl::new(FtlConfig { geometry: g, policy, streams, gc_frontier, seed: 1 })
+        let g = Geometry::new(40 * 8 * 4096, 4096, 8 * 4096, Provision::Fill(0.6), reserve)
             .unwrap();
+        let u = g.logical_pages;
+        let mode = if batched { GcMode::Batched } else { GcMode::Naive };
+        // 2R merges in place: no GC frontier.
+        let gc_frontier = gc_frontier && !policy.is_two_r();
+        let mut ftl =
+            Ftl::new(FtlConfig { geometry: g, policy, streams, gc_frontier, mode, seed: 1 })
+                .unwrap();
         let mut host = 0u64;
         for op in ops {
             match op {
@@ -64,5 +70,6 @@ proptest! {
         let c = ftl.counters();
         prop_assert_eq!(c.host_programs, host);
         prop_assert_eq!(c.erases, c.victim_valid.iter().sum::<u64>());
+        prop_assert_eq!(c.flash_programs(), c.host_programs + c.gc_programs);
     }
 }

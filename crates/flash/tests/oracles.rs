@@ -14,7 +14,7 @@ use ssdiq_flash::{Ftl, FtlConfig, GcPolicy, Geometry, Provision};
 use ssdiq_workload::SeededRng;
 
 const BLOCKS: u64 = 10_240;
-const RESERVE: u32 = 2;
+const RESERVE: u32 = 1;
 
 fn geometry(ppb: u64, op: f64) -> Geometry {
     Geometry::new(

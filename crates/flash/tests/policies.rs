@@ -1,6 +1,6 @@
 //! Whole runs through `simulate`: the orderings and exact cases the issue asks for.
 
-use ssdiq_flash::{simulate, GcPolicy, Geometry, Provision, SimConfig, SimReport};
+use ssdiq_flash::{simulate, GcMode, GcPolicy, Geometry, Provision, SimConfig, SimReport};
 use ssdiq_workload::Pattern;
 
 fn cfg(blocks: u64, ppb: u64, fill: f64, policy: GcPolicy, pattern: &str) -> SimConfig {
@@ -10,12 +10,14 @@ fn cfg(blocks: u64, ppb: u64, fill: f64, policy: GcPolicy, pattern: &str) -> Sim
             4096,
             ppb * 4096,
             Provision::Fill(fill),
-            2,
+            1,
         )
         .unwrap(),
         policy,
         gc_frontier: false,
+        gc_mode: GcMode::Naive,
         pattern: Pattern::parse(pattern).unwrap(),
+        warmup_drive_writes: 0.0,
         drive_writes: 4.0,
         seed: 7,
         buffer_pages: 0,
@@ -27,12 +29,13 @@ fn sim(c: &SimConfig) -> SimReport {
     simulate(c, |_| {}).unwrap()
 }
 
-const ALL: [GcPolicy; 7] = [
+const ALL: [GcPolicy; 8] = [
     GcPolicy::Greedy,
     GcPolicy::Fifo,
     GcPolicy::Random,
     GcPolicy::DChoices(4),
     GcPolicy::CostBenefit,
+    GcPolicy::FifoScan,
     GcPolicy::TwoRGreedy,
     GcPolicy::TwoRFifo,
 ];
@@ -55,24 +58,45 @@ fn optimal_is_a_lower_bound_for_every_policy() {
 
 #[test]
 fn two_r_policies_beat_greedy_on_hot_cold() {
-    // 2R-FIFO (cold region + FIFO scan with a utilisation threshold) exploits the skew
-    // strongly (measured 2.86 vs 4.05 here). 2R-greedy (cold region + global greedy, which
-    // is what SSD-iq's TwoR region choice amounts to) stays within noise of greedy: the
-    // paper's Fig. 3b also has SSDs "between naive greedy and 2R-greedy", both rising with
-    // skew. So: 2R-FIFO must win clearly; 2R-greedy must not lose beyond noise (the runs
-    // scatter by ~0.5% at 4096 blocks).
+    // 2R-FIFO (victims from the FIFO under a utilisation threshold, merged; full merges are
+    // cold) exploits the skew strongly (measured 2.38 vs 4.72 here); 2R-greedy less so
+    // (3.97): its region choice mostly collects the normal region, where hot and cold pages
+    // still mix. SSD-iq's Fig. 3b has the same order.
     let greedy = sim(&cfg(4096, 32, 0.875, GcPolicy::Greedy, "twozone:90/10")).waf;
     let two_r_fifo = sim(&cfg(4096, 32, 0.875, GcPolicy::TwoRFifo, "twozone:90/10")).waf;
     let two_r_greedy = sim(&cfg(4096, 32, 0.875, GcPolicy::TwoRGreedy, "twozone:90/10")).waf;
     eprintln!("90/10: greedy {greedy:.4}, 2r-fifo {two_r_fifo:.4}, 2r-greedy {two_r_greedy:.4}");
     assert!(
-        two_r_fifo < greedy * 0.85,
+        two_r_fifo < greedy * 0.7,
         "2r-fifo {two_r_fifo} vs greedy {greedy}"
     );
     assert!(
-        two_r_greedy < greedy * 1.01,
-        "2r-greedy {two_r_greedy} vs greedy {greedy}"
+        two_r_greedy < greedy * 0.95 && two_r_greedy > two_r_fifo,
+        "2r-greedy {two_r_greedy} vs greedy {greedy}, 2r-fifo {two_r_fifo}"
     );
+}
+
+#[test]
+fn batched_collection_separates_gc_data_and_only_helps_under_skew() {
+    // Naive greedy (one log) vs batched collection (relocated pages in blocks of their own):
+    // the same under uniform writes, lower under skew (SSD-iq §4's naive greedy is the
+    // former; the issue-13 finding was the latter posing as greedy).
+    let run = |pattern: &str, mode: GcMode| {
+        let mut c = cfg(4096, 32, 0.875, GcPolicy::Greedy, pattern);
+        c.gc_mode = mode;
+        sim(&c).waf
+    };
+    let (un, ub) = (
+        run("uniform", GcMode::Naive),
+        run("uniform", GcMode::Batched),
+    );
+    let (sn, sb) = (
+        run("twozone:90/10", GcMode::Naive),
+        run("twozone:90/10", GcMode::Batched),
+    );
+    eprintln!("uniform naive {un:.4} batched {ub:.4}; 90/10 naive {sn:.4} batched {sb:.4}");
+    assert!((ub / un - 1.0).abs() < 0.01, "uniform: {un} vs {ub}");
+    assert!(sb < sn * 0.95, "90/10: naive {sn} vs batched {sb}");
 }
 
 #[test]

@@ -55,7 +55,16 @@ pub fn check_destructive(path: &Path, allow_destroy: Option<&Path>) -> Result<()
     };
     let shown = path.display();
     if let Some(allowed) = allow_destroy {
-        let other = block_rdev(allowed).map_err(|e| io_err(allowed, e))?;
+        let other = match block_rdev(allowed) {
+            Ok(o) => o,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(SafetyError::Refused(format!(
+                    "refusing to write to {shown}: --allow-destroy names {}, which does not exist",
+                    allowed.display()
+                )))
+            }
+            Err(e) => return Err(io_err(allowed, e)),
+        };
         if other == Some(rdev) {
             return Ok(());
         }

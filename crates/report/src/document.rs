@@ -25,10 +25,16 @@ pub fn run_markdown(r: &RunResult) -> String {
     let (t2, t3) = build_tables(&[r]);
     let _ = write!(s, "{}\n{}\n", markdown::table(&t2), markdown::table(&t3));
     let _ = writeln!(s, "### Steps\n");
+    if r.steps.iter().any(|st| st.value.is_some()) {
+        let _ = writeln!(
+            s,
+            "MB/s and k IOPS: the reference's mean over 60-99% of the step after its moving-mean filter (docs/protocol.md); probes: the medians over their intervals. Steady: the SNIA rule on 30 rounds of the step, throughput and WAF.\n"
+        );
+    }
     let _ = writeln!(s, "| {} |", STEP_HEADER.join(" | "));
     let _ = writeln!(
         s,
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "|---:|---|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|---:|"
     );
     for row in step_rows(r) {
         let _ = writeln!(s, "| {} |", row.join(" | "));

@@ -44,14 +44,43 @@ pub fn run_facts(r: &RunResult) -> Vec<Fact> {
         add(
             "run",
             format!(
-                "{}seed {}, {} thread(s), reset: {}, {:.1} s in total",
+                "{}{}seed {}{}, reset: {}, {:.1} s in total{}",
+                i.protocol
+                    .as_deref()
+                    .map(|p| format!("protocol {p}, "))
+                    .unwrap_or_default(),
                 if i.quick { "quick, " } else { "" },
                 i.seed,
-                i.threads,
+                if i.threads > 0 {
+                    format!(", {} thread(s)", i.threads)
+                } else {
+                    String::new()
+                },
                 i.reset,
-                i.elapsed_s
+                i.elapsed_s,
+                i.wall_s
+                    .filter(|_| r.clock == "virtual")
+                    .map(|w| format!(" ({w:.1} s wall)"))
+                    .unwrap_or_default()
             ),
         );
+        if let (Some(t), Some(l), Some(d)) = (i.time_scale, i.load_time_scale, i.drive_write_scale)
+        {
+            add(
+                "scales",
+                format!(
+                    "time x{t:.4}, idle x{:.4}, latency under load x{l:.4}, drive writes x{d:.3}; repetitions {}, fill {}{}",
+                    i.idle_time_scale.unwrap_or(t),
+                    i.repeat.unwrap_or(1),
+                    i.fill.unwrap_or(1.0),
+                    if i.until_steady == Some(true) {
+                        ", until steady"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+        }
         add(
             "preconditioning",
             format!(
@@ -62,7 +91,10 @@ pub fn run_facts(r: &RunResult) -> Vec<Fact> {
         );
     }
     if let Some(b) = &r.derived.load_basis {
-        add("latency under load", format!("background writes at {b}"));
+        add("latency under load", b.clone());
+    }
+    if let Some(b) = &r.derived.implied_basis {
+        add("implied WA", format!("divides {b}"));
     }
     if let Some(applied) = r.step(steps::LATENCY_UNDER_LOAD).and_then(load_applied) {
         add("load applied", applied);
@@ -98,47 +130,96 @@ fn load_applied(s: &StepResult) -> Option<String> {
     Some(text)
 }
 
-pub const STEP_HEADER: [&str; 12] = [
+pub const STEP_HEADER: [&str; 15] = [
+    "pass",
     "Step",
+    "stage",
     "rw",
     "pattern",
     "bs",
-    "qd x threads",
+    "threads x QD",
+    "s",
     "MB/s",
     "k IOPS",
+    "probe avg / P99.9 [us]",
     "WA meas.",
     "WA impl.",
-    "rounds",
-    "steady window",
+    "steady",
     "drive writes",
 ];
 
-/// One row per step, the columns of [`STEP_HEADER`].
-pub fn step_rows(r: &RunResult) -> Vec<[String; 12]> {
+/// A request size as the tables show it: KiB when whole.
+fn kib(bytes: u64) -> String {
+    if bytes >= 1024 && bytes.is_multiple_of(1024) {
+        format!("{}K", bytes / 1024)
+    } else {
+        bytes.to_string()
+    }
+}
+
+/// One row per step, the columns of [`STEP_HEADER`]: the step's value by the reference rule
+/// where the result has one (latency under load: the probe medians), else its totals.
+pub fn step_rows(r: &RunResult) -> Vec<[String; 15]> {
     r.steps
         .iter()
         .map(|st| {
-            let (mb, kiops) = st
-                .ops
-                .values()
-                .fold((0.0, 0.0), |(m, k), o| (m + o.mb_s, k + o.iops / 1e3));
+            let (mb, kiops) = match &st.value {
+                Some(v) => (v.mb_s, v.iops.map(|i| i / 1e3)),
+                None => {
+                    let (m, k) = st
+                        .ops
+                        .values()
+                        .fold((0.0, 0.0), |(m, k), o| (m + o.mb_s, k + o.iops / 1e3));
+                    (Some(m), Some(k))
+                }
+            };
+            let probes: Vec<String> = match &st.value {
+                Some(v) if !v.probes.is_empty() => v
+                    .probes
+                    .iter()
+                    .map(|(op, p)| format!("{op} {:.0} / {:.0}", p.mean_ns / 1e3, p.p99_9_ns / 1e3))
+                    .collect(),
+                _ => st
+                    .probes
+                    .iter()
+                    .map(|(op, p)| {
+                        format!(
+                            "{op} {:.0} / {:.0}",
+                            p.lat_ns.mean / 1e3,
+                            p.lat_ns.p99_9 as f64 / 1e3
+                        )
+                    })
+                    .collect(),
+            };
             let c = st.convergence.as_ref();
             [
+                st.pass.map(|p| p.to_string()).unwrap_or_default(),
                 st.name.clone(),
+                st.stage.clone().unwrap_or_default(),
                 st.rw.clone(),
                 st.pattern.clone(),
-                st.bs.to_string(),
-                format!("{} x {}", st.qd, st.threads),
-                format!("{mb:.0}"),
-                format!("{kiops:.1}"),
+                kib(st.bs),
+                format!("{}x{}", st.threads, st.qd),
+                opt(st.elapsed_s, 1),
+                opt(mb, 0),
+                opt(kiops, 1),
+                if probes.is_empty() {
+                    "-".into()
+                } else {
+                    probes.join(", ")
+                },
                 opt(st.waf_measured, 2),
                 opt(st.waf_implied, 2),
-                st.series.len().to_string(),
                 match c {
-                    Some(c) if c.converged => {
-                        format!("from round {}", c.window_first.unwrap_or(0))
+                    Some(c) if c.within_reference.unwrap_or(c.converged) => {
+                        format!(
+                            "rounds {}-{}",
+                            c.window_first.unwrap_or(0) + 1,
+                            c.window_first.unwrap_or(0) + 5
+                        )
                     }
-                    Some(_) => "not steady".into(),
+                    Some(c) if c.converged => "after extension".into(),
+                    Some(_) => "no".into(),
                     None => "-".into(),
                 },
                 opt(c.map(|c| c.drive_writes), 2),

@@ -2,7 +2,9 @@
 //! published them. Tables and comparison charts read only these, so a published drive and a
 //! measured one go through the same colour rules.
 
-use ssdiq_schema::{steps, Convergence, RunResult, Spec, StepResult};
+use std::collections::BTreeMap;
+
+use ssdiq_schema::{figures as keys, steps, Convergence, Figure, RunResult, Spec, StepResult};
 
 /// One value per write workload of the paper: uniform, two-zone 80/20, Zipf 0.8.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -65,6 +67,16 @@ pub struct DriveFigures {
     pub op_formula: Option<f64>,
     pub op_greedy: Option<f64>,
     pub steady: Skewed<Option<Convergence>>,
+    /// Every run of each workload (repetitions): steady or not, within its drive writes.
+    pub steady_runs: Skewed<Vec<Convergence>>,
+    /// QD1 latency on the idle drive (the reference's read-lat / write-lat steps), µs.
+    pub read_idle_us: Option<f64>,
+    pub write_idle_us: Option<f64>,
+    /// Where a figure has several samples (passes, before/after, repetitions): its min and
+    /// max, by the keys of `ssdiq_schema::figures`; the fields above hold the medians.
+    pub spread: BTreeMap<String, (f64, f64)>,
+    /// A file target: WA and OP describe the filesystem stack, not a drive.
+    pub file: bool,
 }
 
 impl DriveFigures {
@@ -72,7 +84,52 @@ impl DriveFigures {
         matches!(self.origin, Origin::Published { .. })
     }
 
+    /// The figures of a run: its `figures` (medians over every sample) when it has them, else,
+    /// for results of earlier versions, the one step of each name.
     pub fn from_run(r: &RunResult) -> Self {
+        let mut d = Self::from_steps(r);
+        if r.figures.is_empty() {
+            return d;
+        }
+        let f = |k: &str| r.figure(k).map(|x| x.median);
+        let sk = |metric: &str| Skewed {
+            unif: f(&keys::of(metric, "uniform")),
+            twoz: f(&keys::of(metric, "twozone")),
+            zipf: f(&keys::of(metric, "zipf")),
+        };
+        d.seq_read_mb_s = f(keys::SEQ_READ_MB_S);
+        d.seq_write_mb_s = f(keys::SEQ_WRITE_MB_S);
+        d.rand_read_kiops = f(keys::RAND_READ_KIOPS);
+        d.rand_write_kiops = sk(keys::RAND_WRITE_KIOPS);
+        d.read_lat_us = Tail {
+            avg: f(keys::READ_LAT_LOAD_AVG_US),
+            p999: f(keys::READ_LAT_LOAD_P999_US),
+        };
+        d.write_lat_us = Tail {
+            avg: f(keys::WRITE_LAT_LOAD_AVG_US),
+            p999: f(keys::WRITE_LAT_LOAD_P999_US),
+        };
+        d.wa_measured = sk(keys::WAF_MEASURED);
+        d.wa_implied = sk(keys::WAF_IMPLIED);
+        d.op_formula = f(keys::OP_ESTIMATE);
+        d.op_greedy = f(keys::OP_ESTIMATE_GREEDY);
+        d.read_idle_us = f(keys::READ_LAT_IDLE_US);
+        d.write_idle_us = f(keys::WRITE_LAT_IDLE_US);
+        d.spread = r
+            .figures
+            .iter()
+            .filter(|(_, x)| x.samples.len() > 1)
+            .map(|(k, x): (&String, &Figure)| (k.clone(), (x.min, x.max)))
+            .collect();
+        d
+    }
+
+    /// The spread of a figure, when it has several samples.
+    pub fn spread(&self, key: &str) -> Option<(f64, f64)> {
+        self.spread.get(key).copied()
+    }
+
+    fn from_steps(r: &RunResult) -> Self {
         let op = |step: &str, op: &str| r.step(step).and_then(|s| s.ops.get(op));
         let probe = |name: &str| {
             let o = r
@@ -89,6 +146,13 @@ impl DriveFigures {
             zipf: r.step(SKEWED_STEPS[2]).and_then(f),
         };
         let steady = |i: usize| r.step(SKEWED_STEPS[i]).and_then(|s| s.convergence.clone());
+        let steady_all = |i: usize| {
+            r.steps
+                .iter()
+                .filter(|s| s.name == SKEWED_STEPS[i])
+                .filter_map(|s| s.convergence.clone())
+                .collect::<Vec<_>>()
+        };
         DriveFigures {
             name: r
                 .target
@@ -114,6 +178,15 @@ impl DriveFigures {
                 twoz: steady(1),
                 zipf: steady(2),
             },
+            steady_runs: Skewed {
+                unif: steady_all(0),
+                twoz: steady_all(1),
+                zipf: steady_all(2),
+            },
+            read_idle_us: None,
+            write_idle_us: None,
+            spread: BTreeMap::new(),
+            file: r.target.kind.as_deref() == Some("file"),
         }
     }
 }

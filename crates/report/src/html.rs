@@ -8,7 +8,7 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use crate::chart::{DotChart, LineChart};
-use crate::charts::{self, compare, latency, steps as step_charts, Drive};
+use crate::charts::{self, compare, device, latency, steps as step_charts, Drive};
 use crate::colour::Colour;
 use crate::facts::{run_facts, step_rows, STEP_HEADER};
 use crate::figures::DriveFigures;
@@ -83,19 +83,19 @@ pub fn chart_sections(results: &[&RunResult], reference: Option<&Reference>) -> 
     for probe in ["read", "write"] {
         lat.push(line(
             latency::tail(&drives, probe),
-            &format!("The whole latency distribution of the QD1 {probe} probe, from its histogram, one line per drive. The x axis counts nines (90, 99, 99.9, ...), so the tail gets as much room as the median; a line ends at the slowest I/O. Lower is better; a line that turns up at the right is a tail."),
+            &format!("The whole latency distribution of the {probe} probe, from its histogram, one line per drive. The x axis counts nines (90, 99, 99.9, ...), so the tail gets as much room as the median; a line ends at the slowest I/O. Lower is better; a line that turns up at the right is a tail."),
         ));
     }
     for probe in ["read", "write"] {
         lat.push(line(
             latency::over_time(&drives, probe),
-            &format!("P99 (thick, with dots) and mean (thin) of the {probe} probe in each second of the step. Spikes are stalls (garbage collection, a full write buffer); a gap is a second in which no probe completed."),
+            &format!("P99.9 (dashed), P99 (thick) and mean (thin) of the {probe} probe in each interval of the step (60 s in the reference; per second for results without probe intervals). Spikes are stalls (garbage collection, a full write buffer); a gap is an interval in which no probe completed."),
         ));
     }
     out.push(Section {
         id: "latency",
         title: "Latency under load".into(),
-        intro: "Random writes run at a fixed fraction of the drive's random-write bandwidth while one read and one write probe issue one I/O at a time (QD1). Datasheets quote idle latency; this is what a database sees while the drive is busy.".into(),
+        intro: "Random writes run at a fixed fraction of the drive's random-write rate (Poisson arrivals) while a read and a write probe issue I/Os at fixed intervals, open loop: each latency is timed from when the I/O was due, so a stall counts for every I/O it delays. Datasheets quote idle latency; this is what a database sees while the drive is busy.".into(),
         charts: lat,
     });
 
@@ -139,8 +139,19 @@ pub fn chart_sections(results: &[&RunResult], reference: Option<&Reference>) -> 
     out.push(Section {
         id: "writes",
         title: "Random writes over time".into(),
-        intro: "4 KiB random writes after sequential preconditioning, in rounds until the throughput is steady.".into(),
+        intro: "4 KiB random writes after a reset and sequential init, for the reference's drive writes; dots are the 30 rounds of the steady-state detector.".into(),
         charts: writes,
+    });
+
+    let dev: Vec<Chart> = device::charts(&drives)
+        .into_iter()
+        .map(|(c, caption)| line(c, caption))
+        .collect();
+    out.push(Section {
+        id: "device",
+        title: "Device log".into(),
+        intro: "What the drive said about itself through the run (device.csv): every phase, idle pauses included.".into(),
+        charts: dev,
     });
 
     let mut other = Vec::new();
@@ -404,11 +415,19 @@ pub fn render_against(results: &[&RunResult], reference: Option<&Reference>) -> 
 
     page.heading("steps", "Steps");
     for (d, c) in drives.iter().zip(&colours) {
-        if drives.len() > 1 {
-            page.raw(&format!("<h3>{}{}</h3>", swatch(c), esc(&d.name)));
-        }
         let rows: Vec<Vec<String>> = step_rows(d.run).into_iter().map(|r| r.to_vec()).collect();
-        page.raw(&simple_table("steps", &STEP_HEADER, &rows, 3));
+        let table = simple_table("steps", &STEP_HEADER, &rows, 5);
+        if drives.len() > 1 || reference.is_some() {
+            // One drive's steps are dozens of rows: folded, so a comparison stays readable.
+            page.raw(&format!(
+                "<details><summary>{}{}: {} steps</summary>{table}</details>",
+                swatch(c),
+                esc(&d.name),
+                rows.len()
+            ));
+        } else {
+            page.raw(&table);
+        }
     }
     let mut footer = String::from(
         "Every measured number on this page comes from the run results (run.json); the page needs no network and no script.",
@@ -459,6 +478,7 @@ mod tests {
                 rounds: 6,
                 window_first: Some(1),
                 drive_writes: 1.4,
+                ..Default::default()
             });
         }
         let lat = r

@@ -19,7 +19,8 @@ pub mod table;
 pub mod terminal;
 
 pub use model::{
-    Convergence, Derived, LatencySummary, OpSummary, RunInfo, RunResult, SecondPoint, SeriesPoint,
-    Spec, StepResult, TargetInfo,
+    Convergence, Derived, DeviceLogPoint, Figure, LatencySummary, OpSummary, ProbeInterval,
+    ProbeValue, RunInfo, RunResult, SecondPoint, SeriesPoint, Spec, StepResult, StepValue,
+    TargetInfo,
 };
 pub use table::{build_tables, Cell, Row, Table};

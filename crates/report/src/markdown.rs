@@ -93,6 +93,9 @@ pub(crate) mod tests {
                 rounds: 7,
                 window_first: Some(2),
                 drive_writes: 1.4,
+                within_reference: Some(true),
+                reference_drive_writes: Some(3.0),
+                ..Default::default()
             }),
             ..Default::default()
         }
@@ -169,11 +172,51 @@ pub(crate) mod tests {
                 op_estimate_greedy: Some(0.1466),
                 load_basis: None,
                 load_mb_s: None,
+                implied_basis: None,
             },
             clock: "virtual".into(),
             partial: false,
             run: None,
+            figures: Default::default(),
+            device_log: Vec::new(),
         }
+    }
+
+    /// The sample with figures of several samples each, as a run of the `ssd-iq` protocol
+    /// writes them: the tables show medians and [min-max].
+    pub(crate) fn sample_with_figures() -> RunResult {
+        let mut r = sample();
+        let fig = |v: &[f64]| {
+            let mut s = v.to_vec();
+            s.sort_by(f64::total_cmp);
+            Figure {
+                median: s[s.len() / 2],
+                min: s[0],
+                max: s[s.len() - 1],
+                samples: v.to_vec(),
+            }
+        };
+        for (k, v) in [
+            (figures::SEQ_READ_MB_S, &[6650.0, 6696.0, 6710.0][..]),
+            (figures::SEQ_WRITE_MB_S, &[1441.0, 1441.0, 1441.0]),
+            (figures::RAND_READ_KIOPS, &[582.0, 580.0, 590.0]),
+            ("rand_write_kiops.uniform", &[71.0]),
+            ("rand_write_kiops.twozone", &[67.0]),
+            ("rand_write_kiops.zipf", &[67.0]),
+            (figures::READ_LAT_IDLE_US, &[61.0, 62.0, 63.0]),
+            (figures::READ_LAT_LOAD_AVG_US, &[62.0, 62.0, 63.0]),
+            (figures::READ_LAT_LOAD_P999_US, &[487.0, 470.0, 520.0]),
+            (figures::WRITE_LAT_LOAD_AVG_US, &[13.0, 13.0, 13.0]),
+            (figures::WRITE_LAT_LOAD_P999_US, &[17.0, 17.0, 19.0]),
+            ("waf_measured.uniform", &[4.2]),
+            ("waf_measured.twozone", &[4.5]),
+            ("waf_measured.zipf", &[4.5]),
+            ("waf_implied.uniform", &[4.95]),
+            (figures::OP_ESTIMATE, &[1.0 / 8.4]),
+        ] {
+            r.figures.insert(k.to_string(), fig(v));
+        }
+        r
     }
 
     /// Compares `got` with `tests/golden/NAME` (rewritten under UPDATE_GOLDEN=1), failing with
@@ -250,6 +293,7 @@ pub(crate) mod tests {
             elapsed_s: 4321.0,
             reset: "emulated drive reset".into(),
             error: None,
+            ..Default::default()
         });
         r.derived.load_basis = Some("25% of the spec random-write bandwidth (286.7 MB/s)".into());
         let got = crate::document::run_markdown(&r);
@@ -269,6 +313,24 @@ pub(crate) mod tests {
             "tables.md",
             &got,
             "Markdown layout changed; if intended, rerun with UPDATE_GOLDEN=1 and review the diff",
+        );
+    }
+
+    /// Tables from figures with several samples: medians and [min-max].
+    #[test]
+    fn figure_tables_match_golden() {
+        let r = sample_with_figures();
+        let (t2, t3) = build_tables(&[&r]);
+        let got = format!("{}\n{}", table(&t2), table(&t3));
+        golden(
+            "tables-figures.md",
+            &got,
+            "Markdown layout of figure tables changed; rerun with UPDATE_GOLDEN=1 and review",
+        );
+        assert!(got.contains("| 6696 [6650-6710] |"), "{got}");
+        assert!(
+            got.contains("| 1441 |"),
+            "identical samples show one number"
         );
     }
 

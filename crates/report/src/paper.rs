@@ -114,6 +114,11 @@ fn parse(text: &str) -> Reference {
                 op_formula: Some(d.op_estimate_pct / 100.0),
                 op_greedy: None,
                 steady: Skewed::default(),
+                steady_runs: Skewed::default(),
+                read_idle_us: None,
+                write_idle_us: None,
+                spread: Default::default(),
+                file: false,
             }
         })
         .collect();

@@ -5,7 +5,7 @@
 
 use crate::colour::{self, Colour};
 use crate::figures::{DriveFigures, Skewed, Tail};
-use crate::model::RunResult;
+use crate::model::{figures as keys, Convergence, RunResult};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
@@ -91,6 +91,9 @@ pub fn diff_text(value: f64, base: f64) -> Option<String> {
 
 fn column(d: &DriveFigures, measured_index: &mut usize) -> Column {
     let mut name = d.name.clone();
+    if d.file {
+        name.push_str(" (file)");
+    }
     if d.origin == (crate::figures::Origin::Measured { partial: true }) {
         name.push_str(" (partial)");
     }
@@ -129,6 +132,70 @@ fn num(
 
 fn plain(v: Option<f64>, decimals: usize) -> Cell {
     num(v, decimals, |_| None, false)
+}
+
+/// A cell of a figure with several samples: the median, then `[min-max]` when they differ
+/// at the cell's precision.
+fn spread(mut c: Cell, s: Option<(f64, f64)>, decimals: usize, scale: f64) -> Cell {
+    if let (Some((lo, hi)), Some(_)) = (s, c.value) {
+        let (lo, hi) = (
+            format!("{:.decimals$}", lo * scale),
+            format!("{:.decimals$}", hi * scale),
+        );
+        if lo != hi {
+            c.text = format!("{} [{lo}-{hi}]", c.text);
+        }
+    }
+    c
+}
+
+/// The key of a figure of one workload (`rand_write_kiops.zipf`).
+fn wkey(metric: &str, label: &str) -> String {
+    let w = match label {
+        "Unif" => "uniform",
+        "TwoZ" => "twozone",
+        _ => "zipf",
+    };
+    keys::of(metric, w)
+}
+
+/// Steady state of a workload over all its runs: the drive writes at which the steady
+/// window ended (the median when there were several runs) when every run was steady within
+/// its drive writes; else how many were not.
+fn steady_cell(runs: &[Convergence], first: Option<&Convergence>) -> Cell {
+    let runs: Vec<&Convergence> = if runs.is_empty() {
+        first.into_iter().collect()
+    } else {
+        runs.iter().collect()
+    };
+    if runs.is_empty() {
+        return Cell::empty();
+    }
+    let ok = |c: &&Convergence| c.within_reference.unwrap_or(c.converged);
+    let not = runs.iter().filter(|c| !ok(c)).count();
+    if not == 0 {
+        let mut dw: Vec<f64> = runs.iter().map(|c| c.drive_writes).collect();
+        dw.sort_by(f64::total_cmp);
+        let v = dw[dw.len() / 2];
+        return Cell {
+            text: format!("{v:.1}"),
+            value: Some(v),
+            ..Cell::empty()
+        };
+    }
+    let within = runs[0]
+        .reference_drive_writes
+        .map(|d| format!(" within {d:.1}"))
+        .unwrap_or_default();
+    Cell {
+        text: if runs.len() == 1 {
+            format!("not steady{within}")
+        } else {
+            format!("{not}/{} not steady{within}", runs.len())
+        },
+        colour: Some(Colour::Yellow),
+        ..Cell::empty()
+    }
 }
 
 fn spec(v: Option<f64>, decimals: usize) -> Cell {
@@ -177,11 +244,16 @@ fn skew_kiops(r: &mut Rows, help: &str) {
     });
     r.add("", "Unif", "", |d| {
         let s = d.spec.rand_write_kiops;
-        num(
-            d.rand_write_kiops.unif,
+        spread(
+            num(
+                d.rand_write_kiops.unif,
+                0,
+                |v| s.map(|s| colour::against_spec(v, s)),
+                false,
+            ),
+            d.spread(&wkey(keys::RAND_WRITE_KIOPS, "Unif")),
             0,
-            |v| s.map(|s| colour::against_spec(v, s)),
-            false,
+            1.0,
         )
     });
     for (label, pick) in [
@@ -193,31 +265,54 @@ fn skew_kiops(r: &mut Rows, help: &str) {
     ] {
         r.add("", label, "", |d| {
             let u = d.rand_write_kiops.unif;
-            num(
-                pick(&d.rand_write_kiops),
+            spread(
+                num(
+                    pick(&d.rand_write_kiops),
+                    0,
+                    |v| u.and_then(|u| colour::skew_higher_is_better(v, u)),
+                    false,
+                ),
+                d.spread(&wkey(keys::RAND_WRITE_KIOPS, label)),
                 0,
-                |v| u.and_then(|u| colour::skew_higher_is_better(v, u)),
-                false,
+                1.0,
             )
         });
     }
 }
 
-fn latency(
-    r: &mut Rows,
-    metric: &str,
-    help: &str,
+/// What a latency metric reads: spec, idle QD1 average, the figure keys of its load
+/// average and P99.9, its colours.
+struct Lat {
     spec_us: fn(&DriveFigures) -> Option<f64>,
+    idle_us: fn(&DriveFigures) -> Option<f64>,
     tail: fn(&DriveFigures) -> Tail,
+    keys: [&'static str; 3],
     avg_colour: fn(f64) -> Colour,
     p999_colour: fn(f64) -> Colour,
-) {
-    r.add(metric, "Spec", help, |d| spec(spec_us(d), 0));
+}
+
+fn latency(r: &mut Rows, metric: &str, help: &str, l: Lat) {
+    r.add(metric, "Spec", help, |d| spec((l.spec_us)(d), 0));
+    if r.drives.iter().any(|d| (l.idle_us)(d).is_some()) {
+        r.add("", "idle (QD1) Avg", "", |d| {
+            spread(plain((l.idle_us)(d), 0), d.spread(l.keys[0]), 0, 1.0)
+        });
+    }
     r.add("", "under load Avg", "", |d| {
-        num(tail(d).avg, 0, |v| Some(avg_colour(v)), false)
+        spread(
+            num((l.tail)(d).avg, 0, |v| Some((l.avg_colour)(v)), false),
+            d.spread(l.keys[1]),
+            0,
+            1.0,
+        )
     });
     r.add("", "P99.9", "", |d| {
-        num(tail(d).p999, 0, |v| Some(p999_colour(v)), false)
+        spread(
+            num((l.tail)(d).p999, 0, |v| Some((l.p999_colour)(v)), false),
+            d.spread(l.keys[2]),
+            0,
+            1.0,
+        )
     });
 }
 
@@ -267,24 +362,45 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
     r.add(
         "Seq. Read [MB/s]",
         "Spec",
-        "Sequential reads over the filled drive. Spec: the datasheet.",
+        "512 KiB reads (at random aligned offsets, as the SSD-iq scripts do) over the filled drive. Spec: the datasheet.",
         |d| spec(d.spec.seq_read_mb_s, 0),
     );
-    r.add("", "Measured", "", |d| plain(d.seq_read_mb_s, 0));
+    r.add("", "Measured", "", |d| {
+        spread(
+            plain(d.seq_read_mb_s, 0),
+            d.spread(keys::SEQ_READ_MB_S),
+            0,
+            1.0,
+        )
+    });
     r.add(
         "Seq. Write [MB/s]",
         "Spec",
-        "Sequential writes; below spec when a write cache runs out.",
+        "512 KiB writes (at random aligned offsets, as the SSD-iq scripts do); below spec when a write cache runs out or GC has to make room.",
         |d| spec(d.spec.seq_write_mb_s, 0),
     );
-    r.add("", "Measured", "", |d| plain(d.seq_write_mb_s, 0));
+    r.add("", "Measured", "", |d| {
+        spread(
+            plain(d.seq_write_mb_s, 0),
+            d.spread(keys::SEQ_WRITE_MB_S),
+            0,
+            1.0,
+        )
+    });
     r.add(
         "Rnd. Read [k IOPS]",
         "Spec",
         "4 KiB uniform random reads over the whole drive.",
         |d| spec(d.spec.rand_read_kiops, 0),
     );
-    r.add("", "Measured", "", |d| plain(d.rand_read_kiops, 0));
+    r.add("", "Measured", "", |d| {
+        spread(
+            plain(d.rand_read_kiops, 0),
+            d.spread(keys::RAND_READ_KIOPS),
+            0,
+            1.0,
+        )
+    });
     skew_kiops(
         &mut r,
         "4 KiB random writes with garbage collection in steady state: uniform, two-zone (80% of writes to 20% of the LBAs), Zipf 0.8. A GC that separates hot from cold data does better under skew.",
@@ -292,25 +408,44 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
     latency(
         &mut r,
         "Read Lat. [us]",
-        "A QD1 read probe while random writes run at 25% of the spec random-write bandwidth. Datasheet latencies are idle.",
-        |d| d.spec.read_lat_us,
-        |d| d.read_lat_us,
-        colour::read_avg,
-        colour::read_p999,
+        "Idle: QD1 reads on an otherwise idle drive, as datasheets quote. Under load: an open-loop read probe while random writes run at 25% of the spec random-write rate.",
+        Lat {
+            spec_us: |d| d.spec.read_lat_us,
+            idle_us: |d| d.read_idle_us,
+            tail: |d| d.read_lat_us,
+            keys: [
+                keys::READ_LAT_IDLE_US,
+                keys::READ_LAT_LOAD_AVG_US,
+                keys::READ_LAT_LOAD_P999_US,
+            ],
+            avg_colour: colour::read_avg,
+            p999_colour: colour::read_p999,
+        },
     );
     latency(
         &mut r,
         "Write Lat. [us]",
-        "A QD1 write probe under the same load. A high P99.9 means writes wait for garbage collection or a full write buffer.",
-        |d| d.spec.write_lat_us,
-        |d| d.write_lat_us,
-        colour::write_avg,
-        colour::write_p999,
+        "An open-loop write probe under the same load. A high P99.9 means writes wait for garbage collection or a full write buffer.",
+        Lat {
+            spec_us: |d| d.spec.write_lat_us,
+            idle_us: |d| d.write_idle_us,
+            tail: |d| d.write_lat_us,
+            keys: [
+                keys::WRITE_LAT_IDLE_US,
+                keys::WRITE_LAT_LOAD_AVG_US,
+                keys::WRITE_LAT_LOAD_P999_US,
+            ],
+            avg_colour: colour::write_avg,
+            p999_colour: colour::write_p999,
+        },
     );
     let mut notes2 = vec![
         "Spec: datasheet values. Rnd. Write Unif is coloured against the spec (>= 95% green, >= 80% yellow, else red); TwoZ/Zipf against Unif (2% band).".to_string(),
-        "Latency under load: QD1 probes while random writes run at 25% of the spec random-write bandwidth. Read avg < 100 us green; P99.9 < 500 green, < 1000 yellow. Write avg < 20 us green; P99.9 < 20 green, < 100 yellow.".into(),
+        "Latency under load: open-loop probes (5k reads and 5k writes per second, latency from each I/O's due time) beside Poisson random writes, 25% of the spec random-write rate in all; the medians over 60 s intervals. Read avg < 100 us green; P99.9 < 500 green, < 1000 yellow. Write avg < 20 us green; P99.9 < 20 green, < 100 yellow.".into(),
     ];
+    if drives.iter().any(|d| !d.spread.is_empty()) {
+        notes2.push("A cell with several samples (passes, before and after the write workload, repetitions) shows their median and [min-max].".into());
+    }
     notes2.extend(published_note.iter().cloned());
     notes2.extend(diff_note.iter().cloned());
     let table2 = Table {
@@ -338,7 +473,7 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
     let was: [(&str, &str, Wa); 2] = [
         (
             "WA (measured)",
-            "Write amplification: media writes / host writes over the steady window, from the drive's counters.",
+            "Write amplification: media writes / host writes from the drive's counters, the reference's mean over 60-99% of the workload.",
             |d| &d.wa_measured,
         ),
         (
@@ -348,7 +483,19 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
         ),
     ];
     for (kind, help, pick) in was {
-        r.add(kind, "Unif", help, |d| plain(pick(d).unif, 2));
+        let metric = if kind.contains("measured") {
+            keys::WAF_MEASURED
+        } else {
+            keys::WAF_IMPLIED
+        };
+        r.add(kind, "Unif", help, |d| {
+            spread(
+                plain(pick(d).unif, 2),
+                d.spread(&wkey(metric, "Unif")),
+                2,
+                1.0,
+            )
+        });
         for (label, w) in [
             (
                 "TwoZ",
@@ -358,11 +505,16 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
         ] {
             r.add("", label, "", |d| {
                 let u = pick(d).unif;
-                num(
-                    w(pick(d)),
+                spread(
+                    num(
+                        w(pick(d)),
+                        2,
+                        |v| u.and_then(|u| colour::skew_lower_is_better(v, u)),
+                        false,
+                    ),
+                    d.spread(&wkey(metric, label)),
                     2,
-                    |v| u.and_then(|u| colour::skew_lower_is_better(v, u)),
-                    false,
+                    1.0,
                 )
             });
         }
@@ -380,9 +532,16 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
         "Estimated OP [%]",
         "1/(2 WA)",
         "Over-provisioning, (physical - logical) / logical, inferred from the uniform WA (SSD-iq §4.6).",
-        |d| pct(d.op_formula),
+        |d| spread(pct(d.op_formula), d.spread(keys::OP_ESTIMATE), 1, 100.0),
     );
-    r.add("", "greedy model", "", |d| pct(d.op_greedy));
+    r.add("", "greedy model", "", |d| {
+        spread(
+            pct(d.op_greedy),
+            d.spread(keys::OP_ESTIMATE_GREEDY),
+            1,
+            100.0,
+        )
+    });
     for (i, label) in ["Unif", "TwoZ", "Zipf"].iter().enumerate() {
         r.add(
             if i == 0 {
@@ -392,30 +551,18 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
             },
             label,
             if i == 0 {
-                "Drive writes of the step until its throughput was steady (SNIA PTS rule)."
+                "Drive writes of the workload until its throughput and WAF were steady (SNIA PTS rule on 30 rounds), or not steady within its drive writes."
             } else {
                 ""
             },
             |d| {
-                let c = [&d.steady.unif, &d.steady.twoz, &d.steady.zipf][i];
-                match c {
-                    Some(c) => Cell {
-                        text: format!(
-                            "{:.1}{}",
-                            c.drive_writes,
-                            if c.converged { "" } else { " (not steady)" }
-                        ),
-                        value: Some(c.drive_writes),
-                        colour: if c.converged {
-                            None
-                        } else {
-                            Some(Colour::Yellow)
-                        },
-                        spec: false,
-                        diff: None,
-                    },
-                    None => Cell::empty(),
-                }
+                let runs = [
+                    &d.steady_runs.unif,
+                    &d.steady_runs.twoz,
+                    &d.steady_runs.zipf,
+                ][i];
+                let first = [&d.steady.unif, &d.steady.twoz, &d.steady.zipf][i];
+                steady_cell(runs, first.as_ref())
             },
         );
     }
@@ -423,6 +570,9 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
         "WA (measured) = media / host writes where the drive reports media writes; WA (implied) = sequential write bandwidth / random write bandwidth. TwoZ/Zipf coloured against Unif (green better, red worse).".to_string(),
         "Estimated OP is a lower bound: greedy GC is optimal for uniform writes, so a worse GC implies more OP than estimated; \"> 100\" means the uniform WA was too close to 1 to tell.".into(),
     ];
+    if drives.iter().any(|d| d.file) {
+        notes3.push("(file): a file target's WA and OP figures describe the filesystem stack (file system, its allocation and the device beneath), not a drive.".into());
+    }
     if !sources.is_empty() {
         notes3.push("Published WA is in the measured row for drives with OCP counters, else in the implied row, as the paper derived it.".into());
     }

@@ -73,7 +73,19 @@ pub fn table(t: &Table, ansi: bool) -> String {
         }
         s.push('\n');
     }
-    for n in t.notes.iter().filter(|n| n.starts_with("Published")) {
+    if t.rows
+        .iter()
+        .flat_map(|r| &r.cells)
+        .any(|c| c.colour.is_some())
+    {
+        let _ = writeln!(
+            s,
+            "marks: + green (good), ~ yellow (fair), ! red (poor): the paper's colours; report.md states each row's rule"
+        );
+    }
+    for n in t.notes.iter().filter(|n| {
+        n.starts_with("Published") || n.starts_with("(file)") || n.starts_with("A cell with")
+    }) {
         let _ = writeln!(s, "{n}");
     }
     s

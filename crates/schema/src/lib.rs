@@ -9,10 +9,12 @@
 pub mod job;
 pub mod latency;
 pub mod run;
+pub mod sim;
 
 pub use job::JobSecond;
 pub use latency::{CdfPoint, LatencySummary, OpSummary};
 pub use run::{
-    steps, Convergence, Derived, RunInfo, RunResult, SecondPoint, SeriesPoint, Spec, StepResult,
-    TargetInfo, SCHEMA,
+    figures, steps, Convergence, Derived, DeviceLogPoint, Figure, ProbeInterval, ProbeValue,
+    RunInfo, RunResult, SecondPoint, SeriesPoint, Spec, StepResult, StepValue, TargetInfo, SCHEMA,
 };
+pub use sim::{SimDoc, SimParams, SimRun, SimSeriesPoint, SimShardDoc, SimTrace};

@@ -9,6 +9,10 @@ use crate::latency::OpSummary;
 
 pub const SCHEMA: &str = "ssdiq/1";
 
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
 /// A datasheet: what the vendor promises. Every field optional.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spec {
@@ -40,6 +44,18 @@ pub struct Convergence {
     pub window_first: Option<u32>,
     /// Drive writes done by the step when it converged (or stopped).
     pub drive_writes: f64,
+    /// Drive writes per round (the detector's unit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_drive_writes: Option<f64>,
+    /// The step's bound in the reference procedure (drive writes), and whether the steady
+    /// window ended within it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_drive_writes: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_reference: Option<bool>,
+    /// Drive writes the step ran to after `--until-steady` extended it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extended_to_drive_writes: Option<f64>,
 }
 
 /// What was measured of the drive itself.
@@ -56,6 +72,10 @@ pub struct TargetInfo {
     pub emulated: bool,
     /// Whether the drive reports media writes (OCP C0h or the emulated drive's counters).
     pub reports_media_writes: bool,
+    /// `emulated`, `nvme`, `block` or `file`. For a file, WA and OP figures describe the
+    /// filesystem stack (file system and the device beneath), not a drive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 /// One per-second (or per-round) point of a step's time series.
@@ -82,6 +102,104 @@ pub struct SecondPoint {
     pub mb_s: f64,
     pub lat_mean_ns: f64,
     pub lat_p99_ns: u64,
+    /// Length of the interval the row covers, seconds (1 unless the step's interval differs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_s: Option<f64>,
+    /// The row covers less than a whole interval (the end of a job): its rates are over
+    /// `span_s`, and charts and the reference window leave it out.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+}
+
+/// A step's value as the reference computes it (SSD-iq artifact, `paper/commons_iobl.R` and
+/// `paper.R`): per-interval throughput, intervals outside 0.5-1.5x of a 21-interval moving
+/// mean dropped, mean over the intervals in 60-99% of the run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepValue {
+    #[serde(default)]
+    pub mb_s: Option<f64>,
+    #[serde(default)]
+    pub iops: Option<f64>,
+    /// Whole intervals of the step, those the moving-mean filter dropped, and those the mean
+    /// is over.
+    pub intervals: u32,
+    pub dropped: u32,
+    pub used: u32,
+    /// Start of the first and end of the last interval used, seconds from the step's start.
+    #[serde(default)]
+    pub window_s: Option<[f64; 2]>,
+    /// Consecutive intervals merged into one row of the rule (1: none), so that every row
+    /// holds at least 20 I/Os (short scaled steps with large requests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<u32>,
+    /// Latency under load: per probe op, the median over the whole probe intervals.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub probes: BTreeMap<String, ProbeValue>,
+    /// How the value was obtained, when not by the rule above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Medians over the probe intervals of one probe op (SSD-iq `paper/latency.R`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProbeValue {
+    pub mean_ns: f64,
+    #[serde(rename = "p99.9_ns")]
+    pub p99_9_ns: f64,
+    pub intervals: u32,
+}
+
+/// Probe latencies over one interval of latency under load (60 s in the reference).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProbeInterval {
+    pub index: u32,
+    pub t_s: f64,
+    pub span_s: f64,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+    pub ops: BTreeMap<String, OpSummary>,
+}
+
+/// One figure of Tables 2 and 3 over every sample the run took of it (repetitions, the
+/// passes, before and after the write workloads).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub samples: Vec<f64>,
+}
+
+/// One sample of the device log (`device.csv`): what the drive said about itself.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceLogPoint {
+    /// Seconds since the run started (target clock).
+    pub t_s: f64,
+    /// What ran: a step (`pass 1 seq_read before`), `idle`, `init`, `reset`.
+    pub phase: String,
+    #[serde(default)]
+    pub host_bytes: Option<u64>,
+    #[serde(default)]
+    pub media_bytes: Option<u64>,
+    #[serde(default)]
+    pub temperature_c: Option<f64>,
+    #[serde(default)]
+    pub throttling: Option<u8>,
+    #[serde(default)]
+    pub free_blocks_pct: Option<f64>,
+    #[serde(default)]
+    pub erase_count_min: Option<u64>,
+    #[serde(default)]
+    pub erase_count_max: Option<u64>,
+    #[serde(default)]
+    pub erase_count_avg: Option<f64>,
+    /// Media over host bytes since the previous sample at which the media counter moved
+    /// (iob's per-second WA); null when it did not move.
+    #[serde(default)]
+    pub waf: Option<f64>,
+    /// Media over host bytes since the pass's reset.
+    #[serde(default)]
+    pub waf_since_reset: Option<f64>,
 }
 
 /// One step of the benchmark (`seq_read`, `rand_write_uniform`, `latency_under_load`, ...).
@@ -117,6 +235,26 @@ pub struct StepResult {
     /// Rate limit of the main load (latency under load), MB/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_mb_s: Option<f64>,
+    /// Repetition (`--repeat`) and pass (one per write workload) the step ran in, 1-based,
+    /// and `before` / `after` the pass's write workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetition: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<String>,
+    /// Length of one interval of `seconds`, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_s: Option<f64>,
+    /// The step's value by the reference rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<StepValue>,
+    /// Latency under load: probe latencies per interval.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probe_intervals: Vec<ProbeInterval>,
+    /// Wall-clock seconds the step took (on the emulated SSD: what the emulation cost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_s: Option<f64>,
 }
 
 /// Metrics derived from several steps.
@@ -131,6 +269,10 @@ pub struct Derived {
     /// The background load of latency under load, MB/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_mb_s: Option<f64>,
+    /// The sequential write bandwidth implied WAF divides (spec, or measured when the run had
+    /// no spec), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implied_basis: Option<String>,
 }
 
 /// How the run was done.
@@ -138,6 +280,9 @@ pub struct Derived {
 pub struct RunInfo {
     pub quick: bool,
     pub seed: u64,
+    /// Submitting threads of every step in results before the `ssd-iq` protocol; each step
+    /// states its own now (`steps[].threads`), and this is 0 and left out.
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub threads: u32,
     /// Sequential preconditioning: bytes written and seconds taken (target clock).
     pub precondition_bytes: u64,
@@ -150,6 +295,30 @@ pub struct RunInfo {
     /// result is marked partial).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The procedure (`ssd-iq`), how often it ran, and its scaling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
+    /// Share of the LBA space the run used (`--fill`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_steady: Option<bool>,
+    /// Factors on the reference's time bounds (`time_scale`), its idle pauses
+    /// (`idle_time_scale`), latency under load's duration and probe interval
+    /// (`load_time_scale`), and on drive writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_scale: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_time_scale: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_time_scale: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drive_write_scale: Option<f64>,
+    /// Wall-clock seconds of the whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -167,11 +336,46 @@ pub struct RunResult {
     pub partial: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<RunInfo>,
+    /// The figures of Tables 2 and 3, keyed by [`figures`] names.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub figures: BTreeMap<String, Figure>,
+    /// The device log (emulated SSD and NVMe drives).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub device_log: Vec<DeviceLogPoint>,
 }
 
 impl RunResult {
     pub fn step(&self, name: &str) -> Option<&StepResult> {
         self.steps.iter().find(|s| s.name == name)
+    }
+
+    pub fn figure(&self, key: &str) -> Option<&Figure> {
+        self.figures.get(key)
+    }
+}
+
+/// Keys of [`RunResult::figures`].
+pub mod figures {
+    pub const SEQ_READ_MB_S: &str = "seq_read_mb_s";
+    pub const SEQ_WRITE_MB_S: &str = "seq_write_mb_s";
+    pub const RAND_READ_KIOPS: &str = "rand_read_kiops";
+    /// `rand_write_kiops.uniform`, `.twozone`, `.zipf`.
+    pub const RAND_WRITE_KIOPS: &str = "rand_write_kiops";
+    pub const WAF_MEASURED: &str = "waf_measured";
+    pub const WAF_IMPLIED: &str = "waf_implied";
+    pub const READ_LAT_IDLE_US: &str = "read_lat_idle_us";
+    pub const WRITE_LAT_IDLE_US: &str = "write_lat_idle_us";
+    pub const READ_LAT_LOAD_AVG_US: &str = "read_lat_load_avg_us";
+    pub const READ_LAT_LOAD_P999_US: &str = "read_lat_load_p99.9_us";
+    pub const WRITE_LAT_LOAD_AVG_US: &str = "write_lat_load_avg_us";
+    pub const WRITE_LAT_LOAD_P999_US: &str = "write_lat_load_p99.9_us";
+    /// 1/(2 WAF) and the greedy-model OP, from the uniform workload's WAF.
+    pub const OP_ESTIMATE: &str = "op_estimate";
+    pub const OP_ESTIMATE_GREEDY: &str = "op_estimate_greedy";
+
+    /// `rand_write_kiops.uniform` etc.
+    pub fn of(metric: &str, workload: &str) -> String {
+        format!("{metric}.{workload}")
     }
 }
 
@@ -184,4 +388,7 @@ pub mod steps {
     pub const RAND_WRITE_TWOZONE: &str = "rand_write_twozone";
     pub const RAND_WRITE_ZIPF: &str = "rand_write_zipf";
     pub const LATENCY_UNDER_LOAD: &str = "latency_under_load";
+    /// QD1 latency on an otherwise idle drive (the reference's `read-lat` / `write-lat`).
+    pub const READ_LATENCY: &str = "read_latency";
+    pub const WRITE_LATENCY: &str = "write_latency";
 }

@@ -5,8 +5,7 @@
 //! charts are drawn from the whole histogram rather than a handful of percentiles.
 
 use ssdiq_engine::hist::OpStats;
-use ssdiq_engine::series::JobSecond;
-use ssdiq_schema::{OpSummary, SecondPoint};
+use ssdiq_schema::OpSummary;
 
 /// Points per nine of the latency distribution in a result.
 const CURVE_PER_NINE: u32 = 10;
@@ -17,20 +16,6 @@ pub fn op_summary(s: &OpStats, elapsed_ns: u64) -> OpSummary {
         cdf: s.percentile_curve(CURVE_PER_NINE),
         ..s.summary(elapsed_ns)
     }
-}
-
-/// A round's per-second points, shifted to start `offset_s` into the step.
-pub fn seconds(points: &[JobSecond], offset_s: f64) -> impl Iterator<Item = SecondPoint> + '_ {
-    points.iter().map(move |p| SecondPoint {
-        t_s: offset_s + p.second as f64,
-        stream: p.stream.clone(),
-        ios: p.ios,
-        bytes: p.bytes,
-        iops: p.iops,
-        mb_s: p.mb_s,
-        lat_mean_ns: p.lat_mean_ns,
-        lat_p99_ns: p.lat_p99_ns,
-    })
 }
 
 #[cfg(test)]

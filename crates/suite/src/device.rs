@@ -1,4 +1,4 @@
-//! A real drive as a suite target: a regular file (recreated on reset) or a block device
+//! A real drive as a suite target: a regular file (emptied on reset) or a block device
 //! (discarded on reset, and formatted through the NVMe layer when that is safe).
 //!
 //! Invariants:
@@ -8,13 +8,18 @@
 //! - An NVMe namespace is erased as the SSD-iq paper does it (sanitize block erase), or by
 //!   format, only when that reaches no other namespace (`ssdiq_nvme::reset::choose_reset`):
 //!   the safety checks cover only this one. Otherwise, and for other block devices, every
-//!   LBA is discarded, and the reset string says which happened and why.
+//!   LBA is discarded, and the reset string says which happened and why. After a sanitize or
+//!   format every LBA is discarded as well, as the reference does (`blkdiscard` after
+//!   `nvme sanitize`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ssdiq_engine::target::{Target, TargetFacts, TargetKind};
-use ssdiq_engine::{Clock, DeviceCounters, Executor, Job, RealExecutor, WriteCounters};
+use ssdiq_engine::{
+    Clock, DeviceCounters, DeviceHealth, DeviceSample, Executor, Job, RealExecutor, RunControl,
+    WriteCounters,
+};
 use ssdiq_nvme::reset::ResetMethod;
 use ssdiq_schema::TargetInfo;
 use ssdiq_workload::RwMix;
@@ -31,8 +36,10 @@ pub const CAPACITY_ALIGN: u64 = 128 * 1024;
 pub struct DeviceTarget {
     facts: TargetFacts,
     capacity: u64,
+    /// Carries the NVMe counters when the drive answers SMART: the engine samples them for the
+    /// device log while jobs run.
     exec: RealExecutor,
-    nvme: Option<NvmeCounters>,
+    nvme: bool,
 }
 
 impl DeviceTarget {
@@ -62,11 +69,15 @@ impl DeviceTarget {
                 size.unwrap_or(capacity)
             )));
         }
-        let nvme = NvmeCounters::probe(&facts);
+        let counters = NvmeCounters::probe(&facts);
+        let nvme = counters.is_some();
         Ok(DeviceTarget {
             facts,
             capacity,
-            exec: RealExecutor::new(),
+            exec: match counters {
+                Some(c) => RealExecutor::with_counters(Box::new(c)),
+                None => RealExecutor::new(),
+            },
             nvme,
         })
     }
@@ -124,9 +135,17 @@ impl SuiteTarget for DeviceTarget {
             capacity_bytes: self.capacity,
             emulated: false,
             reports_media_writes: false,
+            kind: Some(
+                match (self.facts.kind, self.nvme) {
+                    (TargetKind::File, _) => "file",
+                    (TargetKind::Block, true) => "nvme",
+                    (TargetKind::Block, false) => "block",
+                }
+                .into(),
+            ),
             ..Default::default()
         };
-        if self.nvme.is_some() {
+        if self.nvme {
             if let Ok(dev) = ssdiq_nvme::Device::open(&self.facts.path) {
                 if let Ok(c) = dev.identify_controller() {
                     info.model = Some(c.model.trim().to_string());
@@ -153,19 +172,27 @@ impl SuiteTarget for DeviceTarget {
                     target: path.display().to_string(),
                     reason: e.to_string(),
                 };
-                match std::fs::remove_file(path) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(reason(e)),
-                }
-                let f = std::fs::File::create(path).map_err(reason)?;
+                // Emptied in place (its blocks are freed), never deleted: a symlink stays a
+                // symlink, and the caller checked that the size fits before the run.
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(path)
+                    .map_err(reason)?;
                 f.set_len(self.capacity).map_err(reason)?;
                 self.facts.size = Some(self.capacity);
                 Ok("file recreated".into())
             }
             TargetKind::Block => match self.nvme_erase().transpose()? {
-                Some(ResetMethod::SanitizeBlockErase) => Ok("NVMe sanitize (block erase)".into()),
-                Some(ResetMethod::Format) => Ok("NVMe format".into()),
+                Some(ResetMethod::SanitizeBlockErase) => {
+                    self.discard_all()?;
+                    Ok("NVMe sanitize (block erase), then BLKDISCARD".into())
+                }
+                Some(ResetMethod::Format) => {
+                    self.discard_all()?;
+                    Ok("NVMe format, then BLKDISCARD".into())
+                }
                 Some(ResetMethod::DeallocateOnly(why)) => {
                     self.discard_all()?;
                     Ok(format!("BLKDISCARD ({why})"))
@@ -179,7 +206,40 @@ impl SuiteTarget for DeviceTarget {
     }
 
     fn counters(&mut self) -> Option<WriteCounters> {
-        self.nvme.as_mut().and_then(|c| c.snapshot())
+        self.exec.counters.as_mut().and_then(|c| c.snapshot())
+    }
+
+    fn logs_device(&self) -> bool {
+        self.nvme
+    }
+
+    fn health(&mut self) -> Option<DeviceHealth> {
+        self.exec.counters.as_mut().and_then(|c| c.health())
+    }
+
+    /// Sleeps in slices of at most 100 ms (so Ctrl-C ends it at once), sampling the device
+    /// log every `sample_ns` on an NVMe drive.
+    fn idle(&mut self, ns: u64, sample_ns: u64, ctl: &RunControl<'_>) -> Vec<DeviceSample> {
+        let start = std::time::Instant::now();
+        let mut out = Vec::new();
+        let mut next = 0u64;
+        loop {
+            let t = start.elapsed().as_nanos() as u64;
+            if self.nvme && t >= next && t <= ns {
+                if let Some(health) = self.health() {
+                    out.push(DeviceSample { t_ns: t, health });
+                }
+                next = (t / sample_ns.max(1) + 1) * sample_ns.max(1);
+            }
+            if t >= ns || ctl.stopped() {
+                break;
+            }
+            let until = if self.nvme { next.min(ns) } else { ns };
+            std::thread::sleep(Duration::from_nanos(
+                until.saturating_sub(t).clamp(1, 100_000_000),
+            ));
+        }
+        out
     }
 
     fn executor(&mut self) -> &mut dyn Executor {
@@ -187,18 +247,15 @@ impl SuiteTarget for DeviceTarget {
     }
 }
 
-/// Host/media write counters of an NVMe namespace (SMART, OCP C0h), for the measured WAF.
-pub struct NvmeCounters(pub PathBuf);
+/// Host/media write counters of an NVMe namespace (SMART, OCP C0h), for the measured WAF and
+/// the device log.
+pub struct NvmeCounters {
+    path: PathBuf,
+    dev: Option<ssdiq_nvme::Device>,
+}
 
-impl DeviceCounters for NvmeCounters {
-    fn snapshot(&mut self) -> Option<WriteCounters> {
-        let c = ssdiq_nvme::write_counters(&self.0).ok()?;
-        let clamp = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
-        Some(WriteCounters {
-            host_bytes: clamp(c.host_bytes_written),
-            media_bytes: c.media_bytes_written.map(clamp),
-        })
-    }
+fn clamp(v: u128) -> u64 {
+    u64::try_from(v).unwrap_or(u64::MAX)
 }
 
 impl NvmeCounters {
@@ -207,7 +264,46 @@ impl NvmeCounters {
         if facts.kind != TargetKind::Block {
             return None;
         }
-        let mut c = NvmeCounters(facts.path.clone());
+        let mut c = NvmeCounters {
+            path: facts.path.clone(),
+            dev: None,
+        };
         c.snapshot().map(|_| c)
+    }
+
+    /// The device, opened once and kept.
+    fn device(&mut self) -> Option<&ssdiq_nvme::Device> {
+        if self.dev.is_none() {
+            self.dev = ssdiq_nvme::Device::open(&self.path).ok();
+        }
+        self.dev.as_ref()
+    }
+}
+
+impl DeviceCounters for NvmeCounters {
+    fn snapshot(&mut self) -> Option<WriteCounters> {
+        let c = self.device()?.write_counters().ok()?;
+        Some(WriteCounters {
+            host_bytes: clamp(c.host_bytes_written),
+            media_bytes: c.media_bytes_written.map(clamp),
+        })
+    }
+
+    /// SMART (host writes, temperature) and, where the drive has it, the OCP C0h log (media
+    /// writes, free blocks, erase counts, throttling), decoded by `ssdiq_nvme`.
+    fn health(&mut self) -> Option<DeviceHealth> {
+        let dev = self.device()?;
+        let smart = dev.smart_log().ok()?;
+        let ocp = dev.ocp_smart_log().ok().flatten();
+        Some(DeviceHealth {
+            host_bytes: Some(clamp(smart.host_bytes_written())),
+            media_bytes: ocp.as_ref().map(|o| clamp(o.physical_media_bytes_written)),
+            temperature_c: smart.temperature_c().map(f64::from),
+            throttling: ocp.as_ref().map(|o| o.thermal_throttling_status),
+            free_blocks_pct: ocp.as_ref().map(|o| o.percent_free_blocks as f64),
+            erase_count_min: ocp.as_ref().map(|o| o.user_data_erase_count_min as u64),
+            erase_count_max: ocp.as_ref().map(|o| o.user_data_erase_count_max as u64),
+            erase_count_avg: None,
+        })
     }
 }

@@ -6,7 +6,9 @@
 //! [`crate::device::CAPACITY_ALIGN`] like every target's.
 
 use ssdiq_engine::emu::EmuExecutor;
-use ssdiq_engine::{Clock, Executor, WriteCounters};
+use ssdiq_engine::{
+    Clock, DeviceCounters, DeviceHealth, DeviceSample, Executor, RunControl, WriteCounters,
+};
 use ssdiq_schema::{Spec, TargetInfo};
 
 use crate::device::CAPACITY_ALIGN;
@@ -52,6 +54,7 @@ impl SuiteTarget for EmuTarget {
             capacity_bytes: self.capacity_bytes(),
             emulated: true,
             reports_media_writes: true,
+            kind: Some("emulated".into()),
         }
     }
 
@@ -80,6 +83,35 @@ impl SuiteTarget for EmuTarget {
 
     fn counters(&mut self) -> Option<WriteCounters> {
         Some(self.exec.write_counters())
+    }
+
+    fn logs_device(&self) -> bool {
+        true
+    }
+
+    fn health(&mut self) -> Option<DeviceHealth> {
+        self.exec.health()
+    }
+
+    /// Virtual time passes in steps of `sample_ns`; the drive's background work (buffer drain,
+    /// GC) runs meanwhile. The stop flag is checked at every step.
+    fn idle(&mut self, ns: u64, sample_ns: u64, ctl: &RunControl<'_>) -> Vec<DeviceSample> {
+        let step = sample_ns.max(1);
+        let mut out = vec![DeviceSample {
+            t_ns: 0,
+            health: self.exec.health().unwrap_or_default(),
+        }];
+        let mut t = 0;
+        while t < ns && !ctl.stopped() {
+            let d = step.min(ns - t);
+            self.exec.idle_for(d);
+            t += d;
+            out.push(DeviceSample {
+                t_ns: t,
+                health: self.exec.health().unwrap_or_default(),
+            });
+        }
+        out
     }
 
     fn executor(&mut self) -> &mut dyn Executor {

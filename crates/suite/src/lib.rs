@@ -1,16 +1,22 @@
-//! The SSD-iq benchmark: plans of jobs, steady-state detection, derived metrics, and the
-//! runner that executes a plan against a target.
+//! The SSD-iq benchmark: the reference procedure as a plan, the reference's way of turning a
+//! step's log into a number, steady-state detection, derived metrics, and the runner that
+//! executes a plan against a target.
 //!
 //! Data flows one way: the plan says what to run, the engine runs it on a [`SuiteTarget`],
-//! [`summary`] turns the engine's statistics into the `run` result model of `ssdiq-report`.
+//! [`summary`] turns the engine's statistics into the `run` result model of `ssdiq-report`,
+//! [`figures`] gathers the numbers of Tables 2 and 3.
 //! Nothing here prints; progress goes through [`observe::Observer`].
 
 pub mod convert;
 pub mod derived;
 pub mod device;
+pub mod devlog;
 pub mod emu;
+pub mod figures;
+pub mod intervals;
 pub mod observe;
 pub mod plan;
+pub mod reference;
 pub mod runner;
 pub mod spec;
 pub mod steady;

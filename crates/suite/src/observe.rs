@@ -1,5 +1,5 @@
 //! Progress of a run, for whoever draws it. The suite never prints: it reports phases,
-//! progress within a phase and finished rounds through this trait, all with empty defaults.
+//! progress within a phase and finished steps through this trait, all with empty defaults.
 
 /// What a phase's progress is counted in.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,23 +20,27 @@ pub struct Phase {
     pub total: f64,
 }
 
-/// A finished measurement round.
+/// A finished step's numbers, reported just before its phase ends.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RoundReport {
+pub struct StepReport {
     pub step: String,
-    /// 0-based.
-    pub round: u32,
-    pub mb_s: f64,
+    /// The reference value, MB/s and IOPS.
+    pub mb_s: Option<f64>,
+    pub iops: Option<f64>,
     pub waf: Option<f64>,
-    /// Whether the detector has found its steady window.
-    pub steady: bool,
+    /// Write steps: whether a steady window was found, and for a workload bounded by drive
+    /// writes the drive writes at which it ended.
+    pub steady: Option<bool>,
+    pub steady_drive_writes: Option<f64>,
+    /// Latency under load: the read and write probe medians (mean, P99.9), µs.
+    pub probes: Vec<(String, f64, f64)>,
 }
 
 pub trait Observer: Sync {
     fn phase(&self, _p: &Phase) {}
     /// `done` of the phase's total, and the current throughput in MB/s (target clock).
     fn advance(&self, _done: f64, _mb_s: f64) {}
-    fn round(&self, _r: &RoundReport) {}
+    fn step(&self, _r: &StepReport) {}
     fn phase_done(&self) {}
 }
 

@@ -1,80 +1,206 @@
-//! The SSD-iq procedure as data: which steps run, with which job shape, until when.
+//! The SSD-iq procedure as data: passes of phases, each phase a reset, an idle pause, the
+//! sequential init or a measured step, with the reference's parameters
+//! (`scripts/benchbench.sh` of the authors' artifact; `docs/protocol.md` compares them row by
+//! row with the paper and says where ssdiq differs and why).
 //!
-//! Order matters: reads run on a sequentially preconditioned drive; random-write steps run
-//! uniform first (its WAF is the reference for the skewed ones); latency under load runs last,
-//! on a drive in GC steady state.
+//! One pass per random-write workload (uniform, two-zone 80/20, Zipf 0.8), as the reference
+//! loops `i = 1..3`: each pass starts from a fresh reset and sequential init, measures the
+//! reads and writes, runs its workload, measures the reads and writes again and ends with
+//! latency under load. The passes double as three repetitions of everything but the workloads;
+//! `--repeat N` runs the three passes N times.
+//!
+//! Durations here are the reference's; the runner multiplies them by the run's time scales
+//! ([`Scales`]), and drive writes by its drive-write scale.
 
 use ssdiq_schema::steps;
 use ssdiq_workload::{Pattern, RwMix};
 
-use crate::steady::SteadyCriteria;
+/// The capacity of the paper's smallest drives (PM9A3, PE8110, SN640, 7450 PRO: 960 GB). An
+/// emulated drive is that drive scaled down; see [`Scales::for_target`].
+pub const REFERENCE_CAPACITY_BYTES: f64 = 960e9;
 
-/// How long a step runs.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Bound {
-    /// A fixed amount of time (seconds, wall or virtual), one round.
-    Seconds(f64),
-    /// Until the tracked metric is steady, in rounds of `round_s` seconds each, giving up
-    /// after `cap_s` seconds (read and sequential steps).
-    SteadyTime {
-        round_s: f64,
-        cap_s: f64,
-        criteria: SteadyCriteria,
-    },
-    /// Until the tracked metric is steady, measured in rounds of `round_drive_writes` drive
-    /// writes each, giving up after `cap_drive_writes`. A steady window may start only after
-    /// `warmup_drive_writes`: a step that follows another write step inherits its GC state,
-    /// and the throughput can look flat for five rounds while the WAF still moves.
-    SteadyWrites {
-        round_drive_writes: f64,
-        warmup_drive_writes: f64,
-        cap_drive_writes: f64,
-        criteria: SteadyCriteria,
-    },
+/// Large and small requests of the reference (`SEQ_BS`, `UNI_BS`).
+pub const LARGE_BS: u64 = 512 * 1024;
+pub const SMALL_BS: u64 = 4096;
+
+/// `NORMAL_SLEEP`: the pause after the reset, the init, every write step and the workload.
+pub const IDLE_S: f64 = 300.0;
+/// `BW_RUNTIME` (reads) and `PROBE_RUNTIME` (QD1 latency, sequential writes).
+pub const BW_RUNTIME_S: f64 = 300.0;
+pub const PROBE_RUNTIME_S: f64 = 150.0;
+/// `OVERWRITE_UNI`, `OVERWRITE_SKEWED`.
+pub const UNIFORM_DRIVE_WRITES: f64 = 3.0;
+pub const SKEWED_DRIVE_WRITES: f64 = 4.0;
+
+/// Latency under load (`run_lat_exp` and iob's latency thread).
+pub const LOAD_FRACTION: f64 = 0.25;
+pub const LOAD_RUNTIME_S: f64 = 1000.0;
+pub const PROBE_IOPS: f64 = 10_000.0;
+pub const PROBE_READ_PERCENT: u8 = 50;
+/// iob's `threadStatsInterval`.
+pub const PROBE_INTERVAL_S: f64 = 60.0;
+/// `THREADS=8` with `LATENCYTHREAD=1`: thread 0 is the probe, 7 threads load.
+pub const LOAD_THREADS: u32 = 7;
+pub const LOAD_QD: u32 = 64;
+/// `RW=0.99`: 99% writes.
+pub const LOAD_READ_PERCENT: u32 = 1;
+
+/// Quick mode: every time bound, idle and interval x 1/1000, drive writes x 1/3.
+pub const QUICK_TIME_SCALE: f64 = 1e-3;
+pub const QUICK_DRIVE_WRITE_SCALE: f64 = 1.0 / 3.0;
+
+/// `--until-steady` extends a workload up to this many times its reference drive writes.
+pub const UNTIL_STEADY_CAP: f64 = 3.0;
+/// Rounds of the steady-state detector per step (of its reference bound).
+pub const ROUNDS_PER_STEP: u32 = 30;
+
+/// What a phase measures, for the tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    SeqRead,
+    ReadLatency,
+    RandRead,
+    SeqWrite,
+    WriteLatency,
+    Workload,
+    LatencyUnderLoad,
 }
 
-/// Pace of each latency probe: 20,000 samples per probe in the full 20 s step (P99.9 rests
-/// on 20 of them), and a write probe adds 4 MB/s, which the background load makes room for.
-pub const PROBE_IOPS: f64 = 1000.0;
+/// Before or after the pass's write workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Before,
+    After,
+}
 
-/// The background load of the latency-under-load step.
+impl Stage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Before => "before",
+            Stage::After => "after",
+        }
+    }
+}
+
+/// How long a step runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LoadFraction(pub f64);
+pub enum Bound {
+    /// Seconds of the target's clock, before scaling.
+    Seconds(f64),
+    /// Host writes of this many times the capacity, before scaling.
+    DriveWrites(f64),
+}
+
+/// The load and probe of latency under load.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Load {
+    /// Total I/O rate as a fraction of the spec random-write IOPS, the probe's writes included.
+    pub fraction: f64,
+    /// The probes' I/O rate in all, and the share of reads: iob's one thread mixing reads and
+    /// writes at random is two probes here, one per op, each with `probe_qd` in flight. With
+    /// one shared queue the reads wait for slots held by writes while the write path stalls,
+    /// which charges the drive's write stalls to its read latency (`docs/protocol.md`).
+    pub probe_iops: f64,
+    pub probe_read_percent: u8,
+    pub probe_qd: u32,
+    pub probe_interval_s: f64,
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
     pub name: &'static str,
+    pub role: Role,
+    pub stage: Option<Stage>,
     pub mix: RwMix,
     pub pattern: Pattern,
     pub bs: u64,
     pub qd: u32,
     pub threads: u32,
     pub bound: Bound,
-    /// QD1 probe streams that run beside the main load.
-    pub probes: Vec<&'static str>,
-    /// I/Os per second of each probe. The paper's probe thread runs at io-depth 1; left
-    /// unpaced, a write probe on a drive with 10 µs buffered writes adds ~400 MB/s of its own
-    /// and the "25% load" is no longer 25%, so the probes sample at a fixed pace instead.
-    pub probe_iops: Option<f64>,
-    /// For latency under load: the main load's rate as a fraction of the spec random-write
-    /// bandwidth (or of the measured one when there is no spec).
-    pub load: Option<LoadFraction>,
+    pub load: Option<Load>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Phase {
+    /// Erase the drive (sanitize, discard), or recreate a file, or reset the emulated drive.
+    Reset,
+    /// No I/O for this many seconds (before scaling).
+    Idle(f64),
+    /// Sequential writes of `drive_writes` x the used range at `bs`, `qd`, one thread.
+    Init {
+        bs: u64,
+        qd: u32,
+        drive_writes: f64,
+    },
+    Step(Step),
+}
+
+/// The phases of one pass, around one write workload.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pass {
+    /// 1-based.
+    pub repetition: u32,
+    pub pass: u32,
+    pub workload: &'static str,
+    pub phases: Vec<Phase>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
-    /// Sequential preconditioning: drive writes of `seq` large-block writes before the steps.
-    pub precondition_drive_writes: f64,
-    pub precondition_bs: u64,
-    pub steps: Vec<Step>,
+    pub passes: Vec<Pass>,
 }
 
-/// Knobs of a plan.
+/// Knobs of the procedure.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlanOptions {
-    /// Short demonstration run: fewer, shorter rounds.
-    pub quick: bool,
-    pub threads: u32,
+    pub repeat: u32,
+}
+
+/// Factors the runner applies to the plan.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scales {
+    /// Time bounds of the steps other than latency under load.
+    pub time: f64,
+    /// The idle pauses.
+    pub idle: f64,
+    /// Latency under load's duration and probe interval.
+    pub load_time: f64,
+    pub drive_writes: f64,
+}
+
+impl Scales {
+    pub const REFERENCE: Scales = Scales {
+        time: 1.0,
+        idle: 1.0,
+        load_time: 1.0,
+        drive_writes: 1.0,
+    };
+
+    /// The default scales of a target: the reference on real drives; on an emulated drive of
+    /// `capacity` bytes the steps bounded by time (not latency under load) run for
+    /// `capacity / 960 GB` of their time, so they write and read the same share of the drive
+    /// as on the paper's drive (a 16 GiB drive written for 150 s at full speed would be
+    /// overwritten 15 times where the paper's 960 GB drive is written a quarter). Idle pauses
+    /// keep their length: they let background GC finish, which takes as long as it takes, and
+    /// cost the emulator next to nothing. Quick mode: [`QUICK_TIME_SCALE`] and
+    /// [`QUICK_DRIVE_WRITE_SCALE`] on any target.
+    pub fn for_target(quick: bool, emulated_capacity: Option<u64>) -> Scales {
+        if quick {
+            return Scales {
+                time: QUICK_TIME_SCALE,
+                idle: QUICK_TIME_SCALE,
+                load_time: QUICK_TIME_SCALE,
+                drive_writes: QUICK_DRIVE_WRITE_SCALE,
+            };
+        }
+        match emulated_capacity {
+            Some(c) => Scales {
+                time: (c as f64 / REFERENCE_CAPACITY_BYTES).min(1.0),
+                ..Scales::REFERENCE
+            },
+            None => Scales::REFERENCE,
+        }
+    }
 }
 
 fn mix(s: &str) -> RwMix {
@@ -85,96 +211,187 @@ fn pattern(s: &str) -> Pattern {
     Pattern::parse(s).expect("built-in pattern")
 }
 
-impl Plan {
-    /// The SSD-iq benchmark (paper §3 and §6.1).
-    pub fn ssd_iq(o: PlanOptions) -> Plan {
-        // Reads and sequential writes: rounds of `read_s / 5`, at most twice the minimum of
-        // five rounds.
-        let (read_s, round, warmup, cap) = if o.quick {
-            (1.0, 0.1, 0.3, 1.5)
-        } else {
-            (5.0, 0.25, 2.0, 8.0)
-        };
-        let timed = |criteria| Bound::SteadyTime {
-            round_s: read_s / 5.0,
-            cap_s: read_s * 2.0,
-            criteria,
-        };
-        let steady = |criteria| Bound::SteadyWrites {
-            round_drive_writes: round,
-            warmup_drive_writes: warmup,
-            cap_drive_writes: cap,
-            criteria,
-        };
-        let crit = SteadyCriteria::default();
-        let large = 128 * 1024;
-        let small = 4096;
-        let t = o.threads.max(1);
-        let step = |name, m: &str, p: &str, bs, qd, bound| Step {
-            name,
-            mix: mix(m),
-            pattern: pattern(p),
-            bs,
-            qd,
-            threads: t,
-            bound,
-            probes: Vec::new(),
-            probe_iops: None,
-            load: None,
-        };
-        let mut steps = vec![
-            step(steps::SEQ_READ, "read", "seq", large, 32, timed(crit)),
-            step(
-                steps::RAND_READ,
-                "randread",
-                "uniform",
-                small,
-                64,
-                timed(crit),
-            ),
-            step(steps::SEQ_WRITE, "write", "seq", large, 32, timed(crit)),
-            step(
-                steps::RAND_WRITE_UNIFORM,
-                "randwrite",
-                "uniform",
-                small,
-                64,
-                steady(crit),
-            ),
-            step(
-                steps::RAND_WRITE_TWOZONE,
-                "randwrite",
-                "twozone:80/20",
-                small,
-                64,
-                steady(crit),
-            ),
-            step(
-                steps::RAND_WRITE_ZIPF,
-                "randwrite",
-                "zipf:0.8",
-                small,
-                64,
-                steady(crit),
-            ),
-        ];
-        let mut lat = step(
-            steps::LATENCY_UNDER_LOAD,
+/// The three write workloads: result name, pattern, reference drive writes.
+pub const WORKLOADS: [(&str, &str, f64); 3] = [
+    (steps::RAND_WRITE_UNIFORM, "uniform", UNIFORM_DRIVE_WRITES),
+    (
+        steps::RAND_WRITE_TWOZONE,
+        "twozone:80/20",
+        SKEWED_DRIVE_WRITES,
+    ),
+    (steps::RAND_WRITE_ZIPF, "zipf:0.8", SKEWED_DRIVE_WRITES),
+];
+
+/// Short workload name of a result step name (`rand_write_zipf` -> `zipf`).
+pub fn workload_key(step: &str) -> &str {
+    step.trim_start_matches("rand_write_")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn step(
+    name: &'static str,
+    role: Role,
+    stage: Option<Stage>,
+    m: &str,
+    p: &str,
+    bs: u64,
+    qd: u32,
+    threads: u32,
+    bound: Bound,
+) -> Step {
+    Step {
+        name,
+        role,
+        stage,
+        mix: mix(m),
+        pattern: pattern(p),
+        bs,
+        qd,
+        threads,
+        bound,
+        load: None,
+    }
+}
+
+/// `run_read_exp` then `run_write_exp` of the reference.
+fn reads_and_writes(stage: Stage) -> Vec<Phase> {
+    let s = Some(stage);
+    vec![
+        // "Sequential" reads and writes are 512 KiB requests at uniformly random aligned
+        // offsets in the reference (PATTERN=uniform).
+        Phase::Step(step(
+            steps::SEQ_READ,
+            Role::SeqRead,
+            s,
+            "randread",
+            "uniform",
+            LARGE_BS,
+            32,
+            10,
+            Bound::Seconds(BW_RUNTIME_S),
+        )),
+        Phase::Step(step(
+            steps::READ_LATENCY,
+            Role::ReadLatency,
+            s,
+            "randread",
+            "uniform",
+            SMALL_BS,
+            1,
+            1,
+            Bound::Seconds(PROBE_RUNTIME_S),
+        )),
+        Phase::Step(step(
+            steps::RAND_READ,
+            Role::RandRead,
+            s,
+            "randread",
+            "uniform",
+            SMALL_BS,
+            128,
+            10,
+            Bound::Seconds(BW_RUNTIME_S),
+        )),
+        Phase::Step(step(
+            steps::SEQ_WRITE,
+            Role::SeqWrite,
+            s,
             "randwrite",
             "uniform",
-            small,
+            LARGE_BS,
             32,
-            Bound::Seconds(if o.quick { 2.0 } else { 20.0 }),
-        );
-        lat.probes = vec!["read", "write"];
-        lat.probe_iops = Some(PROBE_IOPS);
-        lat.load = Some(LoadFraction(0.25));
-        steps.push(lat);
-        Plan {
-            precondition_drive_writes: 1.0,
-            precondition_bs: large,
-            steps,
+            10,
+            Bound::Seconds(PROBE_RUNTIME_S),
+        )),
+        Phase::Idle(IDLE_S),
+        Phase::Step(step(
+            steps::WRITE_LATENCY,
+            Role::WriteLatency,
+            s,
+            "randwrite",
+            "uniform",
+            SMALL_BS,
+            1,
+            1,
+            Bound::Seconds(PROBE_RUNTIME_S),
+        )),
+        Phase::Idle(IDLE_S),
+    ]
+}
+
+impl Plan {
+    /// The SSD-iq benchmark (`scripts/benchbench.sh`).
+    pub fn ssd_iq(o: PlanOptions) -> Plan {
+        let mut passes = Vec::new();
+        for rep in 1..=o.repeat.max(1) {
+            for (i, (name, pat, dw)) in WORKLOADS.into_iter().enumerate() {
+                let mut phases = vec![
+                    Phase::Reset,
+                    Phase::Idle(IDLE_S),
+                    Phase::Init {
+                        bs: LARGE_BS,
+                        qd: 1,
+                        drive_writes: 1.0,
+                    },
+                    Phase::Idle(IDLE_S),
+                ];
+                phases.extend(reads_and_writes(Stage::Before));
+                phases.push(Phase::Step(step(
+                    name,
+                    Role::Workload,
+                    None,
+                    "randwrite",
+                    pat,
+                    SMALL_BS,
+                    128,
+                    4,
+                    Bound::DriveWrites(dw),
+                )));
+                phases.push(Phase::Idle(IDLE_S));
+                phases.extend(reads_and_writes(Stage::After));
+                let mut lat = step(
+                    steps::LATENCY_UNDER_LOAD,
+                    Role::LatencyUnderLoad,
+                    None,
+                    &format!("randrw:{LOAD_READ_PERCENT}"),
+                    "uniform",
+                    SMALL_BS,
+                    LOAD_QD,
+                    LOAD_THREADS,
+                    Bound::Seconds(LOAD_RUNTIME_S),
+                );
+                lat.load = Some(Load {
+                    fraction: LOAD_FRACTION,
+                    probe_iops: PROBE_IOPS,
+                    probe_read_percent: PROBE_READ_PERCENT,
+                    probe_qd: LOAD_QD,
+                    probe_interval_s: PROBE_INTERVAL_S,
+                });
+                phases.push(Phase::Step(lat));
+                passes.push(Pass {
+                    repetition: rep,
+                    pass: i as u32 + 1,
+                    workload: name,
+                    phases,
+                });
+            }
         }
+        Plan { passes }
+    }
+
+    /// Every measured step, in order.
+    pub fn steps(&self) -> impl Iterator<Item = &Step> {
+        self.passes.iter().flat_map(|p| {
+            p.phases.iter().filter_map(|ph| match ph {
+                Phase::Step(s) => Some(s),
+                _ => None,
+            })
+        })
+    }
+
+    /// Number of phases, for progress.
+    pub fn phase_count(&self) -> usize {
+        self.passes.iter().map(|p| p.phases.len()).sum()
     }
 }
 
@@ -182,61 +399,123 @@ impl Plan {
 mod tests {
     use super::*;
 
+    fn describe(ph: &Phase) -> String {
+        match ph {
+            Phase::Reset => "reset".into(),
+            Phase::Idle(s) => format!("idle {s}s"),
+            Phase::Init {
+                bs,
+                qd,
+                drive_writes,
+            } => format!("init seq bs={bs} qd={qd} dw={drive_writes}"),
+            Phase::Step(s) => format!(
+                "{}{} {} {} bs={} {}x{} {}{}",
+                s.name,
+                s.stage
+                    .map(|x| format!(" ({})", x.name()))
+                    .unwrap_or_default(),
+                s.mix,
+                s.pattern,
+                s.bs,
+                s.threads,
+                s.qd,
+                match s.bound {
+                    Bound::Seconds(x) => format!("{x}s"),
+                    Bound::DriveWrites(x) => format!("{x}dw"),
+                },
+                match s.load {
+                    Some(l) => format!(
+                        " load={}% probe={}iops rw:{} qd{} every {}s",
+                        l.fraction * 100.0,
+                        l.probe_iops,
+                        l.probe_read_percent,
+                        l.probe_qd,
+                        l.probe_interval_s
+                    ),
+                    None => String::new(),
+                }
+            ),
+        }
+    }
+
+    /// The reference's pass, phase by phase (scripts/benchbench.sh): a golden list.
     #[test]
-    fn the_paper_steps_in_order() {
-        let p = Plan::ssd_iq(PlanOptions {
-            quick: false,
-            threads: 1,
-        });
-        let names: Vec<_> = p.steps.iter().map(|s| s.name).collect();
-        assert_eq!(
-            names,
-            [
-                "seq_read",
-                "rand_read",
-                "seq_write",
-                "rand_write_uniform",
-                "rand_write_twozone",
-                "rand_write_zipf",
-                "latency_under_load"
-            ]
-        );
-        let lat = p.steps.last().unwrap();
-        assert_eq!(lat.probes, ["read", "write"]);
-        assert_eq!(lat.load, Some(LoadFraction(0.25)));
-        assert_eq!(p.steps[4].pattern.to_string(), "twozone:80/20");
-        assert_eq!(p.steps[5].pattern.to_string(), "zipf:0.8");
-        assert!(p.steps.iter().all(|s| s.bs % 4096 == 0));
+    fn the_reference_pass() {
+        let p = Plan::ssd_iq(PlanOptions { repeat: 1 });
+        let got: Vec<String> = p.passes[0].phases.iter().map(describe).collect();
+        let want = [
+            "reset",
+            "idle 300s",
+            "init seq bs=524288 qd=1 dw=1",
+            "idle 300s",
+            "seq_read (before) randread uniform bs=524288 10x32 300s",
+            "read_latency (before) randread uniform bs=4096 1x1 150s",
+            "rand_read (before) randread uniform bs=4096 10x128 300s",
+            "seq_write (before) randwrite uniform bs=524288 10x32 150s",
+            "idle 300s",
+            "write_latency (before) randwrite uniform bs=4096 1x1 150s",
+            "idle 300s",
+            "rand_write_uniform randwrite uniform bs=4096 4x128 3dw",
+            "idle 300s",
+            "seq_read (after) randread uniform bs=524288 10x32 300s",
+            "read_latency (after) randread uniform bs=4096 1x1 150s",
+            "rand_read (after) randread uniform bs=4096 10x128 300s",
+            "seq_write (after) randwrite uniform bs=524288 10x32 150s",
+            "idle 300s",
+            "write_latency (after) randwrite uniform bs=4096 1x1 150s",
+            "idle 300s",
+            "latency_under_load randrw:1 uniform bs=4096 7x64 1000s load=25% probe=10000iops rw:50 qd64 every 60s",
+        ];
+        assert_eq!(got, want);
     }
 
     #[test]
-    fn quick_is_shorter() {
-        let q = Plan::ssd_iq(PlanOptions {
-            quick: true,
-            threads: 1,
-        });
-        let f = Plan::ssd_iq(PlanOptions {
-            quick: false,
-            threads: 1,
-        });
-        for (a, b) in q.steps.iter().zip(&f.steps) {
-            match (&a.bound, &b.bound) {
-                (Bound::Seconds(x), Bound::Seconds(y)) => assert!(x < y),
-                (Bound::SteadyTime { cap_s: x, .. }, Bound::SteadyTime { cap_s: y, .. }) => {
-                    assert!(x < y)
-                }
-                (
-                    Bound::SteadyWrites {
-                        cap_drive_writes: x,
-                        ..
-                    },
-                    Bound::SteadyWrites {
-                        cap_drive_writes: y,
-                        ..
-                    },
-                ) => assert!(x < y),
-                _ => panic!("bounds differ in kind"),
-            }
-        }
+    fn three_passes_one_per_workload_each_repeated() {
+        let p = Plan::ssd_iq(PlanOptions { repeat: 2 });
+        let w: Vec<(u32, u32, &str)> = p
+            .passes
+            .iter()
+            .map(|x| (x.repetition, x.pass, x.workload))
+            .collect();
+        assert_eq!(
+            w,
+            [
+                (1, 1, "rand_write_uniform"),
+                (1, 2, "rand_write_twozone"),
+                (1, 3, "rand_write_zipf"),
+                (2, 1, "rand_write_uniform"),
+                (2, 2, "rand_write_twozone"),
+                (2, 3, "rand_write_zipf"),
+            ]
+        );
+        let workloads: Vec<String> = p
+            .steps()
+            .filter(|s| s.role == Role::Workload)
+            .map(|s| format!("{} {:?}", s.pattern, s.bound))
+            .collect();
+        assert_eq!(
+            workloads[..3],
+            [
+                "uniform DriveWrites(3.0)",
+                "twozone:80/20 DriveWrites(4.0)",
+                "zipf:0.8 DriveWrites(4.0)"
+            ]
+        );
+        // Every pass starts from a reset.
+        assert!(p.passes.iter().all(|x| x.phases[0] == Phase::Reset));
+    }
+
+    #[test]
+    fn scales() {
+        assert_eq!(Scales::for_target(false, None), Scales::REFERENCE);
+        let e = Scales::for_target(false, Some(16 << 30));
+        assert!((e.time - 17.179869184 / 960.0).abs() < 1e-12);
+        assert_eq!((e.idle, e.load_time, e.drive_writes), (1.0, 1.0, 1.0));
+        // A drive larger than the reference runs the reference durations.
+        assert_eq!(Scales::for_target(false, Some(4 << 40)).time, 1.0);
+        let q = Scales::for_target(true, Some(16 << 30));
+        assert_eq!(q.time, QUICK_TIME_SCALE);
+        assert_eq!((q.idle, q.load_time), (QUICK_TIME_SCALE, QUICK_TIME_SCALE));
+        assert_eq!(q, Scales::for_target(true, None));
     }
 }

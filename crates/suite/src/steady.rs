@@ -5,7 +5,20 @@
 //! - the excursion of a least-squares line through the window (slope x (rounds - 1)) is
 //!   within `slope_band` (10%) of the mean.
 //!
-//! The detector is fed one round at a time and reports the first window that qualifies.
+//! The detector is fed one round at a time and reports the first window that qualifies. A
+//! step's window must also hold the WAF steady where the drive reports it ([`first_steady`]).
+//!
+//! A step's rounds are [`ROUNDS_PER_STEP`](crate::plan::ROUNDS_PER_STEP) equal parts of its
+//! reference bound: of its host writes for a workload bounded by drive writes, of its time
+//! otherwise. They are formed from the step's whole intervals ([`rounds`]), so the detector
+//! needs no job boundaries; a round closes with the interval that completes it.
+
+use crate::intervals::{self, Interval};
+use crate::plan::ROUNDS_PER_STEP;
+use crate::step::{StepOutcome, StepRun};
+
+/// Rounds in a steady window.
+pub const WINDOW_ROUNDS: usize = 5;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SteadyCriteria {
@@ -133,6 +146,81 @@ impl SteadyDetector {
 mod tests {
     use super::*;
 
+    fn iv(k: u64, write_mb: f64) -> Interval {
+        Interval {
+            t_ns: k * 1_000_000_000,
+            span_ns: 1_000_000_000,
+            bytes: (write_mb * 1e6) as u64,
+            ios: 0,
+            write_bytes: (write_mb * 1e6) as u64,
+            waf: Some(2.0),
+            partial: false,
+        }
+    }
+
+    #[test]
+    fn rounds_by_bytes_and_the_window_within_the_reference() {
+        // 100 MB/s falling to 50 MB/s over the first 20 s, then flat; rounds of 100 MB.
+        let ivs: Vec<Interval> = (0..60)
+            .map(|k| iv(k, if k < 20 { 100.0 - 2.5 * k as f64 } else { 50.0 }))
+            .collect();
+        let r = rounds(&ivs, 100_000_000, true);
+        assert!(r.mb_s.len() >= 30);
+        assert!(r.end_written.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(r.waf[0], Some(2.0));
+        let s = of_rounds(&r).unwrap();
+        assert!(s.converged);
+        let w = s.window.unwrap();
+        assert!(r.mb_s[w.first..w.first + 5].iter().all(|&x| x <= 75.0));
+        // A step stopped before the flat part is not steady, and says so.
+        let short = rounds(&ivs[..10], 100_000_000, true);
+        let s = of_rounds(&short).unwrap();
+        assert!(!s.converged && !s.within_reference);
+        assert_eq!(s.written, short.end_written[short.mb_s.len() - 1]);
+    }
+
+    #[test]
+    fn an_interval_across_several_rounds_is_split() {
+        // Two intervals of 10 MB each, rounds of 4 MB: 5 rounds, the last ends the second.
+        let ivs = [iv(0, 10.0), iv(1, 10.0)];
+        let r = rounds(&ivs, 4_000_000, true);
+        assert_eq!(r.mb_s.len(), 5);
+        assert!(
+            r.mb_s.iter().all(|&m| (m - 10.0).abs() < 1e-9),
+            "{:?}",
+            r.mb_s
+        );
+        assert_eq!(
+            r.end_written,
+            [4_000_000, 8_000_000, 12_000_000, 16_000_000, 20_000_000]
+        );
+        assert_eq!(r.end_ns[4], 2_000_000_000);
+    }
+
+    #[test]
+    fn flat_throughput_with_a_climbing_waf_is_not_steady() {
+        let mut r = Rounds {
+            mb_s: vec![100.0; 10],
+            end_written: (1..=10).collect(),
+            end_ns: (1..=10).collect(),
+            waf: (0..10).map(|i| Some(1.0 + 0.3 * i.min(6) as f64)).collect(),
+        };
+        // The WAF climbs by 0.3 a round until round 6: the first window with a flat WAF
+        // starts at round 5 (rounds 5..=9: 2.5, 2.8, 2.8, 2.8, 2.8; range 12%, slope 9%).
+        assert_eq!(first_steady(&r).unwrap().first, 5);
+        // Without WAF values the throughput decides alone.
+        r.waf = vec![None; 10];
+        assert_eq!(first_steady(&r).unwrap().first, 0);
+    }
+
+    #[test]
+    fn rounds_by_time() {
+        let ivs: Vec<Interval> = (0..10).map(|k| iv(k, 10.0)).collect();
+        let r = rounds(&ivs, 2_000_000_000, false);
+        assert_eq!(r.mb_s, [10.0; 5]);
+        assert_eq!(r.end_ns[4], 10_000_000_000);
+    }
+
     #[test]
     fn flat_series_is_steady_at_once() {
         let c = SteadyCriteria::default();
@@ -191,4 +279,138 @@ mod tests {
         assert_eq!(found, c.first_steady(&series));
         assert!(found.is_some());
     }
+}
+
+/// A step's rounds: throughput (MB/s) of each, and the host bytes written and time elapsed
+/// at its end.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rounds {
+    pub mb_s: Vec<f64>,
+    pub end_written: Vec<u64>,
+    pub end_ns: Vec<u64>,
+    /// Mean per-interval WAF of each round, where the device reports it.
+    pub waf: Vec<Option<f64>>,
+}
+
+/// How a step fared against the detector.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Steadiness {
+    pub converged: bool,
+    pub rounds: usize,
+    pub window: Option<WindowCheck>,
+    /// Host bytes written when the window ended (or the step, when not steady).
+    pub written: u64,
+    /// The window ended within the reference bound (its first `ROUNDS_PER_STEP` rounds).
+    pub within_reference: bool,
+}
+
+/// Groups `ivs` into rounds of `round` units: bytes written (`by_bytes`) or nanoseconds. An
+/// interval that straddles round boundaries is split between the rounds in proportion (its
+/// I/O assumed even within it), so a step of N rounds' worth has N rounds whatever its
+/// interval length.
+pub fn rounds(ivs: &[Interval], round: u64, by_bytes: bool) -> Rounds {
+    let mut r = Rounds::default();
+    let round = round.max(1) as f64;
+    // The open round: bytes, span (ns), and the WAF values seen.
+    let (mut bytes, mut span) = (0.0f64, 0.0f64);
+    let mut wafs: Vec<f64> = Vec::new();
+    let (mut written, mut t) = (0.0f64, 0.0f64);
+    for iv in ivs {
+        if let Some(w) = iv.waf {
+            wafs.push(w);
+        }
+        // The interval's progress in the round's unit, consumed piece by piece.
+        let size = if by_bytes {
+            iv.write_bytes as f64
+        } else {
+            iv.span_ns as f64
+        };
+        let mut left = 1.0f64;
+        let mut pos = if by_bytes { written } else { t };
+        loop {
+            let boundary = (r.mb_s.len() as f64 + 1.0) * round;
+            let need = if size > 0.0 {
+                (boundary - pos) / size
+            } else {
+                f64::INFINITY
+            };
+            let take = need.clamp(0.0, left);
+            bytes += take * iv.bytes as f64;
+            span += take * iv.span_ns as f64;
+            written += take * iv.write_bytes as f64;
+            t = iv.t_ns as f64 + (1.0 - left + take) * iv.span_ns as f64;
+            pos += take * size;
+            left -= take;
+            if need > take + 1e-9 || size == 0.0 {
+                break;
+            }
+            r.mb_s.push(bytes / 1e6 / (span.max(1.0) / 1e9));
+            r.end_written.push(written.round() as u64);
+            r.end_ns.push(t.round() as u64);
+            r.waf
+                .push((!wafs.is_empty()).then(|| wafs.iter().sum::<f64>() / wafs.len() as f64));
+            bytes = 0.0;
+            span = 0.0;
+            wafs.clear();
+            if left <= 1e-12 {
+                break;
+            }
+        }
+    }
+    r
+}
+
+/// The rounds of a step's outcome: parts of its reference bound (`reference_bytes` of writes,
+/// or its time bound).
+pub fn step_rounds(o: &StepOutcome, run: &StepRun, reference_bytes: u64) -> Rounds {
+    let ivs = intervals::of_outcome(o);
+    match (run.bytes, run.seconds) {
+        (Some(_), _) => rounds(&ivs, reference_bytes / ROUNDS_PER_STEP as u64, true),
+        (None, Some(s)) => rounds(&ivs, (s * 1e9 / ROUNDS_PER_STEP as f64) as u64, false),
+        (None, None) => Rounds::default(),
+    }
+}
+
+/// The first window in which the throughput is steady and so is the WAF, where the drive
+/// reports it for every round of the window: after a sequential fill the throughput of random
+/// writes flattens while GC's WAF still climbs (visible in every emulated run), and a window
+/// there would call a transient steady.
+pub fn first_steady(r: &Rounds) -> Option<WindowCheck> {
+    let c = SteadyCriteria::default();
+    let n = c.rounds;
+    if r.mb_s.len() < n {
+        return None;
+    }
+    (0..=r.mb_s.len() - n).find_map(|i| {
+        let w = c.check(i, &r.mb_s[i..i + n]);
+        if !w.steady {
+            return None;
+        }
+        let waf: Option<Vec<f64>> = r.waf[i..i + n].iter().copied().collect();
+        match waf {
+            Some(v) if !c.check(i, &v).steady => None,
+            _ => Some(w),
+        }
+    })
+}
+
+/// The detector over a step's rounds; `None` when it had no rounds at all.
+pub fn of_rounds(r: &Rounds) -> Option<Steadiness> {
+    if r.mb_s.is_empty() {
+        return None;
+    }
+    let w = first_steady(r);
+    let end = w.map_or(r.mb_s.len(), |w| w.first + WINDOW_ROUNDS) - 1;
+    Some(Steadiness {
+        converged: w.is_some(),
+        rounds: r.mb_s.len(),
+        window: w,
+        written: r.end_written[end],
+        within_reference: w.is_some() && end < ROUNDS_PER_STEP as usize,
+    })
+}
+
+/// The detector over a step run so far.
+pub fn of_outcome(o: &StepOutcome, run: &StepRun, reference_bytes: u64) -> Option<Steadiness> {
+    of_rounds(&step_rounds(o, run, reference_bytes))
 }

@@ -1,80 +1,90 @@
-//! One step of the plan, run in measurement rounds until steady state or its cap.
+//! One measured step of the plan: one engine job for its bound, and, for a write workload
+//! run with `--until-steady` that was not steady within its reference drive writes, further
+//! jobs of a few detector rounds each until it is (or its cap).
 //!
 //! Invariants:
-//! - Every round is one engine job over the whole capacity; device counters are read around
-//!   each round, so a round's WAF is the device's own count for exactly that round.
-//! - Each round gets its own seed: repeating one random stream every round would make the
-//!   drive see the same overwrite order again and again.
-//! - The tracked metric is the main stream's throughput (SNIA PTS); a step stops early only
-//!   when the detector finds a steady window, and always after its cap.
-//! - A stop request ends the step after the running round drains; the rounds done so far
-//!   are kept and the outcome says it was stopped.
+//! - A step is one job whenever it can be: the per-interval series then has no seams, and the
+//!   only partial interval is the last (marked partial by the summary).
+//! - Every job of a step gets its own seed (a continuation must not replay the stream the
+//!   drive has just seen).
+//! - A stop request ends the step after the running job drains; the jobs done so far are kept
+//!   and the outcome says it was stopped.
 
-use std::collections::BTreeMap;
+use std::time::Instant;
 
-use ssdiq_engine::hist::OpStats;
-use ssdiq_engine::series::JobSecond;
-use ssdiq_engine::{Job, Progress, RunControl};
+use ssdiq_engine::{Arrivals, Job, Probe, Progress, RunControl, Stats};
 use ssdiq_workload::units::Rate;
-use ssdiq_workload::Op;
 
-use crate::observe::{Observer, Phase, RoundReport, Unit};
-use crate::plan::{Bound, Step};
-use crate::steady::{SteadyDetector, WindowCheck};
+use crate::observe::{Observer, Phase as ObsPhase, Unit};
+use crate::plan::{Step, ROUNDS_PER_STEP};
+use crate::steady;
 use crate::target::{SuiteError, SuiteTarget};
 
-/// What one round measured.
-pub struct Round {
-    pub elapsed_ns: u64,
-    pub ops: BTreeMap<Op, OpStats>,
-    pub probes: BTreeMap<Op, OpStats>,
-    pub seconds: Vec<JobSecond>,
-    /// Device counter deltas over the round, when the device reports them.
-    pub host_bytes: Option<u64>,
-    pub media_bytes: Option<u64>,
-}
-
-impl Round {
-    /// Bytes per second of the main streams, in MB/s.
-    pub fn mb_s(&self) -> f64 {
-        let bytes: u64 = self.ops.values().map(|s| s.bytes).sum();
-        bytes as f64 / 1e6 / (self.elapsed_ns.max(1) as f64 / 1e9)
-    }
-
-    pub fn iops(&self) -> f64 {
-        let ios: u64 = self.ops.values().map(|s| s.ios).sum();
-        ios as f64 / (self.elapsed_ns.max(1) as f64 / 1e9)
-    }
-
-    pub fn written(&self) -> u64 {
-        self.ops.get(&Op::Write).map_or(0, |s| s.bytes)
-    }
-
-    pub fn waf(&self) -> Option<f64> {
-        crate::derived::measured_waf(self.host_bytes? as u128, self.media_bytes? as u128)
-    }
+/// One engine job of a step, and where it starts on the step's time axis.
+pub struct Segment {
+    pub offset_ns: u64,
+    pub stats: Stats,
 }
 
 pub struct StepOutcome {
-    pub rounds: Vec<Round>,
-    /// The steady window, if one was found.
-    pub window: Option<WindowCheck>,
-    /// Whether the step is steady-state bounded (it then reports convergence).
-    pub tracked: bool,
+    pub segments: Vec<Segment>,
     pub stopped: bool,
+    /// Wall-clock seconds the step took.
+    pub wall_s: f64,
+}
+
+impl StepOutcome {
+    pub fn elapsed_ns(&self) -> u64 {
+        self.segments
+            .last()
+            .map_or(0, |s| s.offset_ns + s.stats.elapsed_ns)
+    }
+
+    pub fn written(&self) -> u64 {
+        self.segments
+            .iter()
+            .map(|s| {
+                s.stats
+                    .ops
+                    .get(&ssdiq_workload::Op::Write)
+                    .map_or(0, |o| o.bytes)
+            })
+            .sum()
+    }
+}
+
+/// A step with its bound and pacing resolved for one target.
+#[derive(Clone, Debug)]
+pub struct StepRun {
+    /// Bytes of the target the step addresses (the used range, `--fill`).
+    pub range_bytes: u64,
+    /// Bytes one drive write stands for (the whole capacity, as the reference counts).
+    pub capacity: u64,
+    pub seconds: Option<f64>,
+    pub bytes: Option<u64>,
+    pub interval_ns: u64,
+    /// Background rate (latency under load), Poisson arrivals.
+    pub rate_iops: Option<f64>,
+    /// Probe rate (latency under load), and its interval.
+    pub probe_iops: Option<f64>,
+    pub probe_interval_ns: Option<u64>,
+    pub device_log_ns: Option<u64>,
+    /// `--until-steady`: the cap in bytes, when the step may be extended.
+    pub extend_to_bytes: Option<u64>,
+    pub seed: u64,
 }
 
 /// Everything a step needs besides the step itself.
 pub struct StepContext<'a> {
     pub ctl: &'a RunControl<'a>,
     pub observer: &'a dyn Observer,
-    pub seed: u64,
     /// 1-based phase position and count, for progress.
     pub index: usize,
     pub count: usize,
+    pub label: String,
 }
 
-/// Forwards engine progress to the observer, counted from the rounds already done.
+/// Forwards engine progress to the observer, counted from the segments already done.
 struct Forward<'a> {
     observer: &'a dyn Observer,
     unit: Unit,
@@ -97,38 +107,49 @@ impl Progress for Forward<'_> {
     }
 }
 
-/// The engine job of one round of `step`.
-pub fn job(step: &Step, target: &str, capacity: u64, seed: u64) -> Job {
-    let mut j = Job::new(target, step.mix, step.bs, capacity);
+/// The engine job of `step` (bounds left to the caller).
+pub fn job(step: &Step, run: &StepRun, target: &str, seed: u64) -> Job {
+    let mut j = Job::new(target, step.mix, step.bs, run.range_bytes);
     j.pattern = step.pattern.clone();
     j.qd = step.qd;
     j.threads = step.threads;
     j.seed = seed;
-    j.probes = step
-        .probes
-        .iter()
-        .map(|p| if *p == "read" { Op::Read } else { Op::Write })
-        .collect();
-    j.probe_rate = step.probe_iops.map(Rate::IoPerSec);
+    j.series_interval_ns = run.interval_ns;
+    j.device_log_ns = run.device_log_ns;
+    if let Some(iops) = run.rate_iops {
+        j.rate = Some(Rate::IoPerSec(iops));
+        j.arrivals = Arrivals::Poisson;
+    }
+    if let (Some(load), Some(iops)) = (step.load, run.probe_iops) {
+        // One probe per op (each with its own queue) at its share of the rate; the engine
+        // paces every probe at one rate, so the split is even (the reference's 50/50).
+        let (probes, per) = match load.probe_read_percent {
+            100 => (vec![Probe::READ], iops),
+            0 => (vec![Probe::WRITE], iops),
+            50 => (vec![Probe::READ, Probe::WRITE], iops / 2.0),
+            r => (vec![Probe { read_percent: r }], iops),
+        };
+        j.probes = probes;
+        j.probe_rate = Some(Rate::IoPerSec(per));
+        j.probe_qd = load.probe_qd;
+        j.probe_interval_ns = run.probe_interval_ns;
+    }
     j
 }
 
-fn round_seed(seed: u64, step: usize, round: u32) -> u64 {
-    // splitmix-style mixing: distinct, well-spread seeds per (step, round).
-    let mut z = seed ^ ((step as u64) << 32 | round as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z ^ (z >> 31)
+/// Distinct, well-spread seeds per (step, segment).
+pub fn segment_seed(seed: u64, step: usize, segment: u32) -> u64 {
+    ssdiq_workload::rng::derive_seed(seed, ((step as u64) << 20) | segment as u64)
 }
 
-/// Runs one round with `bound` and returns what it measured.
-pub fn run_round(
+/// Runs one job and returns its statistics and whether it was cut short.
+pub fn run_job(
     target: &mut dyn SuiteTarget,
     job: &Job,
     cx: &StepContext<'_>,
     unit: Unit,
     base: f64,
-) -> Result<(Round, bool), SuiteError> {
-    let before = target.counters();
+) -> Result<Stats, SuiteError> {
     let fwd = Forward {
         observer: cx.observer,
         unit,
@@ -136,124 +157,77 @@ pub fn run_round(
     };
     let ctl = RunControl::new(cx.ctl.stop.clone(), &fwd);
     let stats = target.executor().run(job, &ctl)?;
-    let after = target.counters();
-    let (host_bytes, media_bytes) = match (before, after) {
-        (Some(b), Some(a)) => (
-            Some(a.host_bytes.saturating_sub(b.host_bytes)),
-            a.media_bytes
-                .zip(b.media_bytes)
-                .map(|(a, b)| a.saturating_sub(b)),
-        ),
-        _ => (None, None),
-    };
-    let partial = stats.partial;
-    Ok((
-        Round {
-            elapsed_ns: stats.elapsed_ns,
-            ops: stats.ops,
-            probes: stats.probes,
-            seconds: stats.series,
-            host_bytes,
-            media_bytes,
-        },
-        partial,
-    ))
+    // A failed I/O ends the run as an error, not as an interruption: the engine drained
+    // and says "partial", but the drive (or the filesystem under a file) failed.
+    if let Some(f) = stats.errors.first.as_ref() {
+        let errno = std::io::Error::from_raw_os_error(f.errno);
+        let more = match stats.errors.count {
+            1 => String::new(),
+            n => format!(" ({n} failed I/Os)"),
+        };
+        return Err(SuiteError::Engine(ssdiq_engine::EngineError::io(
+            format!("{}{more}", f.describe()),
+            errno,
+        )));
+    }
+    Ok(stats)
 }
 
-/// Runs `step` (the `step_no`-th of the plan) on `target` in rounds; `rate` limits the main
-/// load (latency under load).
+/// Runs `step` (the `step_no`-th of the run) on `target`; the caller ends the phase.
 pub fn run_step(
     target: &mut dyn SuiteTarget,
     step: &Step,
+    run: &StepRun,
     step_no: usize,
-    rate: Option<Rate>,
     cx: &StepContext<'_>,
 ) -> Result<StepOutcome, SuiteError> {
-    let capacity = target.capacity_bytes();
+    let started = Instant::now();
     let name = target.job_target();
-    let blocks = |dw: f64| (((dw * capacity as f64) as u64) / step.bs).max(1) * step.bs;
-    // (unit, size of a round, warm-up before a window may start, cap; all in that unit)
-    let (unit, round, warmup, cap, criteria) = match &step.bound {
-        Bound::Seconds(s) => (Unit::Seconds, *s, 0.0, *s, None),
-        Bound::SteadyTime {
-            round_s,
-            cap_s,
-            criteria,
-        } => (Unit::Seconds, *round_s, 0.0, *cap_s, Some(*criteria)),
-        Bound::SteadyWrites {
-            round_drive_writes,
-            warmup_drive_writes,
-            cap_drive_writes,
-            criteria,
-        } => (
-            Unit::Bytes,
-            blocks(*round_drive_writes) as f64,
-            *warmup_drive_writes * capacity as f64,
-            blocks(*cap_drive_writes) as f64,
-            Some(*criteria),
-        ),
+    let (unit, total) = match (run.bytes, run.seconds) {
+        (Some(b), _) => (Unit::Bytes, run.extend_to_bytes.unwrap_or(b) as f64),
+        (None, Some(s)) => (Unit::Seconds, s),
+        (None, None) => (Unit::Seconds, 0.0),
     };
-    cx.observer.phase(&Phase {
-        name: step.name.to_string(),
+    cx.observer.phase(&ObsPhase {
+        name: cx.label.clone(),
         index: cx.index,
         count: cx.count,
         unit,
-        total: cap,
+        total,
     });
-    let mut detector = criteria.map(SteadyDetector::new);
     let mut out = StepOutcome {
-        rounds: Vec::new(),
-        window: None,
-        tracked: criteria.is_some(),
+        segments: Vec::new(),
         stopped: false,
+        wall_s: 0.0,
     };
-    let mut done = 0.0;
-    // Index of the first round fed to the detector (the first after the warm-up).
-    let mut first_fed = None;
-    loop {
-        let r = out.rounds.len() as u32;
-        let mut j = job(step, &name, capacity, round_seed(cx.seed, step_no, r));
-        j.rate = rate;
-        match unit {
-            Unit::Seconds => {
-                j.bound.bytes = None;
-                j.bound.time_ns = Some((round * 1e9) as u64);
-            }
-            Unit::Bytes => j.bound.bytes = Some(round as u64),
-        }
-        let (round_result, partial) = run_round(target, &j, cx, unit, done)?;
-        let warm = done >= warmup * 0.999;
-        done += match unit {
-            Unit::Seconds => round_result.elapsed_ns as f64 / 1e9,
-            Unit::Bytes => round_result.written() as f64,
-        };
-        let mb_s = round_result.mb_s();
-        let waf = round_result.waf();
-        out.rounds.push(round_result);
-        if partial || cx.ctl.stopped() {
-            out.stopped = true;
-            break;
-        }
-        if let Some(d) = detector.as_mut().filter(|_| warm) {
-            let offset = *first_fed.get_or_insert(r as usize);
-            out.window = d.push(mb_s).map(|mut w| {
-                w.first += offset;
-                w
-            });
-        }
-        cx.observer.round(&RoundReport {
-            step: step.name.to_string(),
-            round: r,
-            mb_s,
-            waf,
-            steady: out.window.is_some(),
-        });
-        // Stop at the steady window, or when the next round would pass the cap.
-        if out.window.is_some() || done + round > cap * 1.01 {
-            break;
+    let mut j = job(step, run, &name, segment_seed(run.seed, step_no, 0));
+    j.bound.bytes = run.bytes;
+    j.bound.time_ns = run.seconds.map(|s| (s * 1e9).round().max(1.0) as u64);
+    let stats = run_job(target, &j, cx, unit, 0.0)?;
+    out.stopped = stats.partial || cx.ctl.stopped();
+    out.segments.push(Segment {
+        offset_ns: 0,
+        stats,
+    });
+    // --until-steady: a few rounds more at a time until the detector finds a window.
+    if let (Some(cap), Some(bytes)) = (run.extend_to_bytes, run.bytes) {
+        let round = (bytes / ROUNDS_PER_STEP as u64).max(step.bs);
+        let chunk = (round * steady::WINDOW_ROUNDS as u64).next_multiple_of(step.bs);
+        let mut seg = 1;
+        while !out.stopped
+            && out.written() < cap
+            && steady::of_outcome(&out, run, bytes).is_none_or(|c| !c.converged)
+        {
+            let mut j = job(step, run, &name, segment_seed(run.seed, step_no, seg));
+            j.bound.bytes = Some(chunk.min(cap - out.written()).max(step.bs));
+            let offset_ns = out.elapsed_ns();
+            let stats = run_job(target, &j, cx, unit, out.written() as f64)?;
+            out.stopped = stats.partial || cx.ctl.stopped();
+            out.segments.push(Segment { offset_ns, stats });
+            seg += 1;
         }
     }
-    cx.observer.phase_done();
+    out.wall_s = started.elapsed().as_secs_f64();
     Ok(out)
 }
 
@@ -262,11 +236,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_seeds_differ() {
+    fn segment_seeds_differ() {
         let mut seen = std::collections::HashSet::new();
-        for s in 0..7 {
-            for r in 0..50 {
-                assert!(seen.insert(round_seed(1, s, r)));
+        for s in 0..60 {
+            for r in 0..20 {
+                assert!(seen.insert(segment_seed(1, s, r)));
             }
         }
     }

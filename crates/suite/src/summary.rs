@@ -1,84 +1,308 @@
-//! A step's rounds -> the step of the result model.
+//! A step's outcome -> the step of the result model.
 //!
 //! Invariants:
-//! - Totals (`ops`, `probes`, the measured WAF) cover the steady window when there is one,
-//!   else the last `rounds` rounds (all of them for one-round steps): the numbers a table
-//!   shows are steady-state numbers, not averages over the transient.
-//! - `series` has one point per round and `seconds` every per-second point of every round,
-//!   both on the step's own time axis (the sum of the earlier rounds' lengths).
-//! - Convergence drive writes are host bytes written by the step up to the end of the steady
-//!   window (or of the step) over the capacity.
+//! - `ops` and `probes` are totals over the whole step (every job of it).
+//! - `value` is the reference's number ([`crate::reference`]) over the step's whole intervals;
+//!   a step too short for the window says so in `value.note` and takes the whole step.
+//! - `waf_measured` follows the same rule over the per-interval WAF (iob's); when the window
+//!   has no WAF values it is the device's media / host bytes over the whole step.
+//! - `seconds` has one row per interval and stream; rows shorter than an interval are marked
+//!   partial. `series` has one point per detector round.
+//! - Latency under load: `probe_intervals` are the probe's per-interval summaries; its value
+//!   is the median over the whole intervals (over all of them if none is whole).
 
 use std::collections::BTreeMap;
 
 use ssdiq_engine::hist::OpStats;
-use ssdiq_schema::{Convergence, SeriesPoint, StepResult};
+use ssdiq_schema::{
+    Convergence, ProbeInterval, ProbeValue, SecondPoint, SeriesPoint, StepResult, StepValue,
+};
 use ssdiq_workload::Op;
 
-use crate::convert::{op_summary, seconds};
-use crate::plan::Step;
-use crate::step::{Round, StepOutcome};
+use crate::convert::op_summary;
+use crate::intervals::{self, Interval};
+use crate::plan::{Role, Step};
+use crate::reference;
+use crate::steady;
+use crate::step::{StepOutcome, StepRun};
 
-/// Rounds summed when no steady window was found.
-const TAIL_ROUNDS: usize = 5;
+/// Where a step ran, for the result.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StepMeta {
+    pub repetition: u32,
+    pub pass: u32,
+    /// The step's reference bound in bytes (drive writes x capacity x the drive-write scale),
+    /// for a workload bounded by drive writes.
+    pub reference_bytes: Option<u64>,
+}
 
-fn merge(
-    rounds: &[Round],
-    pick: impl Fn(&Round) -> &BTreeMap<Op, OpStats>,
-) -> BTreeMap<Op, OpStats> {
+fn merge<'a>(maps: impl Iterator<Item = &'a BTreeMap<Op, OpStats>>) -> BTreeMap<Op, OpStats> {
     let mut m: BTreeMap<Op, OpStats> = BTreeMap::new();
-    for r in rounds {
-        for (op, s) in pick(r) {
+    for map in maps {
+        for (op, s) in map {
             m.entry(*op).or_default().merge(s);
         }
     }
     m
 }
 
-/// The rounds the totals are taken over.
-pub fn window(o: &StepOutcome) -> std::ops::Range<usize> {
-    match o.window {
-        Some(w) => w.first..(w.first + TAIL_ROUNDS).min(o.rounds.len()),
-        None => o.rounds.len().saturating_sub(TAIL_ROUNDS)..o.rounds.len(),
+fn named(m: &BTreeMap<Op, OpStats>, elapsed: u64) -> BTreeMap<String, ssdiq_schema::OpSummary> {
+    m.iter()
+        .map(|(op, s)| (op.name().to_string(), op_summary(s, elapsed)))
+        .collect()
+}
+
+/// Fewest I/Os a row of the reference rule should hold: below it a short interval of large
+/// requests at deep queues holds 0, 1 or 2 completions and the moving-mean filter drops most
+/// rows as noise.
+pub const MIN_IOS_PER_ROW: f64 = 20.0;
+
+/// How many consecutive whole intervals make one row: 1 unless the intervals hold fewer than
+/// [`MIN_IOS_PER_ROW`] I/Os on average (never fewer than 10 rows).
+pub fn merge_factor(ios: u64, whole: usize) -> usize {
+    if whole == 0 {
+        return 1;
+    }
+    let mean = ios as f64 / whole as f64;
+    if mean >= MIN_IOS_PER_ROW {
+        return 1;
+    }
+    let k = if mean > 0.0 {
+        (MIN_IOS_PER_ROW / mean).ceil() as usize
+    } else {
+        whole
+    };
+    k.clamp(1, (whole / 10).max(1))
+}
+
+/// Consecutive groups of `k` from `idx` (an incomplete last group is left out when k > 1).
+pub fn groups(idx: &[usize], k: usize) -> Vec<Vec<usize>> {
+    idx.chunks(k.max(1))
+        .filter(|c| k <= 1 || c.len() == k)
+        .map(|c| c.to_vec())
+        .collect()
+}
+
+/// The reference window over a step's rows, and each row's intervals (indices).
+pub type RowWindow = (reference::Window, Vec<Vec<usize>>);
+
+/// The reference value over whole intervals (merged into rows when too thin), with the rows
+/// and the window over them.
+pub fn value_of(ivs: &[Interval]) -> (StepValue, Option<RowWindow>) {
+    let whole_idx: Vec<usize> = (0..ivs.len()).filter(|&i| !ivs[i].partial).collect();
+    let k = merge_factor(whole_idx.iter().map(|&i| ivs[i].ios).sum(), whole_idx.len());
+    let rows = groups(&whole_idx, k);
+    let sum = |g: &[usize], f: fn(&Interval) -> u64| g.iter().map(|&i| f(&ivs[i])).sum::<u64>();
+    let secs = |g: &[usize]| sum(g, |i| i.span_ns).max(1) as f64 / 1e9;
+    let mb: Vec<f64> = rows
+        .iter()
+        .map(|g| sum(g, |i| i.bytes) as f64 / 1e6 / secs(g))
+        .collect();
+    let mut v = StepValue {
+        intervals: whole_idx.len() as u32,
+        merged: (k > 1).then_some(k as u32),
+        ..Default::default()
+    };
+    match reference::window(&mb) {
+        Some(w) => {
+            v.mb_s = Some(w.mean);
+            v.iops = Some(
+                w.used
+                    .iter()
+                    .map(|&r| sum(&rows[r], |i| i.ios) as f64 / secs(&rows[r]))
+                    .sum::<f64>()
+                    / w.used.len() as f64,
+            );
+            v.dropped = w.dropped as u32;
+            v.used = w.used.len() as u32;
+            let first = &ivs[rows[w.used[0]][0]];
+            let last_row = &rows[*w.used.last().expect("non-empty")];
+            let last = &ivs[*last_row.last().expect("non-empty")];
+            v.window_s = Some([
+                first.t_ns as f64 / 1e9,
+                (last.t_ns + last.span_ns) as f64 / 1e9,
+            ]);
+            (v, Some((w, rows)))
+        }
+        None => {
+            let bytes: u64 = ivs.iter().map(|i| i.bytes).sum();
+            let ios: u64 = ivs.iter().map(|i| i.ios).sum();
+            let ns: u64 = ivs.iter().map(|i| i.span_ns).sum();
+            if ns > 0 {
+                v.mb_s = Some(bytes as f64 / 1e6 / (ns as f64 / 1e9));
+                v.iops = Some(ios as f64 / (ns as f64 / 1e9));
+            }
+            v.note = Some(format!(
+                "{} whole interval(s), {} row(s): none left in the reference window after the filter; over the whole step",
+                whole_idx.len(),
+                rows.len()
+            ));
+            (v, None)
+        }
     }
 }
 
-pub fn step_result(step: &Step, o: &StepOutcome, capacity: u64) -> StepResult {
-    let win = window(o);
-    let rounds = &o.rounds[win.clone()];
-    let elapsed: u64 = rounds.iter().map(|r| r.elapsed_ns).sum();
-    let named = |m: BTreeMap<Op, OpStats>| {
-        m.iter()
-            .map(|(op, s)| (op.name().to_string(), op_summary(s, elapsed)))
-            .collect()
-    };
-    let host: Option<u64> = rounds.iter().map(|r| r.host_bytes).sum();
-    let media: Option<u64> = rounds.iter().map(|r| r.media_bytes).sum();
-    let waf_measured = host
-        .zip(media)
-        .and_then(|(h, m)| crate::derived::measured_waf(h as u128, m as u128))
-        .filter(|_| step.mix.writes());
-    let mut series = Vec::with_capacity(o.rounds.len());
-    let mut secs = Vec::new();
-    let mut t = 0.0;
-    for r in &o.rounds {
-        secs.extend(seconds(&r.seconds, t));
-        t += r.elapsed_ns as f64 / 1e9;
-        series.push(SeriesPoint {
-            t_s: t,
-            mb_s: r.mb_s(),
-            iops: r.iops(),
-            waf: r.waf(),
-        });
+/// Mean of the per-interval WAF values in each row (none when no interval of it has one).
+fn row_wafs(ivs: &[Interval], rows: &[Vec<usize>]) -> Vec<Option<f64>> {
+    rows.iter()
+        .map(|g| {
+            let w: Vec<f64> = g.iter().filter_map(|&i| ivs[i].waf).collect();
+            (!w.is_empty()).then(|| w.iter().sum::<f64>() / w.len() as f64)
+        })
+        .collect()
+}
+
+/// Media / host bytes over the whole step from the executors' before/after counters.
+fn whole_step_waf(o: &StepOutcome) -> Option<f64> {
+    let (mut host, mut media) = (0u64, 0u64);
+    for s in &o.segments {
+        host += s.stats.counters.host_bytes()?;
+        media += s.stats.counters.media_bytes()?;
     }
-    let written =
-        |rs: &[Round]| rs.iter().map(Round::written).sum::<u64>() as f64 / capacity as f64;
-    let convergence = o.tracked.then(|| Convergence {
-        converged: o.window.is_some(),
-        rounds: o.rounds.len() as u32,
-        window_first: o.window.map(|w| w.first as u32),
-        drive_writes: written(&o.rounds[..win.end]),
+    crate::derived::measured_waf(host as u128, media as u128)
+}
+
+fn seconds_of(o: &StepOutcome) -> Vec<SecondPoint> {
+    let mut out = Vec::new();
+    for seg in &o.segments {
+        let iv = seg.stats.series_interval_ns.max(1);
+        for p in &seg.stats.series {
+            let span = seg
+                .stats
+                .elapsed_ns
+                .saturating_sub(p.second * iv)
+                .clamp(1, iv);
+            out.push(SecondPoint {
+                t_s: (seg.offset_ns + p.second * iv) as f64 / 1e9,
+                stream: p.stream.clone(),
+                ios: p.ios,
+                bytes: p.bytes,
+                iops: p.iops,
+                mb_s: p.mb_s,
+                lat_mean_ns: p.lat_mean_ns,
+                lat_p99_ns: p.lat_p99_ns,
+                span_s: Some(span as f64 / 1e9),
+                partial: span < iv,
+            });
+        }
+    }
+    out
+}
+
+fn probe_intervals(o: &StepOutcome, interval_ns: u64) -> Vec<ProbeInterval> {
+    let mut out: Vec<ProbeInterval> = Vec::new();
+    for seg in &o.segments {
+        let elapsed = seg.stats.elapsed_ns;
+        for pi in &seg.stats.probe_intervals {
+            let start = pi.index * interval_ns;
+            let span = elapsed.saturating_sub(start).clamp(1, interval_ns);
+            let idx = pi.index as u32;
+            let entry = match out.iter_mut().find(|x| x.index == idx) {
+                Some(e) => e,
+                None => {
+                    out.push(ProbeInterval {
+                        index: idx,
+                        t_s: (seg.offset_ns + start) as f64 / 1e9,
+                        span_s: span as f64 / 1e9,
+                        partial: span < interval_ns,
+                        ops: BTreeMap::new(),
+                    });
+                    out.last_mut().expect("pushed")
+                }
+            };
+            let mut s = op_summary(&pi.stats, span);
+            s.cdf.clear();
+            entry.ops.insert(pi.op.name().to_string(), s);
+        }
+    }
+    out.sort_by_key(|p| p.index);
+    out
+}
+
+/// Medians over the whole probe intervals (all of them when none is whole).
+pub fn probe_medians(ivs: &[ProbeInterval]) -> BTreeMap<String, ProbeValue> {
+    let whole: Vec<&ProbeInterval> = ivs.iter().filter(|p| !p.partial).collect();
+    let pick: Vec<&ProbeInterval> = if whole.is_empty() {
+        ivs.iter().collect()
+    } else {
+        whole
+    };
+    let mut ops: Vec<&String> = pick.iter().flat_map(|p| p.ops.keys()).collect();
+    ops.sort();
+    ops.dedup();
+    ops.into_iter()
+        .filter_map(|op| {
+            let ms: Vec<&ssdiq_schema::OpSummary> =
+                pick.iter().filter_map(|p| p.ops.get(op)).collect();
+            let mean = reference::median(&ms.iter().map(|o| o.lat_ns.mean).collect::<Vec<_>>())?;
+            let p999 =
+                reference::median(&ms.iter().map(|o| o.lat_ns.p99_9 as f64).collect::<Vec<_>>())?;
+            Some((
+                op.clone(),
+                ProbeValue {
+                    mean_ns: mean,
+                    p99_9_ns: p999,
+                    intervals: ms.len() as u32,
+                },
+            ))
+        })
+        .collect()
+}
+
+pub fn step_result(step: &Step, run: &StepRun, o: &StepOutcome, meta: StepMeta) -> StepResult {
+    let elapsed = o.elapsed_ns();
+    let ops = merge(o.segments.iter().map(|s| &s.stats.ops));
+    let probes = merge(o.segments.iter().map(|s| &s.stats.probes));
+    let ivs = intervals::of_outcome(o);
+    let (mut value, window) = value_of(&ivs);
+    let writes = step.mix.writes();
+    let waf_measured = if writes {
+        window
+            .as_ref()
+            .and_then(|(w, rows)| reference::mean_over(w, &row_wafs(&ivs, rows)))
+            .or_else(|| whole_step_waf(o))
+    } else {
+        None
+    };
+    let reference_bytes = meta
+        .reference_bytes
+        .or(run.bytes)
+        .unwrap_or(run.range_bytes);
+    let rounds = steady::step_rounds(o, run, reference_bytes);
+    let steadiness = steady::of_rounds(&rounds);
+    let capacity = run.capacity.max(1) as f64;
+    let tracked = matches!(
+        step.role,
+        Role::Workload | Role::SeqWrite | Role::WriteLatency
+    );
+    let convergence = steadiness.filter(|_| tracked).map(|s| Convergence {
+        converged: s.converged,
+        rounds: s.rounds as u32,
+        window_first: s.window.map(|w| w.first as u32),
+        drive_writes: s.written as f64 / capacity,
+        round_drive_writes: run
+            .bytes
+            .map(|_| reference_bytes as f64 / crate::plan::ROUNDS_PER_STEP as f64 / capacity),
+        reference_drive_writes: run.bytes.map(|_| reference_bytes as f64 / capacity),
+        within_reference: Some(s.within_reference),
+        extended_to_drive_writes: (o.segments.len() > 1).then(|| o.written() as f64 / capacity),
     });
+    let series = rounds
+        .mb_s
+        .iter()
+        .enumerate()
+        .map(|(i, &mb_s)| SeriesPoint {
+            t_s: rounds.end_ns[i] as f64 / 1e9,
+            mb_s,
+            iops: mb_s * 1e6 / step.bs as f64,
+            waf: rounds.waf[i],
+        })
+        .collect();
+    let probe_ivs = run
+        .probe_interval_ns
+        .map(|ns| probe_intervals(o, ns))
+        .unwrap_or_default();
+    value.probes = probe_medians(&probe_ivs);
     StepResult {
         name: step.name.to_string(),
         pattern: step.pattern.to_string(),
@@ -86,14 +310,110 @@ pub fn step_result(step: &Step, o: &StepOutcome, capacity: u64) -> StepResult {
         bs: step.bs,
         qd: step.qd,
         threads: step.threads,
-        ops: named(merge(rounds, |r| &r.ops)),
-        probes: named(merge(rounds, |r| &r.probes)),
+        ops: named(&ops, elapsed),
+        probes: named(&probes, elapsed),
         convergence,
         waf_measured,
         waf_implied: None,
         series,
-        seconds: secs,
-        elapsed_s: Some(t),
-        rate_mb_s: None,
+        seconds: seconds_of(o),
+        elapsed_s: Some(elapsed as f64 / 1e9),
+        rate_mb_s: run.rate_iops.map(|r| r * step.bs as f64 / 1e6),
+        repetition: Some(meta.repetition),
+        pass: Some(meta.pass),
+        stage: step.stage.map(|s| s.name().to_string()),
+        interval_s: Some(run.interval_ns as f64 / 1e9),
+        value: Some(value),
+        probe_intervals: probe_ivs,
+        wall_s: Some(o.wall_s),
+    }
+}
+
+/// The rows of the reference rule of a result step, rebuilt from its `seconds` (main load,
+/// whole intervals, merged as its value says): write MB/s of each. For the implied WAF,
+/// computed once the run's basis is known.
+pub fn write_mb_s_per_row(s: &StepResult) -> Vec<f64> {
+    let mut by_t: BTreeMap<u64, (f64, f64, bool)> = BTreeMap::new();
+    for p in s.seconds.iter().filter(|p| !p.stream.starts_with("probe_")) {
+        let span = p.span_s.unwrap_or(1.0);
+        let e = by_t
+            .entry(p.t_s.to_bits())
+            .or_insert((0.0, span, p.partial));
+        if p.stream == "write" {
+            e.0 += p.bytes as f64;
+        }
+    }
+    let mut rows: Vec<(f64, f64, f64)> = by_t
+        .into_iter()
+        .filter(|(_, (_, _, partial))| !partial)
+        .map(|(t, (bytes, span, _))| (f64::from_bits(t), bytes, span))
+        .collect();
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let k = s.value.as_ref().and_then(|v| v.merged).unwrap_or(1) as usize;
+    let idx: Vec<usize> = (0..rows.len()).collect();
+    groups(&idx, k)
+        .iter()
+        .map(|g| {
+            let bytes: f64 = g.iter().map(|&i| rows[i].1).sum();
+            let span: f64 = g.iter().map(|&i| rows[i].2).sum();
+            bytes / 1e6 / span.max(1e-9)
+        })
+        .collect()
+}
+
+/// The implied WAF of a write step by the reference rule: per row, the sequential write
+/// bandwidth `basis_mb_s` over the row's write bandwidth, averaged over the window.
+pub fn implied_waf(s: &StepResult, basis_mb_s: f64) -> Option<f64> {
+    let mb = write_mb_s_per_row(s);
+    match reference::window(&mb) {
+        Some(w) => {
+            let per: Vec<Option<f64>> = mb
+                .iter()
+                .map(|&x| crate::derived::implied_waf(basis_mb_s, x))
+                .collect();
+            reference::mean_over(&w, &per)
+        }
+        None => s
+            .value
+            .as_ref()
+            .and_then(|v| v.mb_s)
+            .and_then(|m| crate::derived::implied_waf(basis_mb_s, m)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iv(k: u64, ios: u64) -> Interval {
+        Interval {
+            t_ns: k * 1_000_000,
+            span_ns: 1_000_000,
+            bytes: ios * 4096,
+            ios,
+            write_bytes: ios * 4096,
+            waf: Some(3.0),
+            partial: false,
+        }
+    }
+
+    #[test]
+    fn thin_intervals_are_merged_into_rows_of_twenty_ios() {
+        assert_eq!(merge_factor(100 * 50, 100), 1);
+        assert_eq!(merge_factor(100 * 3, 100), 7);
+        assert_eq!(merge_factor(0, 100), 10);
+        assert_eq!(groups(&[0, 1, 2, 3, 4], 2), [vec![0, 1], vec![2, 3]]);
+        // Alternating 0 and 6 completions: one by one the filter would drop every empty
+        // interval; merged by 7 the rows are steady at 21 I/Os per 7 ms.
+        let ivs: Vec<Interval> = (0..700)
+            .map(|k| iv(k, if k % 2 == 0 { 0 } else { 6 }))
+            .collect();
+        let (v, w) = value_of(&ivs);
+        assert_eq!(v.merged, Some(7));
+        assert_eq!(v.dropped, 0);
+        let iops = v.iops.unwrap();
+        assert!((iops / 3000.0 - 1.0).abs() < 0.05, "{iops}");
+        let (w, rows) = w.unwrap();
+        assert_eq!(reference::mean_over(&w, &row_wafs(&ivs, &rows)), Some(3.0));
     }
 }

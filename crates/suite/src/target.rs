@@ -6,8 +6,12 @@
 //!   target for a block device has passed the safety checks of `ssdiq io` first.
 //! - `counters` are cumulative device counts (host and, if known, media bytes); the suite
 //!   takes differences around every round, so a target's counters may start anywhere.
+//! - `idle` issues no I/O; it only lets time pass (and samples the device log), and ends
+//!   early when the stop flag is set.
 
-use ssdiq_engine::{Clock, EngineError, Executor, WriteCounters};
+use ssdiq_engine::{
+    Clock, DeviceHealth, DeviceSample, EngineError, Executor, RunControl, WriteCounters,
+};
 use ssdiq_schema::{Spec, TargetInfo};
 
 #[derive(Debug, thiserror::Error)]
@@ -50,5 +54,17 @@ pub trait SuiteTarget {
     fn reset(&mut self) -> Result<String, SuiteError>;
     /// Cumulative write counters, if the drive reports them.
     fn counters(&mut self) -> Option<WriteCounters>;
+    /// Whether the drive keeps a device log (health samples during jobs and idles): the
+    /// emulated SSD and NVMe drives.
+    fn logs_device(&self) -> bool {
+        false
+    }
+    /// One device-log sample, if the drive keeps a log.
+    fn health(&mut self) -> Option<DeviceHealth> {
+        None
+    }
+    /// Lets `ns` pass without I/O (on the target's clock), sampling the device log every
+    /// `sample_ns` when it keeps one; sample times are from the start of the idle.
+    fn idle(&mut self, ns: u64, sample_ns: u64, ctl: &RunControl<'_>) -> Vec<DeviceSample>;
     fn executor(&mut self) -> &mut dyn Executor;
 }

@@ -1,16 +1,21 @@
 //! The runner against a model drive whose throughput and WAF are known functions of the
-//! drive writes done: checks the round logic (warm-up, steady window, totals over the
-//! window), the derived metrics and the partial result of a stopped run, in milliseconds.
+//! random drive writes since its reset: checks the protocol's passes, the reference values,
+//! steady-state reporting and `--until-steady`, `--fill`, `--repeat`, the figures, the device
+//! log, and the partial result of a stopped or failed run, in milliseconds.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ssdiq_engine::series::SeriesSink;
 use ssdiq_engine::stats::StreamId;
-use ssdiq_engine::{Clock, EngineError, Executor, Job, Recorder, RunControl, Stats, WriteCounters};
+use ssdiq_engine::{
+    Clock, DeviceHealth, DeviceSample, EngineError, Executor, Job, Recorder, RunControl, Stats,
+    WriteCounters,
+};
 use ssdiq_schema::TargetInfo;
-use ssdiq_schema::{steps, RunResult};
+use ssdiq_schema::{figures as keys, steps, RunResult};
 use ssdiq_suite::plan::{Plan, PlanOptions};
+use ssdiq_suite::steady::SteadyCriteria;
 use ssdiq_suite::{run, RunOptions, Silent, SuiteError, SuiteTarget};
 use ssdiq_workload::Op;
 
@@ -19,27 +24,42 @@ const CAP: u64 = 64 << 20;
 const WAF: f64 = 4.0;
 const FLASH: f64 = 1e9;
 
-/// Random writes get slower and amplify more as the drive fills with invalid pages, settling
-/// after about one drive write of random writes; sequential I/O runs at the flash bandwidth.
+/// Random small writes get slower and amplify more as the drive fills with invalid pages,
+/// settling after about `settle` drive writes of them; large and sequential I/O runs at the
+/// flash bandwidth with no amplification.
 struct Model {
     random_written: f64,
+    settle: f64,
+    /// Throughput falls linearly for `settle` drive writes instead of exponentially.
+    linear: bool,
     host: u64,
     media: f64,
     jobs: u32,
+    ranges: Vec<u64>,
     stop_after: Option<(u32, Arc<AtomicBool>)>,
     /// The job number that fails like a drive returning EIO.
     fail_at: Option<u32>,
+    /// The job number whose I/O fails with this errno the way the engine reports it: the
+    /// job drains and returns its statistics, partial, with the failure counted.
+    io_error_at: Option<(u32, i32)>,
 }
 
 impl Model {
-    fn waf(&self) -> f64 {
-        1.0 + (WAF - 1.0) * (1.0 - (-3.0 * self.random_written / CAP as f64).exp())
+    fn waf_at(&self, random_written: f64) -> f64 {
+        let x = random_written / CAP as f64 / self.settle;
+        if self.linear {
+            // Throughput (1 / WAF) falls linearly to an eighth.
+            1.0 / (1.0 - 0.875 * x.min(1.0))
+        } else {
+            1.0 + (WAF - 1.0) * (1.0 - (-x).exp())
+        }
     }
 }
 
 impl Executor for Model {
     fn run(&mut self, job: &Job, ctl: &RunControl<'_>) -> Result<Stats, EngineError> {
         self.jobs += 1;
+        self.ranges.push(job.range_bytes);
         if self.fail_at == Some(self.jobs) {
             return Err(EngineError::io(
                 "pwrite at offset 4096",
@@ -51,47 +71,116 @@ impl Executor for Model {
                 flag.store(true, Ordering::Relaxed);
             }
         }
-        let op = job.mix.ops()[0];
-        let random = !job.pattern.is_sequential();
-        let waf = if random && op == Op::Write {
-            self.waf()
+        let op = if job.mix.writes() {
+            Op::Write
         } else {
-            1.0
+            Op::Read
         };
-        let bw = FLASH / waf;
-        let bytes = match (job.bound.bytes, job.bound.time_ns) {
-            (Some(b), _) => b,
-            (None, Some(t)) => (bw * t as f64 / 1e9) as u64 / job.bs * job.bs,
+        let amplifies = op == Op::Write && !job.pattern.is_sequential() && job.bs < 65536;
+        // Each I/O takes at least 50 us: QD1 steps do not write at the flash bandwidth.
+        let mut bw = FLASH.min(job.threads as f64 * job.qd as f64 * job.bs as f64 / 50e-6);
+        if let Some(r) = job.rate {
+            bw = bw.min(match r {
+                ssdiq_workload::units::Rate::IoPerSec(i) => i * job.bs as f64,
+                ssdiq_workload::units::Rate::BytesPerSec(b) => b,
+            });
+        }
+        let ios = match (job.bound.bytes, job.bound.time_ns) {
+            (Some(b), _) => b / job.bs,
+            (None, Some(t)) => {
+                // Simulate in small slices: throughput falls as the WAF grows.
+                let mut done = 0u64;
+                let mut t_ns = 0.0;
+                let mut rw = self.random_written;
+                while t_ns < t as f64 {
+                    let waf = if amplifies { self.waf_at(rw) } else { 1.0 };
+                    t_ns += job.bs as f64 / (bw / waf) * 1e9;
+                    if amplifies {
+                        rw += job.bs as f64;
+                    }
+                    done += 1;
+                }
+                done
+            }
             _ => unreachable!(),
-        };
-        let elapsed = (bytes as f64 / bw * 1e9) as u64;
-        let sink = Arc::new(SeriesSink::new(1));
+        }
+        .max(1);
+        let sink = Arc::new(SeriesSink::with_interval(1, job.series_interval_ns));
         let mut streams = vec![StreamId::main(op)];
-        streams.extend(job.probes.iter().map(|&p| StreamId::probe(p)));
-        let mut rec = Recorder::new(sink.clone(), 0, &streams);
-        let ios = bytes / job.bs;
-        for i in 0..ios {
-            rec.record(StreamId::main(op), elapsed * (i + 1) / ios, 50_000, job.bs);
+        for p in &job.probes {
+            streams.extend(p.ops().into_iter().map(StreamId::probe));
         }
-        for &p in &job.probes {
-            for i in 0..100 {
-                rec.record(
-                    StreamId::probe(p),
-                    elapsed * i / 100,
-                    20_000 + i * 100,
-                    4096,
-                );
+        let mut rec =
+            Recorder::new(sink.clone(), 0, &streams).with_probe_intervals(job.probe_interval_ns);
+        let mut t = 0.0f64;
+        let mut log = Vec::new();
+        let mut next_log = 0u64;
+        let (mut host, mut media) = (self.host, self.media);
+        for _ in 0..ios {
+            let waf = if amplifies {
+                self.waf_at(self.random_written)
+            } else {
+                1.0
+            };
+            if let Some(every) = job.device_log_ns {
+                while t as u64 >= next_log {
+                    log.push(DeviceSample {
+                        t_ns: next_log,
+                        health: DeviceHealth {
+                            host_bytes: Some(host),
+                            media_bytes: Some(media as u64),
+                            free_blocks_pct: Some(5.0),
+                            ..Default::default()
+                        },
+                    });
+                    next_log += every;
+                }
+            }
+            t += job.bs as f64 / (bw / waf) * 1e9;
+            rec.record(StreamId::main(op), t as u64, 50_000, job.bs);
+            if op == Op::Write {
+                host += job.bs;
+                media += job.bs as f64 * waf;
+                if amplifies {
+                    self.random_written += job.bs as f64;
+                }
             }
         }
-        if op == Op::Write {
-            self.host += bytes;
-            self.media += bytes as f64 * waf;
-            if random {
-                self.random_written += bytes as f64;
+        let elapsed = t as u64;
+        for p in &job.probes {
+            for o in p.ops() {
+                for i in 0..100u64 {
+                    rec.record(
+                        StreamId::probe(o),
+                        elapsed * i / 100,
+                        20_000 + i * 100,
+                        4096,
+                    );
+                }
             }
         }
+        self.host = host;
+        self.media = media;
+        if job.device_log_ns.is_some() {
+            log.push(DeviceSample {
+                t_ns: elapsed,
+                health: DeviceHealth {
+                    host_bytes: Some(host),
+                    media_bytes: Some(media as u64),
+                    ..Default::default()
+                },
+            });
+        }
+        let failed = match self.io_error_at {
+            Some((n, errno)) if n == self.jobs => {
+                rec.fail(op, 8 << 20, job.bs, Some(errno), elapsed);
+                true
+            }
+            _ => false,
+        };
         let mut stats = Stats::collect(Clock::Virtual, elapsed, vec![rec.finish()], &sink);
-        stats.partial = ctl.stopped();
+        stats.partial = ctl.stopped() || failed;
+        stats.device_log = log;
         Ok(stats)
     }
 }
@@ -109,7 +198,7 @@ impl SuiteTarget for ModelTarget {
         TargetInfo {
             name: "model".into(),
             capacity_bytes: CAP,
-            emulated: true,
+            emulated: false,
             reports_media_writes: true,
             ..Default::default()
         }
@@ -127,99 +216,287 @@ impl SuiteTarget for ModelTarget {
             media_bytes: Some(self.0.media as u64),
         })
     }
+    fn logs_device(&self) -> bool {
+        true
+    }
+    fn health(&mut self) -> Option<DeviceHealth> {
+        Some(DeviceHealth {
+            host_bytes: Some(self.0.host),
+            media_bytes: Some(self.0.media as u64),
+            ..Default::default()
+        })
+    }
+    fn idle(&mut self, ns: u64, _every: u64, _ctl: &RunControl<'_>) -> Vec<DeviceSample> {
+        let h = self.health().unwrap();
+        vec![
+            DeviceSample { t_ns: 0, health: h },
+            DeviceSample {
+                t_ns: ns,
+                health: h,
+            },
+        ]
+    }
     fn executor(&mut self) -> &mut dyn Executor {
         &mut self.0
     }
 }
 
-fn target(stop_after: Option<(u32, Arc<AtomicBool>)>) -> ModelTarget {
+fn target(settle: f64) -> ModelTarget {
     ModelTarget(Model {
         random_written: 0.0,
+        settle,
+        linear: false,
         host: 0,
         media: 0.0,
         jobs: 0,
-        stop_after,
+        ranges: Vec::new(),
+        stop_after: None,
         fail_at: None,
+        io_error_at: None,
     })
 }
 
+/// The quick protocol: the reference shape at 1/1000 of its time, 1/3 of its drive writes.
 fn options() -> RunOptions {
     RunOptions {
-        plan: Plan::ssd_iq(PlanOptions {
-            quick: true,
-            threads: 1,
-        }),
+        plan: Plan::ssd_iq(PlanOptions { repeat: 1 }),
         spec: None,
         seed: 1,
         quick: true,
-        threads: 1,
+        fill: 1.0,
+        until_steady: false,
+        time_scale: None,
     }
 }
 
-/// The whole quick plan with no stop requested.
-fn run_to_end(t: &mut ModelTarget) -> RunResult {
-    run(t, &options(), Arc::new(AtomicBool::new(false)), &Silent).unwrap()
+fn run_with(t: &mut ModelTarget, o: &RunOptions) -> RunResult {
+    run(t, o, Arc::new(AtomicBool::new(false)), &Silent).unwrap()
 }
 
 #[test]
-fn steady_windows_and_derived_metrics() {
-    let mut t = target(None);
-    let r = run_to_end(&mut t);
+fn three_passes_reference_values_and_figures() {
+    let mut t = target(1.0 / 3.0);
+    let r = run_with(&mut t, &options());
     assert!(!r.partial);
-    assert_eq!(r.steps.len(), 7);
-    let u = r.step(steps::RAND_WRITE_UNIFORM).unwrap();
-    let c = u.convergence.as_ref().unwrap();
-    assert!(c.converged);
-    // Quick: rounds of 0.1 drive writes, no window before 0.3 drive writes.
-    assert!(c.window_first.unwrap() >= 3, "{c:?}");
-    assert_eq!(c.rounds, c.window_first.unwrap() + 5);
-    assert!(
-        (c.drive_writes - c.rounds as f64 * 0.1).abs() < 1e-3,
-        "{c:?}"
+    // Per pass: 5 steps before, the workload, 5 after, latency under load.
+    assert_eq!(r.steps.len(), 3 * 12);
+    let workloads: Vec<(&str, Option<u32>)> = r
+        .steps
+        .iter()
+        .filter(|s| s.name.starts_with("rand_write"))
+        .map(|s| (s.name.as_str(), s.pass))
+        .collect();
+    assert_eq!(
+        workloads,
+        [
+            (steps::RAND_WRITE_UNIFORM, Some(1)),
+            (steps::RAND_WRITE_TWOZONE, Some(2)),
+            (steps::RAND_WRITE_ZIPF, Some(3))
+        ]
     );
-    assert_eq!(u.series.len(), c.rounds as usize);
-    // Totals cover the window: the window's WAF, and implied equals measured on this model.
+    let u = r.step(steps::RAND_WRITE_UNIFORM).unwrap();
+    let v = u.value.as_ref().unwrap();
+    assert!(v.used > 10 && v.note.is_none(), "{v:?}");
+    // The window is 60-99% of the run (after the write-latency step's random writes), where
+    // the model's WAF is 3.7 to 3.9.
     let m = u.waf_measured.unwrap();
+    assert!(m > 3.6 && m < 4.0, "{m}");
+    // Implied from the measured large-block writes (WAF 1 on this model) equals measured.
     let i = u.waf_implied.unwrap();
-    assert!(m > 2.5 && m < WAF, "{m}");
     assert!((i / m - 1.0).abs() < 0.02, "implied {i} vs measured {m}");
+    assert!(r
+        .derived
+        .implied_basis
+        .as_deref()
+        .unwrap()
+        .contains("measured sequential write"));
+    // Figures: every Table 2/3 key, with the sample counts of one repetition.
+    for (k, n) in [
+        (keys::SEQ_READ_MB_S, 6),
+        (keys::RAND_READ_KIOPS, 6),
+        (keys::SEQ_WRITE_MB_S, 6),
+        (keys::READ_LAT_IDLE_US, 6),
+        (keys::WRITE_LAT_IDLE_US, 6),
+        (keys::READ_LAT_LOAD_AVG_US, 3),
+        (keys::WRITE_LAT_LOAD_P999_US, 3),
+        ("rand_write_kiops.uniform", 1),
+        ("waf_measured.zipf", 1),
+        ("waf_implied.twozone", 1),
+        (keys::OP_ESTIMATE, 1),
+    ] {
+        let f = r.figure(k).unwrap_or_else(|| panic!("figure {k}"));
+        assert_eq!(f.samples.len(), n, "{k}");
+        assert!(f.min <= f.median && f.median <= f.max);
+    }
     let f = r.derived.op_estimate_formula.unwrap();
     assert!((f - 1.0 / (2.0 * m)).abs() < 1e-12);
-    assert!(r.derived.op_estimate_greedy.unwrap() > 0.0);
-    // No spec: the load is 25% of the measured uniform bandwidth, and says so.
-    let w = u.ops["write"].mb_s;
-    assert!((r.derived.load_mb_s.unwrap() - 0.25 * w).abs() < 1e-9);
+    // No spec: the load is 25% of the measured uniform IOPS, the probe's writes included.
+    let kiops = r.figure("rand_write_kiops.uniform").unwrap().median;
+    let load = r.derived.load_mb_s.unwrap();
+    assert!((load - 0.25 * kiops * 1e3 * 4096.0 / 1e6).abs() < 1e-6);
     assert!(r.derived.load_basis.as_ref().unwrap().contains("measured"));
     let lat = r.step(steps::LATENCY_UNDER_LOAD).unwrap();
     assert_eq!(lat.probes["read"].ios, 100);
-    assert!(lat.probes["write"].lat_ns.p99_9 >= 20_000);
+    assert!(!lat.probe_intervals.is_empty());
+    let pv = &lat.value.as_ref().unwrap().probes;
+    assert!(pv["read"].p99_9_ns >= 20_000.0 && pv["write"].mean_ns > 0.0);
+    // The device log spans the run, with WAF over time.
+    assert!(r.device_log.len() > 100);
+    assert!(r.device_log.windows(2).all(|w| w[0].t_s <= w[1].t_s));
+    assert!(r.device_log.iter().any(|p| p.waf.is_some_and(|w| w > 3.0)));
     let run = r.run.as_ref().unwrap();
     assert_eq!(run.precondition_bytes, CAP);
     assert_eq!(run.reset, "model reset");
+    assert_eq!(run.protocol.as_deref(), Some("ssd-iq"));
+}
+
+#[test]
+fn quick_never_calls_a_step_steady_that_did_not_meet_the_rule() {
+    for settle in [0.05, 0.3, 2.0] {
+        let mut t = target(settle);
+        let r = run_with(&mut t, &options());
+        for s in &r.steps {
+            let Some(c) = &s.convergence else { continue };
+            if c.converged {
+                let first = c.window_first.unwrap() as usize;
+                let w: Vec<f64> = s.series[first..first + 5].iter().map(|p| p.mb_s).collect();
+                assert!(
+                    SteadyCriteria::default().check(first, &w).steady,
+                    "{}",
+                    s.name
+                );
+            }
+            if c.within_reference == Some(true) {
+                assert!(c.converged);
+            }
+        }
+    }
+}
+
+#[test]
+fn until_steady_extends_a_workload_that_was_not_steady() {
+    let mut o = options();
+    // Throughput falling steeply over 1.25 drive writes: never flat within quick's one.
+    let lin = || {
+        let mut t = target(1.25);
+        t.0.linear = true;
+        t
+    };
+    let mut t = lin();
+    let plain = run_with(&mut t, &o);
+    let c = plain
+        .step(steps::RAND_WRITE_UNIFORM)
+        .unwrap()
+        .convergence
+        .clone()
+        .unwrap();
+    assert!(!c.converged, "{c:?}");
+    assert_eq!(c.extended_to_drive_writes, None);
+    assert_eq!(c.within_reference, Some(false));
+    o.until_steady = true;
+    let mut t = lin();
+    let ext = run_with(&mut t, &o);
+    let c = ext
+        .step(steps::RAND_WRITE_UNIFORM)
+        .unwrap()
+        .convergence
+        .clone()
+        .unwrap();
+    assert!(c.converged, "{c:?}");
+    assert_eq!(c.within_reference, Some(false));
+    let to = c.extended_to_drive_writes.unwrap();
+    assert!(to > 1.0 && to <= 3.0 + 1e-9, "{to}");
+}
+
+#[test]
+fn fill_and_repeat() {
+    let mut o = options();
+    o.fill = 0.5;
+    o.plan = Plan::ssd_iq(PlanOptions { repeat: 2 });
+    let mut t = target(1.0 / 3.0);
+    let r = run_with(&mut t, &o);
+    assert!(t.0.ranges.iter().all(|&b| b == CAP / 2), "{:?}", t.0.ranges);
+    assert_eq!(r.steps.len(), 2 * 3 * 12);
+    assert_eq!(r.figure(keys::SEQ_READ_MB_S).unwrap().samples.len(), 12);
+    assert_eq!(
+        r.figure("rand_write_kiops.uniform").unwrap().samples.len(),
+        2
+    );
+    assert_eq!(r.run.as_ref().unwrap().fill, Some(0.5));
+    // Drive writes count the whole capacity, as the reference does.
+    let u = r.step(steps::RAND_WRITE_UNIFORM).unwrap();
+    let written = u.ops["write"].bytes as f64;
+    assert!((written / CAP as f64 - 1.0).abs() < 0.01, "{written}");
 }
 
 #[test]
 fn a_stop_keeps_the_steps_so_far() {
     let stop = Arc::new(AtomicBool::new(false));
-    // Job 1 is the preconditioning, jobs 2.. the rounds of seq_read: stop in its third.
-    let mut t = target(Some((4, stop.clone())));
+    // Job 1 is the init, jobs 2.. the steps: stop in the third step (rand_read).
+    let mut t = target(0.3);
+    t.0.stop_after = Some((4, stop.clone()));
     let r = run(&mut t, &options(), stop, &Silent).unwrap();
     assert!(r.partial);
     let names: Vec<_> = r.steps.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names, [steps::SEQ_READ]);
-    assert_eq!(r.steps[0].series.len(), 3);
+    assert_eq!(
+        names,
+        [steps::SEQ_READ, steps::READ_LATENCY, steps::RAND_READ]
+    );
 }
 
 #[test]
 fn an_error_keeps_the_steps_so_far_and_says_what_ended_the_run() {
-    let mut t = target(None);
-    // Job 1 is the preconditioning; seq_read runs 5+ rounds; fail in the step after it.
-    t.0.fail_at = Some(12);
-    let r = run_to_end(&mut t);
+    let mut t = target(0.3);
+    t.0.fail_at = Some(5);
+    let r = run_with(&mut t, &options());
     assert!(r.partial);
-    assert_eq!(r.steps[0].name, steps::SEQ_READ);
-    assert!(r.steps.len() < 7, "{}", r.steps.len());
+    assert_eq!(r.steps.len(), 3);
     let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
-    assert!(err.starts_with("step "), "{err}");
+    assert!(err.starts_with("step seq_write"), "{err}");
     assert!(err.contains("pwrite at offset 4096"), "{err}");
+}
+
+#[test]
+fn an_io_error_in_a_step_is_an_error_not_an_interruption() {
+    let mut t = target(0.3);
+    // Job 1 is the init, job 2 the first step (seq_read).
+    t.0.io_error_at = Some((2, 28));
+    let r = run_with(&mut t, &options());
+    assert!(r.partial);
+    assert!(r.steps.is_empty(), "seq_read failed: no step finished");
+    let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
+    assert!(err.starts_with("step seq_read: "), "{err}");
+    assert!(err.contains("ENOSPC"), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+}
+
+#[test]
+fn an_io_error_after_finished_steps_keeps_them() {
+    let mut t = target(0.3);
+    t.0.io_error_at = Some((5, 5));
+    let r = run_with(&mut t, &options());
+    assert!(r.partial);
+    assert_eq!(r.steps.len(), 3);
+    assert_eq!(r.steps[0].name, steps::SEQ_READ);
+    let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
+    assert!(err.starts_with("step seq_write"), "{err}");
+    assert!(err.contains("EIO"), "{err}");
+}
+
+#[test]
+fn an_io_error_in_the_init_still_gives_a_result() {
+    let mut t = target(0.3);
+    t.0.io_error_at = Some((1, 28));
+    let r = run_with(&mut t, &options());
+    assert!(r.partial);
+    assert!(r.steps.is_empty());
+    let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
+    assert!(err.starts_with("init: "), "{err}");
+    assert!(err.contains("ENOSPC"), "{err}");
+    // The hard failure of the engine itself is kept as well.
+    let mut t = target(0.3);
+    t.0.fail_at = Some(1);
+    let r = run_with(&mut t, &options());
+    let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
+    assert!(err.starts_with("init: "), "{err}");
 }

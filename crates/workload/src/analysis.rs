@@ -70,17 +70,22 @@ fn page_probabilities(pattern: &Pattern, n: u64) -> Option<Vec<(f64, u64)>> {
             }
             Some(out)
         }
-        Pattern::Zipf { theta } if n <= 200_000_000 => {
-            let h = zipf::harmonic(n, *theta);
-            Some((1..=n).map(|k| ((k as f64).powf(-theta) / h, 1)).collect())
-        }
         _ => None,
     }
 }
 
+/// Zipf's per-page probabilities, one page at a time (a list would take 16 bytes a page).
+fn zipf_probabilities(theta: f64, n: u64) -> impl Iterator<Item = (f64, u64)> {
+    let h = zipf::harmonic(n, theta);
+    (1..=n).map(move |k| ((k as f64).powf(-theta) / h, 1))
+}
+
 /// Expected touched fraction and its standard deviation bound after `m` independent draws.
 pub fn expected_touched(pattern: &Pattern, n: u64, m: u64) -> Option<(f64, f64)> {
-    let probs = page_probabilities(pattern, n)?;
+    let probs: Box<dyn Iterator<Item = (f64, u64)>> = match pattern {
+        Pattern::Zipf { theta } if n <= 200_000_000 => Box::new(zipf_probabilities(*theta, n)),
+        _ => Box::new(page_probabilities(pattern, n)?.into_iter()),
+    };
     let (mut mean, mut var) = (0.0, 0.0);
     for (p, count) in probs {
         let q = if p <= 0.0 {
@@ -114,38 +119,16 @@ fn expected_top_share(pattern: &Pattern, n: u64, k: u64) -> Option<f64> {
     }
 }
 
-/// Draws `draws` requests from `pattern` over `pages` pages (one thread) and measures them.
-pub fn analyze(
-    pattern: &Pattern,
-    pages: u64,
-    page_bytes: u64,
-    draws: u64,
-    seed: u64,
-    lba_bins: usize,
-) -> Result<PatternReport, PatternError> {
-    let mut stream = PageStream::new(pattern, StreamConfig::single(pages, page_bytes, seed))?;
-    let mut counts = vec![0u32; pages as usize];
-    let bins = lba_bins.clamp(1, pages as usize);
-    let mut lba = vec![0u64; bins];
-    let mut trims = 0;
-    let mut accesses = 0u64;
-    while accesses < draws {
-        match stream.next_draw() {
-            Draw::Page(p) => {
-                counts[p as usize] = counts[p as usize].saturating_add(1);
-                lba[(p as u128 * bins as u128 / pages as u128) as usize] += 1;
-                accesses += 1;
-            }
-            Draw::Trim { .. } => trims += 1,
-        }
-    }
+/// Pages per access count, ascending: `(accesses, pages)` from per-page access counts.
+pub fn count_distribution(counts: impl IntoIterator<Item = u64>) -> BTreeMap<u64, u64> {
     let mut dist: BTreeMap<u64, u64> = BTreeMap::new();
+    // Most pages have small counts: tally those in an array, not the tree.
     let mut small = vec![0u64; 1024];
-    for &c in &counts {
+    for c in counts {
         if (c as usize) < small.len() {
             small[c as usize] += 1;
         } else {
-            *dist.entry(c as u64).or_default() += 1;
+            *dist.entry(c).or_default() += 1;
         }
     }
     for (c, &k) in small.iter().enumerate() {
@@ -153,8 +136,13 @@ pub fn analyze(
             *dist.entry(c as u64).or_default() += k;
         }
     }
-    let touched = pages - dist.get(&0).copied().unwrap_or(0);
-    let top = TOP_FRACTIONS
+    dist
+}
+
+/// The share of `accesses` that the hottest [`TOP_FRACTIONS`] of `pages` received, read off
+/// a count distribution (see [`count_distribution`]); `expected` is left empty.
+pub fn top_shares(dist: &BTreeMap<u64, u64>, pages: u64, accesses: u64) -> Vec<TopShare> {
+    TOP_FRACTIONS
         .iter()
         .map(|&f| {
             let k = ((f * pages as f64).round() as u64).max(1);
@@ -171,9 +159,92 @@ pub fn analyze(
             TopShare {
                 pages_fraction: f,
                 pages: k,
-                share: sum as f64 / draws as f64,
-                expected: expected_top_share(pattern, pages, k),
+                share: if accesses == 0 {
+                    0.0
+                } else {
+                    sum as f64 / accesses as f64
+                },
+                expected: None,
             }
+        })
+        .collect()
+}
+
+/// Accesses per page, exact: 4 bytes a page in a dense array, and the rare page past the
+/// array's limit (u32::MAX accesses) counted on in a map, so `--pages 1 --draws 5G` counts
+/// every draw instead of saturating.
+struct PageCounts {
+    dense: Vec<u32>,
+    big: std::collections::HashMap<u64, u64>,
+    limit: u32,
+}
+
+impl PageCounts {
+    fn new(pages: u64) -> Self {
+        Self::with_limit(pages, u32::MAX)
+    }
+
+    fn with_limit(pages: u64, limit: u32) -> Self {
+        PageCounts {
+            dense: vec![0; pages as usize],
+            big: Default::default(),
+            limit,
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, page: u64) {
+        let c = &mut self.dense[page as usize];
+        if *c < self.limit {
+            *c += 1;
+        } else {
+            *self.big.entry(page).or_insert(self.limit as u64) += 1;
+        }
+    }
+
+    fn counts(&self) -> impl Iterator<Item = u64> + '_ {
+        self.dense.iter().enumerate().map(|(p, &c)| {
+            if c < self.limit {
+                c as u64
+            } else {
+                self.big.get(&(p as u64)).copied().unwrap_or(c as u64)
+            }
+        })
+    }
+}
+
+/// Draws `draws` requests from `pattern` over `pages` pages (one thread) and measures them.
+pub fn analyze(
+    pattern: &Pattern,
+    pages: u64,
+    page_bytes: u64,
+    draws: u64,
+    seed: u64,
+    lba_bins: usize,
+) -> Result<PatternReport, PatternError> {
+    let mut stream = PageStream::new(pattern, StreamConfig::single(pages, page_bytes, seed))?;
+    let mut counts = PageCounts::new(pages);
+    let bins = lba_bins.clamp(1, pages as usize);
+    let mut lba = vec![0u64; bins];
+    let mut trims = 0;
+    let mut accesses = 0u64;
+    while accesses < draws {
+        match stream.next_draw() {
+            Draw::Page(p) => {
+                counts.add(p);
+                lba[(p as u128 * bins as u128 / pages as u128) as usize] += 1;
+                accesses += 1;
+            }
+            Draw::Trim { .. } => trims += 1,
+        }
+    }
+    let dist = count_distribution(counts.counts());
+    let touched = pages - dist.get(&0).copied().unwrap_or(0);
+    let top = top_shares(&dist, pages, draws)
+        .into_iter()
+        .map(|t| TopShare {
+            expected: expected_top_share(pattern, pages, t.pages),
+            ..t
         })
         .collect();
     Ok(PatternReport {
@@ -223,6 +294,18 @@ mod tests {
                 r.touched_fraction
             );
         }
+    }
+
+    #[test]
+    fn page_counts_stay_exact_past_the_dense_limit() {
+        // The dense array holds 4 bytes a page; counts past its limit move to a map.
+        let mut c = PageCounts::with_limit(3, 2);
+        for _ in 0..7 {
+            c.add(1);
+        }
+        c.add(2);
+        c.add(2);
+        assert_eq!(c.counts().collect::<Vec<_>>(), vec![0, 7, 2]);
     }
 
     #[test]

@@ -64,6 +64,21 @@ pub fn parse_size(input: &str) -> Result<u64, UnitError> {
             format!("unknown unit \"{suffix}\"; expected k, M, G, T, KiB.., KB.."),
         )
     })?;
+    let too_large = || unit_err("size", input, "too large");
+    if !num.contains('.') {
+        // Whole numbers exactly: through f64, 872475401470549440 became ...504.
+        if num.len() > 30 {
+            return Err(too_large());
+        }
+        let v: u128 = num
+            .parse()
+            .map_err(|_| unit_err("size", input, "not a number"))?;
+        return v
+            .checked_mul(mult as u128)
+            .filter(|&b| b < u64::MAX as u128)
+            .map(|b| b as u64)
+            .ok_or_else(too_large);
+    }
     let value: f64 = num
         .parse()
         .map_err(|_| unit_err("size", input, "not a number"))?;
@@ -72,7 +87,15 @@ pub fn parse_size(input: &str) -> Result<u64, UnitError> {
         return Err(unit_err("size", input, "not a whole number of bytes"));
     }
     if bytes >= u64::MAX as f64 {
-        return Err(unit_err("size", input, "too large"));
+        return Err(too_large());
+    }
+    if bytes >= (1u64 << 53) as f64 {
+        // Past 2^53 a fraction like 7.3P is not exact in f64: ask for whole units.
+        return Err(unit_err(
+            "size",
+            input,
+            "a fraction this large is not exact; give a whole number",
+        ));
     }
     Ok(bytes as u64)
 }
@@ -107,6 +130,26 @@ pub fn format_size_approx(bytes: f64) -> String {
         format!("{v:.0} B")
     } else {
         format!("{v:.2} {}", UNITS[i])
+    }
+}
+
+/// Approximate human duration for messages: `1.6 s`, `12.0 min`, `3.5 h`, `41.2 days`,
+/// `3.2e10 years`.
+pub fn format_duration_approx(secs: f64) -> String {
+    const DAY: f64 = 86_400.0;
+    const YEAR: f64 = 365.25 * DAY;
+    if secs < 120.0 {
+        format!("{secs:.1} s")
+    } else if secs < 7200.0 {
+        format!("{:.1} min", secs / 60.0)
+    } else if secs < 2.0 * DAY {
+        format!("{:.1} h", secs / 3600.0)
+    } else if secs < YEAR {
+        format!("{:.1} days", secs / DAY)
+    } else if secs < 1e4 * YEAR {
+        format!("{:.0} years", secs / YEAR)
+    } else {
+        format!("{:.1e} years", secs / YEAR)
     }
 }
 
@@ -159,7 +202,7 @@ pub fn parse_rate(input: &str) -> Result<Rate, UnitError> {
     Ok(Rate::IoPerSec(value * mult))
 }
 
-/// `60s`, `10m`, `1h`, `500ms`, `90` (seconds). Returns nanoseconds.
+/// `60s`, `10m`, `1h`, `2d`, `500ms`, `90` (seconds). Returns nanoseconds.
 pub fn parse_duration_ns(input: &str) -> Result<u64, UnitError> {
     let s = input.trim();
     let (num, suffix) = split_number(s);
@@ -173,17 +216,29 @@ pub fn parse_duration_ns(input: &str) -> Result<u64, UnitError> {
         "ns" => 1.0,
         "m" | "min" => 60e9,
         "h" => 3600e9,
+        "d" => 86_400e9,
         _ => {
             return Err(unit_err(
                 "duration",
                 input,
-                format!("unknown unit \"{suffix}\"; expected ns, us, ms, s, m, h"),
+                format!("unknown unit \"{suffix}\"; expected ns, us, ms, s, m, h, d"),
             ))
         }
     };
     let total = value * ns;
     if total <= 0.0 {
         return Err(unit_err("duration", input, "must be > 0"));
+    }
+    if total < 1.0 {
+        return Err(unit_err("duration", input, "shorter than 1 ns"));
+    }
+    // A u64 of nanoseconds holds 584 years; never clamp a longer time silently.
+    if total >= u64::MAX as f64 {
+        return Err(unit_err(
+            "duration",
+            input,
+            "too large: the longest time is 5124095h (2^64 ns, 584 years)",
+        ));
     }
     Ok(total as u64)
 }
@@ -228,6 +283,20 @@ mod tests {
         assert!(parse_size("k").is_err());
         assert!(parse_size("0.3").is_err());
         assert_eq!(format_size(8 << 20), "8MiB");
+        assert_eq!(
+            parse_size("872475401470549440").unwrap(),
+            872475401470549440
+        );
+        assert_eq!(
+            parse_size("16E").unwrap_err().reason,
+            "unknown unit \"E\"; expected k, M, G, T, KiB.., KB.."
+        );
+        assert_eq!(parse_size("16384P").unwrap_err().reason, "too large");
+        assert_eq!(
+            parse_size("18446744073709551615").unwrap_err().reason,
+            "too large"
+        );
+        assert_eq!(parse_size("1.5P").unwrap(), 3 << 49);
         assert_eq!(format_size(1000), "1000");
     }
 
@@ -245,7 +314,17 @@ mod tests {
         assert_eq!(parse_duration_ns("60s").unwrap(), 60_000_000_000);
         assert_eq!(parse_duration_ns("2m").unwrap(), 120_000_000_000);
         assert_eq!(parse_duration_ns("500ms").unwrap(), 500_000_000);
+        assert_eq!(parse_duration_ns("2d").unwrap(), 2 * 86_400_000_000_000);
         assert!(parse_duration_ns("-1s").is_err());
+        // Values past what a u64 of nanoseconds holds are refused, never clamped.
+        let e = parse_duration_ns("99999999999999999999s").unwrap_err();
+        assert!(e.to_string().contains("too large"), "{e}");
+        assert!(parse_duration_ns("5124096h").is_err());
+        assert_eq!(
+            parse_duration_ns("500000h").unwrap(),
+            500_000 * 3_600_000_000_000
+        );
+        assert!(parse_duration_ns("0.1ns").is_err());
         assert_eq!(parse_fraction("25%", "x").unwrap(), 0.25);
         assert_eq!(parse_fraction("0.875", "x").unwrap(), 0.875);
         assert!(parse_fraction("120%", "fill")

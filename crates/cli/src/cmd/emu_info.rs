@@ -32,6 +32,33 @@ struct Geometry {
     buffer_bytes: u64,
 }
 
+/// What a scaled drive changed to stand for its full-size drive (capacity / full capacity).
+#[derive(Serialize)]
+struct Scaling {
+    scale: f64,
+    full_capacity_bytes: u64,
+    units_per_block: u32,
+    full_units_per_block: u32,
+    superblock_bytes: u64,
+    full_superblock_bytes: u64,
+    erase_us: f64,
+    full_erase_us: f64,
+    rewrite_window_bytes: u64,
+    buffer_bytes: u64,
+    superblocks: u32,
+    full_superblocks: u64,
+}
+
+/// A size as written in a profile: decimal units when it is a whole number of them.
+fn size_text(b: u64) -> String {
+    for (unit, name) in [(1_000_000_000_000u64, "TB"), (1_000_000_000, "GB")] {
+        if b >= unit && b.is_multiple_of(unit / 1000) && !b.is_multiple_of(1 << 30) {
+            return format!("{} {name}", b as f64 / unit as f64);
+        }
+    }
+    format_size(b)
+}
+
 #[derive(Serialize)]
 struct Emulated {
     profile: String,
@@ -39,6 +66,7 @@ struct Emulated {
     policy: String,
     suspend: bool,
     geometry: Geometry,
+    scaling: Scaling,
     spec: EmuSpec,
     host_bytes: u64,
     media_bytes: u64,
@@ -69,6 +97,26 @@ fn facts(e: &EmuExecutor) -> Emulated {
             superblock_bytes: g.ppb() * g.page_bytes,
             superblocks: g.blocks,
             buffer_bytes: t.buffer_pages * g.page_bytes,
+        },
+        scaling: Scaling {
+            scale: t.scale,
+            full_capacity_bytes: p.full_capacity_bytes().unwrap_or(g.logical_bytes()),
+            units_per_block: t.units_per_block,
+            full_units_per_block: p.nand.units_per_block,
+            superblock_bytes: g.ppb() * g.page_bytes,
+            full_superblock_bytes: g.ppb() * g.page_bytes / t.units_per_block as u64
+                * p.nand.units_per_block as u64,
+            erase_us: t.erase_ns as f64 / 1e3,
+            full_erase_us: p.nand.erase_us,
+            rewrite_window_bytes: t.window_pages * g.page_bytes,
+            buffer_bytes: t.buffer_pages * g.page_bytes,
+            superblocks: g.blocks,
+            full_superblocks: {
+                let full = p.full_capacity_bytes().unwrap_or(g.logical_bytes());
+                let sb = g.ppb() * g.page_bytes / t.units_per_block as u64
+                    * p.nand.units_per_block as u64;
+                ((full as f64 * (1.0 + p.drive.op)).ceil() as u64).div_ceil(sb)
+            },
         },
         spec: e.spec(),
         host_bytes: c.host_bytes,
@@ -120,6 +168,41 @@ fn render(target: &str, f: &Emulated) -> String {
         if f.suspend { "on" } else { "off" },
         format_size(g.buffer_bytes)
     );
+    let sc = &f.scaling;
+    if (sc.scale - 1.0).abs() > 1e-9 {
+        let _ = writeln!(
+            w,
+            "scaled: {} logical stands for a {} drive (x {:.4}); what changed with the capacity:",
+            format_size(g.logical_bytes),
+            size_text(sc.full_capacity_bytes),
+            sc.scale
+        );
+        let _ = writeln!(
+            w,
+            "  superblock       {} ({} program units per die) x {}; full size {} ({} units) x {}",
+            format_size(sc.superblock_bytes),
+            sc.units_per_block,
+            sc.superblocks,
+            format_size(sc.full_superblock_bytes),
+            sc.full_units_per_block,
+            sc.full_superblocks
+        );
+        let _ = writeln!(
+            w,
+            "  erase            {:.1} us per superblock, full size {:.0} us (erase time per byte written kept; reads wait for a suspension as at full size)",
+            sc.erase_us, sc.full_erase_us
+        );
+        let _ = writeln!(
+            w,
+            "  write buffer     {} for data at any size; rewrites absorbed only within the last {} buffered (all of it at full size)",
+            format_size(sc.buffer_bytes),
+            format_size(sc.rewrite_window_bytes)
+        );
+        let _ = writeln!(
+            w,
+            "  unchanged        OP, channels, dies, planes, pages, timings, GC watermarks (in superblocks)"
+        );
+    }
     let sp = &f.spec;
     let _ = writeln!(
         w,

@@ -16,28 +16,40 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ssdiq_engine::hist::OpSummary;
 use ssdiq_engine::target::{TargetFacts, TargetKind};
 use ssdiq_engine::{
-    Clock, EmuExecutor, EngineError, EngineKind, Executor, FillMode, IoReport, Job, OnError,
-    Progress, RealExecutor, RunControl,
+    Arrivals, Clock, EmuExecutor, EngineError, EngineKind, Executor, FillMode, IoReport, Job,
+    OnError, Probe, Progress, RealExecutor, RunControl,
 };
 use ssdiq_suite::device::NvmeCounters;
 use ssdiq_workload::units::{format_size, parse_duration_ns, parse_rate, parse_size};
-use ssdiq_workload::{DataPattern, Op, Pattern, RwMix};
+use ssdiq_workload::{DataPattern, Pattern, RwMix};
 
+use super::io_trace::TraceSetup;
+use super::trace_args::TraceFlags;
 use crate::error::{usage, OrUsage};
-use crate::output::{check_writable, write_atomic, write_json};
+use crate::file_target::{self, FilePlan};
+use crate::limits::check_memory;
+use crate::output::{check_writable, write_json, write_output};
+use ssdiq_flash::memory::drive_bytes;
 
 #[derive(clap::Args)]
 #[command(
     about = "Run one I/O job against a file, a block device or an emulated SSD (emu:PROFILE)",
     after_help = "Examples:\n  ssdiq io /tmp/scratch --size 1G --rw randread --bs 4k --qd 32 --time 10s --json r.json\n  ssdiq io /dev/nvme0n1 --rw randwrite --pattern zipf:0.8 --bs 4k --qd 32 --time 60s \\\n      --rate 100MB/s --probe read,write --allow-destroy /dev/nvme0n1\n\n\
 Without --time the job issues --size bytes (or --io-size); with both, the first bound wins.\n\
+A file that does not exist is created at --size; an existing file is used in place and never\n\
+grown, unless --recreate empties it and sizes it to --size (its content is lost).\n\
 Writing to a block device is refused if it is mounted, partitioned, or carries a filesystem,\n\
 LVM, RAID, swap or partition-table signature, unless --allow-destroy names the device again.\n\n\
 Emulated SSD: TARGET emu:PROFILE[,key=value...] (profiles: default, nosuspend, smallbuf, highop,\n\
 2r; or emu:path/to/profile.toml) runs the job on the flash model in virtual time: --time is\n\
 virtual seconds, --size defaults to the drive's capacity, --engine/--buffered do not apply.\n\
   ssdiq io emu:default --rw randwrite --fill seq --qd 32 --time 60s --json r.json\n\
-  ssdiq io emu:nosuspend,capacity=4GiB --rw randwrite --rate 100MB/s --probe read --time 30s"
+  ssdiq io emu:nosuspend,capacity=4GiB --rw randwrite --rate 100MB/s --probe read --time 30s\n\n\
+Trace replay: --trace FILE replaces --rw/--pattern/--rate: the trace's reads, writes and trims,\n\
+widened to whole --bs units, at their recorded times (--replay-speed 1), scaled (2x), or as\n\
+fast as threads x qd allow (max). Offsets are used as they are (--trace-map direct; a new file\n\
+is sized to the trace's span); --trace-map compact packs the trace's distinct pages.\n\
+  ssdiq io emu:default --trace hm_0.csv.gz --qd 32 --replay-speed max --json r.json"
 )]
 pub struct Args {
     /// A block device, a file (created or extended to --size), or an emulated SSD
@@ -71,12 +83,25 @@ pub struct Args {
     /// Rate limit shared by all threads: a bandwidth like 100MB/s or I/O rate like 25k.
     #[arg(long)]
     rate: Option<String>,
-    /// Extra queue-depth-1 latency probes running beside the load, e.g. read,write.
+    /// How --rate spaces the I/Os: paced (even, a throttle) or poisson (open-loop Poisson
+    /// arrivals, latency timed from each arrival).
+    #[arg(long, default_value = "paced", requires = "rate")]
+    arrivals: String,
+    /// Latency probes running beside the load, measured apart: read, write, rw:R (R percent
+    /// reads), comma-separated, e.g. read,write.
     #[arg(long)]
     probe: Option<String>,
-    /// Pace of each probe, e.g. 1k (IOPS) or 4MB/s (default: back to back).
+    /// Pace of each probe, e.g. 1k (IOPS) or 4MB/s. A paced probe is open loop: latency from
+    /// each I/O's due time, so a stall shows in the tail (default: back to back, QD1).
     #[arg(long, requires = "probe")]
     probe_rate: Option<String>,
+    /// I/Os each probe may have in flight.
+    #[arg(long, default_value_t = 1, requires = "probe")]
+    probe_qd: u32,
+    /// open (latency from each I/O's due time) or closed (a throttle timed from submission,
+    /// like fio's rate_iops: it samples less while the target stalls).
+    #[arg(long, default_value = "open", requires = "probe_rate")]
+    probe_loop: String,
     /// io_uring or psync.
     #[arg(long, default_value = "io_uring")]
     engine: String,
@@ -110,6 +135,22 @@ pub struct Args {
     /// Allow overwriting this block device even if it looks in use (name it again).
     #[arg(long, value_name = "DEVICE")]
     allow_destroy: Option<PathBuf>,
+    /// Replay this block trace (blkparse, ftrace-blk, MSR, Alibaba, SPC, FIU; gzip too).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["pattern", "rw", "rate", "offset_align"])]
+    trace: Option<PathBuf>,
+    #[command(flatten)]
+    trace_flags: TraceFlags,
+    /// Replay timing: 1 (recorded), a factor like 2x (twice as fast) or 0.5, or max.
+    #[arg(long, requires = "trace", default_value = "1")]
+    replay_speed: String,
+    /// Largest request of a replay; longer trace requests are split.
+    #[arg(long, requires = "trace", default_value = "1MiB")]
+    trace_max_io: String,
+    /// Recreate an existing file target: empty it and size it to --size (default: its
+    /// length); its content is lost. Without it an existing file is used in place and never
+    /// grown.
+    #[arg(long)]
+    recreate: bool,
 }
 
 fn engine_usage(e: EngineError) -> anyhow::Error {
@@ -120,42 +161,52 @@ fn engine_usage(e: EngineError) -> anyhow::Error {
     }
 }
 
-fn parse_probes(s: &str) -> anyhow::Result<Vec<Op>> {
+fn parse_probes(s: &str) -> anyhow::Result<Vec<Probe>> {
     let mut v = Vec::new();
     for p in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let op = match p {
-            "read" => Op::Read,
-            "write" => Op::Write,
-            other => {
-                return Err(usage(format!(
-                    "invalid --probe \"{s}\": unknown op \"{other}\"; expected read, write or read,write"
-                )))
-            }
-        };
-        if !v.contains(&op) {
-            v.push(op);
+        let probe = Probe::parse(p).ok_or_else(|| {
+            usage(format!(
+                "invalid --probe \"{s}\": unknown probe \"{p}\"; expected read, write or rw:R (R = percent reads)"
+            ))
+        })?;
+        if !v.contains(&probe) {
+            v.push(probe);
         }
     }
     if v.is_empty() {
         return Err(usage(format!(
-            "invalid --probe \"{s}\": expected read, write or read,write"
+            "invalid --probe \"{s}\": expected read, write or rw:R (R = percent reads)"
         )));
     }
     Ok(v)
 }
 
 /// Builds the job from the arguments and the target's facts; every error is a usage error.
-fn build_job(args: &Args, facts: &TargetFacts) -> anyhow::Result<Job> {
+fn build_job(args: &Args, facts: &TargetFacts, trace: Option<&TraceSetup>) -> anyhow::Result<Job> {
     let job = job_from_args(
         args,
         facts.path.display().to_string(),
+        trace,
         &|bs| match facts.size {
             Some(existing) if existing >= bs => Ok(existing / bs * bs),
-            Some(_) if facts.kind == TargetKind::File => Err(usage(format!(
-                "{} is smaller than one block; give --size to extend it",
+            None if trace.and_then(TraceSetup::natural_range).is_some() => {
+                Ok(trace.and_then(TraceSetup::natural_range).expect("checked"))
+            }
+            Some(0) if facts.kind == TargetKind::Block => Err(usage(format!(
+                "{} has no capacity (0 bytes): an unattached loop device, or no medium?",
                 facts.path.display()
             ))),
-            _ => Err(usage(format!(
+            Some(n) if facts.kind == TargetKind::Block => Err(usage(format!(
+                "invalid --bs \"{}\": larger than {} ({n} bytes)",
+                args.bs,
+                facts.path.display()
+            ))),
+            Some(_) => Err(usage(format!(
+                "{} is smaller than one block of --bs {}; give --size with --recreate to resize it",
+                facts.path.display(),
+                args.bs
+            ))),
+            None => Err(usage(format!(
                 "{} does not exist; give --size to create it",
                 facts.path.display()
             ))),
@@ -170,6 +221,7 @@ fn build_job(args: &Args, facts: &TargetFacts) -> anyhow::Result<Job> {
 fn job_from_args(
     args: &Args,
     target: String,
+    trace: Option<&TraceSetup>,
     default_range: &dyn Fn(u64) -> anyhow::Result<u64>,
 ) -> anyhow::Result<Job> {
     let mix = RwMix::parse(&args.rw).or_usage()?;
@@ -215,6 +267,8 @@ fn job_from_args(
     job.bound.bytes = match (io_size, time_ns) {
         (Some(b), _) => Some(b),
         (None, Some(_)) => None,
+        // A replay ends with its trace.
+        (None, None) if trace.is_some() => None,
         (None, None) => Some(range),
     };
     job.rate = args
@@ -223,9 +277,20 @@ fn job_from_args(
         .map(parse_rate)
         .transpose()
         .or_usage()?;
+    job.arrivals = Arrivals::parse(&args.arrivals).map_err(engine_usage)?;
     if let Some(p) = &args.probe {
         job.probes = parse_probes(p)?;
     }
+    job.probe_qd = args.probe_qd;
+    job.probe_open_loop = match args.probe_loop.as_str() {
+        "open" => true,
+        "closed" => false,
+        other => {
+            return Err(usage(format!(
+                "invalid --probe-loop \"{other}\": expected open or closed"
+            )))
+        }
+    };
     job.probe_rate = args
         .probe_rate
         .as_deref()
@@ -252,6 +317,9 @@ fn job_from_args(
             )))
         }
     };
+    if let Some(t) = trace {
+        job.replay = Some(t.replay(range, &job.target)?);
+    }
     job.validate().map_err(engine_usage)?;
     Ok(job)
 }
@@ -316,21 +384,51 @@ fn format_size_short(b: u64) -> String {
     ssdiq_workload::units::format_size_approx(b as f64)
 }
 
-/// Validation and safety checks for a file or block device; its executor.
-fn real_setup(args: &Args) -> anyhow::Result<(Job, Box<dyn Executor>)> {
+/// Bytes of I/O buffers the real executor allocates: a read and a write buffer per slot,
+/// and per thread a ring and the rest (an upper bound).
+fn buffer_bytes(job: &Job) -> u64 {
+    let per_thread = |qd: u64| (2 * qd).saturating_mul(job.bs).saturating_add(256 << 10);
+    (job.threads as u64)
+        .saturating_mul(per_thread(job.qd as u64))
+        .saturating_add(job.probes.len() as u64 * per_thread(1))
+}
+
+/// Validation and safety checks for a file or block device; its executor and what happens
+/// to a file target before the job.
+fn real_setup(
+    args: &Args,
+    trace: Option<&TraceSetup>,
+) -> anyhow::Result<(Job, Box<dyn Executor>, FilePlan)> {
+    if let Some(a) = &args.allow_destroy {
+        crate::allow_destroy::check(&args.target.to_string_lossy(), a)?;
+    }
+    let size = args
+        .size
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .or_usage()?;
+    // A replay sizes a new file to the trace's footprint unless --size says otherwise.
+    let size = size.or_else(|| {
+        (!args.target.exists())
+            .then(|| trace.and_then(TraceSetup::natural_range))
+            .flatten()
+    });
+    let plan = file_target::plan(&args.target, size, args.recreate, file_target::Use::Io)?;
     let facts = TargetFacts::probe(&args.target).map_err(engine_usage)?;
-    let job = build_job(args, &facts)?;
+    let job = build_job(args, &facts, trace)?;
+    check_memory(
+        &format!(
+            "{} threads x --qd {} x --bs {}",
+            job.threads,
+            job.qd,
+            format_size(job.bs)
+        ),
+        buffer_bytes(&job),
+        "lower --threads, --qd or --bs",
+    )?;
     for p in [&args.json, &args.log].into_iter().flatten() {
         check_writable(p)?;
-    }
-    if let Some(a) = &args.allow_destroy {
-        if facts.kind != TargetKind::Block {
-            return Err(usage(format!(
-                "invalid --allow-destroy \"{}\": {} is not a block device",
-                a.display(),
-                facts.path.display()
-            )));
-        }
     }
     if job.writes() {
         ssdiq_nvme::safety::check_destructive(&args.target, args.allow_destroy.as_deref())
@@ -343,21 +441,30 @@ fn real_setup(args: &Args) -> anyhow::Result<(Job, Box<dyn Executor>)> {
         Some(c) => RealExecutor::with_counters(Box::new(c)),
         None => RealExecutor::new(),
     };
-    Ok((job, Box::new(exec)))
+    Ok((job, Box::new(exec), plan))
 }
 
 /// The emulated SSD: no safety checks (nothing real is written); `--size` defaults to the
 /// drive's capacity; `--engine` and `--buffered` do not apply and are ignored.
-fn emu_setup(args: &Args, target: &str) -> anyhow::Result<(Job, Box<dyn Executor>)> {
-    let exec = EmuExecutor::open(target).map_err(engine_usage)?;
+fn emu_setup(
+    args: &Args,
+    target: &str,
+    trace: Option<&TraceSetup>,
+) -> anyhow::Result<(Job, Box<dyn Executor>, FilePlan)> {
     if let Some(a) = &args.allow_destroy {
+        crate::allow_destroy::check(target, a)?;
+    }
+    if args.recreate {
         return Err(usage(format!(
-            "invalid --allow-destroy \"{}\": {target} is an emulated drive; nothing real is written",
-            a.display()
+            "invalid --recreate: {target} is an emulated drive; --recreate is for file targets"
         )));
     }
+    let profile = EmuExecutor::profile_of(target).map_err(engine_usage)?;
+    let need = drive_bytes(&profile).map_err(|e| usage(format!("{target}: {e}")))?;
+    check_memory(target, need.total(), "use a smaller capacity")?;
+    let exec = EmuExecutor::from_profile(profile).map_err(engine_usage)?;
     let cap = exec.capacity_bytes();
-    let job = job_from_args(args, target.to_string(), &|bs| {
+    let job = job_from_args(args, target.to_string(), trace, &|bs| {
         if cap < bs {
             return Err(usage(format!(
                 "invalid --bs \"{}\": larger than the emulated drive ({})",
@@ -372,17 +479,37 @@ fn emu_setup(args: &Args, target: &str) -> anyhow::Result<(Job, Box<dyn Executor
     for p in [&args.json, &args.log].into_iter().flatten() {
         check_writable(p)?;
     }
-    Ok((job, Box::new(exec)))
+    Ok((job, Box::new(exec), FilePlan::NotAFile))
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
-    let target = args.target.to_string_lossy().to_string();
-    let (job, mut exec): (Job, Box<dyn Executor>) = if target.starts_with("emu:") {
-        emu_setup(&args, &target)?
-    } else {
-        real_setup(&args)?
-    };
+    // Handlers first: a Ctrl-C during setup ends the command at once, nothing written.
     let stop = ssdiq_engine::signals::stop_on_signals()?;
+    let target = args.target.to_string_lossy().to_string();
+    let trace = match &args.trace {
+        Some(path) => {
+            let bs = parse_size(&args.bs).or_usage()?;
+            if bs == 0 {
+                return Err(usage(format!("invalid --bs \"{}\": must be > 0", args.bs)));
+            }
+            Some(TraceSetup::new(
+                path,
+                &args.trace_flags,
+                bs,
+                &args.replay_speed,
+                &args.trace_max_io,
+            )?)
+        }
+        None => None,
+    };
+    let (job, mut exec, plan) = if target.starts_with("emu:") {
+        emu_setup(&args, &target, trace.as_ref())?
+    } else {
+        real_setup(&args, trace.as_ref())?
+    };
+    // Until here a Ctrl-C ended the process at once: nothing was written.
+    ssdiq_engine::signals::drain_on_signals();
+    file_target::apply(&args.target, plan)?;
     let bars = Bars {
         fill: OnceLock::new(),
         run: OnceLock::new(),
@@ -394,21 +521,38 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let stats = result.map_err(engine_usage)?;
     let report = stats.report(job.info());
     print!("{}", render(&report));
-    if let Some(path) = &args.json {
-        write_json(path, &report)?;
+    let replay = match (&trace, &job.replay) {
+        (Some(t), Some(r)) => Some(t.report(r)),
+        _ => None,
+    };
+    if let Some(r) = &replay {
+        print!("{}", super::io_trace::render(r));
     }
-    if let Some(path) = &args.log {
-        write_csv(path, &report)?;
+    {
+        let _both = ssdiq_engine::signals::defer_exit();
+        if let Some(path) = &args.json {
+            match &replay {
+                Some(r) => {
+                    let mut doc = serde_json::to_value(&report)?;
+                    doc["replay"] = serde_json::to_value(r)?;
+                    write_json(path, &doc)?;
+                }
+                None => write_json(path, &report)?,
+            }
+        }
+        if let Some(path) = &args.log {
+            write_csv(path, &report)?;
+        }
     }
     if ctl.stopped() {
         eprintln!("ssdiq: interrupted; results are partial");
         return Ok(ExitCode::from(130));
     }
-    if report.errors.count > 0 {
-        let first = report.errors.first.as_ref().expect("count > 0");
+    if let Some(first) = report.errors.first.as_ref() {
         eprintln!(
-            "ssdiq: {} I/O error(s); first: {} at offset {} ({}, errno {})",
-            report.errors.count, first.op, first.offset, first.message, first.errno
+            "ssdiq: error: {} failed I/O(s); the first: {}",
+            report.errors.count,
+            first.describe()
         );
         return Ok(ExitCode::from(1));
     }
@@ -422,7 +566,7 @@ fn write_csv(path: &Path, report: &IoReport) -> anyhow::Result<()> {
         s.push_str(&p.csv_row());
         s.push('\n');
     }
-    write_atomic(path, s.as_bytes())
+    write_output(path, s.as_bytes())
 }
 
 fn us(ns: u64) -> String {
@@ -471,7 +615,12 @@ fn render(r: &IoReport) -> String {
         }
     );
     if let Some(f) = &r.fill {
-        let _ = writeln!(s, "fill: {} in {:.1} s", format_size(f.bytes), f.seconds);
+        let what = if f.layout {
+            "laid out the file's holes before reading (as fio does)"
+        } else {
+            "fill"
+        };
+        let _ = writeln!(s, "{what}: {} in {:.1} s", format_size(f.bytes), f.seconds);
     }
     let _ = writeln!(
         s,
@@ -480,6 +629,10 @@ fn render(r: &IoReport) -> String {
         if r.partial { " (partial)" } else { "" }
     );
     for (name, o) in &r.ops {
+        // A replay records every op; show those the trace had.
+        if j.replay.is_some() && o.ios == 0 {
+            continue;
+        }
         render_op(&mut s, name, o);
     }
     for (name, o) in &r.probes {

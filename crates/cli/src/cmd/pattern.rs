@@ -9,7 +9,8 @@ use ssdiq_workload::units::parse_size;
 use ssdiq_workload::Pattern;
 
 use crate::error::{usage, OrUsage};
-use crate::output::{check_writable, write_atomic, write_json};
+use crate::limits::{check_memory, MAX_DRAWS};
+use crate::output::{check_writable, write_json, write_output};
 
 /// Pages are counted in a u32 each; beyond this the histogram would not fit comfortably.
 const MAX_PAGES: u64 = 1 << 31;
@@ -82,10 +83,24 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                         args.draws
                     ))
                 })?;
-            (m * pages as f64).round().max(1.0) as u64
+            (m * pages as f64).round().max(1.0)
         }
-        None => parse_count(&args.draws, "--draws")?,
+        None => parse_count(&args.draws, "--draws")? as f64,
     };
+    if draws > MAX_DRAWS as f64 {
+        return Err(usage(format!(
+            "invalid --draws \"{}\": {draws:.3e} draws; at most {MAX_DRAWS:.0e} (about 20 minutes)",
+            args.draws
+        )));
+    }
+    let draws = draws as u64;
+    // A u32 count per page (the analysis keeps them all) and the LBA bins.
+    let need = 4 * pages + 8 * args.bins.min(pages as usize) as u64;
+    check_memory(
+        &format!("pattern over {pages} pages"),
+        need,
+        "use fewer --pages",
+    )?;
     let page_bytes = parse_size(&args.page_size).or_usage()?;
     if page_bytes == 0 {
         return Err(usage(format!(
@@ -106,7 +121,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         for (c, n) in &report.count_histogram {
             writeln!(s, "{c},{n}")?;
         }
-        write_atomic(path, s.as_bytes())?;
+        write_output(path, s.as_bytes())?;
     }
     if let Some(path) = &args.lba_csv {
         let mut s = String::from("bin,first_page,last_page,accesses\n");
@@ -116,7 +131,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             let last = ((i as u128 + 1) * pages as u128).div_ceil(bins) - 1;
             writeln!(s, "{i},{first},{last},{a}")?;
         }
-        write_atomic(path, s.as_bytes())?;
+        write_output(path, s.as_bytes())?;
     }
     if let Some(path) = &args.json {
         let doc = serde_json::json!({"schema": "ssdiq/1", "kind": "pattern", "report": report});

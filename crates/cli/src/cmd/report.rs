@@ -1,7 +1,7 @@
 //! `ssdiq report`: render one result or put several drives side by side.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ssdiq_report::charts;
@@ -11,7 +11,7 @@ use ssdiq_report::table::tables;
 use ssdiq_report::{html, markdown, terminal};
 
 use crate::error::usage;
-use crate::output::{check_writable, write_atomic};
+use crate::output::{check_not_input, check_writable, write_output};
 
 #[derive(clap::Args)]
 #[command(
@@ -24,7 +24,8 @@ ssdiq report r/a/run.json --against ssd-iq --markdown vs-paper.md --html vs-pape
 )]
 pub struct Args {
     /// Results of `ssdiq run`: run.json files or the directories holding them (one column
-    /// per drive).
+    /// per drive), or directories of results (DIR/*/run.json and DIR/*.json of kind "run",
+    /// e.g. the results of `ssdiq run --slurm DIR`).
     #[arg(required_unless_present = "against")]
     files: Vec<PathBuf>,
     /// Put published results beside yours: ssd-iq (the nine drives of the SSD-iq paper).
@@ -41,12 +42,24 @@ pub struct Args {
     color: String,
 }
 
+/// Largest result document read: a run of many hours with its per-second series is a few
+/// MB; `/dev/zero` or a disk image named by mistake is refused at once.
+const RESULT_LIMIT: u64 = 256 << 20;
+
+/// The file a result argument names: itself, or a directory's `run.json`.
+fn result_file(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join("run.json")
+    } else {
+        path.to_path_buf()
+    }
+}
+
 /// Reads a run result (a file, or a directory's `run.json`), with one-line errors that say
 /// what is wrong with which file.
-pub fn load(path: &PathBuf) -> anyhow::Result<RunResult> {
-    let file = path.join("run.json");
-    let path = if path.is_dir() { &file } else { path };
-    let text = std::fs::read_to_string(path)
+pub fn load(path: &Path) -> anyhow::Result<RunResult> {
+    let path = &result_file(path);
+    let text = ssdiq_engine::textfile::read_text(path, RESULT_LIMIT)
         .map_err(|e| usage(format!("cannot read result \"{}\": {e}", path.display())))?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| usage(format!("result \"{}\" is not JSON: {e}", path.display())))?;
@@ -78,6 +91,44 @@ pub fn load(path: &PathBuf) -> anyhow::Result<RunResult> {
     })
 }
 
+/// Files as given; a directory stands for the run results in it, in name order.
+fn expand(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if !p.is_dir() || p.join("run.json").is_file() {
+            out.push(result_file(p));
+            continue;
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+            .map_err(|e| usage(format!("cannot read directory \"{}\": {e}", p.display())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        let before = out.len();
+        for e in entries {
+            if e.join("run.json").is_file() {
+                out.push(e.join("run.json"));
+            } else if e.extension().is_some_and(|x| x == "json") && is_run(&e) {
+                out.push(e);
+            }
+        }
+        if out.len() == before {
+            return Err(usage(format!(
+                "cannot read result \"{}\": no run.json in it, nor DIR/*/run.json or DIR/*.json written by ssdiq run",
+                p.display()
+            )));
+        }
+    }
+    Ok(out)
+}
+
+fn is_run(p: &PathBuf) -> bool {
+    std::fs::read_to_string(p)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|v| v.get("kind").and_then(|k| k.as_str()) == Some("run"))
+}
+
 fn reference(name: Option<&str>) -> anyhow::Result<Option<Reference>> {
     name.map(|n| {
         paper::reference(n).ok_or_else(|| {
@@ -92,13 +143,15 @@ fn reference(name: Option<&str>) -> anyhow::Result<Option<Reference>> {
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let reference = reference(args.against.as_deref())?;
+    let input_files: Vec<PathBuf> = expand(&args.files)?;
+    let inputs: Vec<&Path> = input_files.iter().map(PathBuf::as_path).collect();
     for p in [&args.markdown, &args.html].into_iter().flatten() {
         check_writable(p)?;
+        check_not_input(p, &inputs)?;
     }
-    let results = args
-        .files
+    let results = input_files
         .iter()
-        .map(load)
+        .map(|p| load(p))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let refs: Vec<&RunResult> = results.iter().collect();
     let figures = html::all_figures(&charts::drives(&refs), reference.as_ref());
@@ -115,10 +168,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     );
     if let Some(p) = &args.markdown {
         let md = format!("{}\n{}", markdown::table(&t2), markdown::table(&t3));
-        write_atomic(p, md.as_bytes())?;
+        write_output(p, md.as_bytes())?;
     }
     if let Some(p) = &args.html {
-        write_atomic(
+        write_output(
             p,
             html::render_against(&refs, reference.as_ref()).as_bytes(),
         )?;

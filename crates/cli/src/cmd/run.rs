@@ -1,10 +1,11 @@
 //! `ssdiq run [TARGET]`: the SSD-iq benchmark, end to end.
 //!
 //! Order: parse and validate everything, open the target and pass the safety checks (bad
-//! input: one line, exit 2, nothing written) -> create the output directory -> run with
-//! progress on stderr -> write `run.json`, `series.csv`, `report.md`, `report.html` (each to a
-//! temporary name, then renamed) -> Tables 2 and 3 on stdout. SIGINT/SIGTERM stop the running
-//! job; the results so far are written with `"partial": true` and the exit code is 130.
+//! input: one line, exit 2, nothing written) -> create the output directory and prove it
+//! writable, before any I/O to the target -> run with progress on stderr -> write `run.json`,
+//! `series.csv`, `device.csv`, `report.md`, `report.html` (each to a temporary name, then
+//! renamed) -> Tables 2 and 3 on stdout. SIGINT/SIGTERM stop the running job; the results so
+//! far are written with `"partial": true` and the exit code is 130.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -14,28 +15,62 @@ use ssdiq_report::model::RunResult;
 use ssdiq_report::{build_tables, terminal, Spec};
 use ssdiq_suite::plan::{Plan, PlanOptions};
 use ssdiq_suite::RunOptions;
-use ssdiq_workload::units::parse_size;
+use ssdiq_workload::units::{parse_fraction, parse_size};
 
 use super::run_bars::Bars;
 use super::run_out;
 use super::run_target::suite_usage;
 use crate::error::{usage, OrUsage};
 
+/// The procedures `ssdiq run` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Protocol {
+    /// The SSD-iq paper's reference procedure (scripts/benchbench.sh of its artifact).
+    #[value(name = "ssd-iq")]
+    SsdIq,
+}
+
 #[derive(clap::Args)]
 #[command(
     about = "Run the SSD-iq benchmark on a drive (default: the emulated SSD emu:default)",
     after_help = "Examples:\n  ssdiq run --quick\n  ssdiq run emu:default,op=0.28 --out results/highop\n  ssdiq run /tmp/scratch.img --size 4G --spec pm9a3.toml\n  ssdiq run /dev/nvme1n1 --allow-destroy /dev/nvme1n1 --spec-seq-write 1500 --spec-rand-write 70\n\n\
-Writes run.json, series.csv, report.md and report.html into --out. Writing to a block device\n\
-is refused if it looks in use, unless --allow-destroy names the device again; the whole device\n\
-is discarded (and formatted when it is the only NVMe namespace) before the run."
+The procedure (docs/protocol.md): three passes, one per random-write workload (uniform,\n\
+two-zone 80/20, Zipf 0.8; 3, 4 and 4 drive writes of 4 KiB at 4 x QD128). Each pass resets the\n\
+drive, writes it once sequentially (512 KiB, QD1), measures reads and writes before and after\n\
+its workload, and ends with latency under load. Full length on a real drive: hours.\n\n\
+Writes run.json, series.csv, device.csv (emulated and NVMe drives), report.md and report.html\n\
+into --out. Writing to a block device is refused if it looks in use, unless --allow-destroy\n\
+names the device again. Reset of a block device: NVMe sanitize (block erase) when it reaches no\n\
+other namespace, else NVMe format when that stays within the namespace, then BLKDISCARD of every\n\
+LBA; a device that is not NVMe is only discarded. A file target is created at\n\
+--size; an existing one is recreated (its content lost) only with --recreate."
 )]
 pub struct Args {
     /// emu:PROFILE[,key=value...], a block device, or a file (with --size).
     #[arg(default_value = "emu:default")]
     target: String,
-    /// Short demonstration run: fewer, shorter rounds.
+    /// The procedure.
+    #[arg(long, value_enum, default_value = "ssd-iq")]
+    protocol: Protocol,
+    /// The same steps in the same shape, shorter: every duration and idle x 1/1000, drive
+    /// writes x 1/3. For a demonstration; numbers are rough.
     #[arg(long)]
     quick: bool,
+    /// Run the three passes N times; tables show the median and [min-max].
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    repeat: u32,
+    /// Share of the LBA space used, e.g. 0.8 or 80% (the rest stays trimmed, as extra OP).
+    #[arg(long, default_value = "1", value_name = "F")]
+    fill: String,
+    /// Extend a write workload that was not steady (SNIA rule) within its drive writes, up to
+    /// 3x them.
+    #[arg(long)]
+    until_steady: bool,
+    /// Multiply every duration and idle by F instead of the target's defaults (1 on real
+    /// drives; on an emulated one capacity / 960 GB for the time-bounded steps but latency under
+    /// load, 1 for the rest: docs/protocol.md).
+    #[arg(long, value_name = "F")]
+    time_scale: Option<String>,
     /// Datasheet values as TOML (name, capacity_gb, seq_read_mb_s, seq_write_mb_s,
     /// rand_read_kiops, rand_write_kiops, read_lat_us, write_lat_us).
     #[arg(long, value_name = "FILE.toml")]
@@ -58,32 +93,50 @@ pub struct Args {
     /// Spec write latency, us.
     #[arg(long, value_name = "us")]
     spec_write_lat: Option<String>,
-    /// Output directory (default: ssdiq-results/<target>-<UTC time>).
+    /// Output directory (default: ssdiq-results/<target>-<UTC time>); created and checked
+    /// writable before the run starts.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Submitting threads per step.
-    #[arg(long, default_value_t = 1)]
-    threads: u32,
     /// Seed of the request streams.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Size of a file target (created or recreated).
+    /// Size of a file target (created, or recreated with --recreate).
     #[arg(long)]
     size: Option<String>,
+    /// Allow recreating an existing file target (run empties it on reset: its content is
+    /// lost). Without it, run refuses an existing file.
+    #[arg(long)]
+    recreate: bool,
     /// Allow overwriting this block device even if it looks in use (name it again).
     #[arg(long, value_name = "DEVICE")]
     allow_destroy: Option<PathBuf>,
     /// No progress and no tables; print only the output directory.
     #[arg(long)]
     quiet: bool,
+    /// Write Slurm jobs that run this benchmark on each of --slurm-nodes, and a job that
+    /// compares their results with `ssdiq report` once all have ended, into DIR.
+    #[arg(long, value_name = "DIR", requires = "slurm_nodes")]
+    slurm: Option<PathBuf>,
+    /// Nodes of --slurm: NODE (runs TARGET there) or NODE:TARGET, comma-separated.
+    #[arg(long, value_name = "NODE[:TARGET],...", requires = "slurm")]
+    slurm_nodes: Option<String>,
+    /// Extra #SBATCH option for every job, e.g. --slurm-opt=--partition=bench (repeatable).
+    #[arg(
+        long,
+        requires = "slurm",
+        value_name = "OPTION",
+        allow_hyphen_values = true
+    )]
+    slurm_opt: Vec<String>,
 }
 
 fn spec_flag(name: &str, v: &Option<String>) -> anyhow::Result<Option<f64>> {
     let Some(s) = v else { return Ok(None) };
+    let (lo, hi) = ssdiq_suite::spec::PLAUSIBLE;
     match s.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok(Some(x)),
+        Ok(x) if x.is_finite() && (lo..=hi).contains(&x) => Ok(Some(x)),
         _ => Err(usage(format!(
-            "invalid --{name} \"{s}\": expected a positive number"
+            "invalid --{name} \"{s}\": expected a positive number from {lo} to {hi:e}"
         ))),
     }
 }
@@ -132,37 +185,82 @@ fn spec(args: &Args, builtin: Option<Spec>) -> anyhow::Result<Option<Spec>> {
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
-    if args.threads == 0 || args.threads > 64 {
+    // Handlers first: a Ctrl-C during setup ends the command at once, nothing written.
+    let stop = ssdiq_engine::signals::stop_on_signals()?;
+    if args.repeat == 0 || args.repeat > 100 {
         return Err(usage(format!(
-            "invalid --threads \"{}\": expected 1 to 64",
-            args.threads
+            "invalid --repeat \"{}\": expected 1 to 100",
+            args.repeat
         )));
     }
+    let fill = parse_fraction(&args.fill, "--fill")
+        .ok()
+        .filter(|f| *f > 0.0 && *f <= 1.0)
+        .ok_or_else(|| {
+            usage(format!(
+                "invalid --fill \"{}\": expected a share of the capacity in (0, 1], e.g. 0.8 or 80%",
+                args.fill
+            ))
+        })?;
+    let time_scale = match &args.time_scale {
+        None => None,
+        Some(t) => Some(
+            t.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x > 0.0 && *x <= 10.0)
+                .ok_or_else(|| {
+                    usage(format!(
+                        "invalid --time-scale \"{t}\": expected a factor in (0, 10], e.g. 0.1"
+                    ))
+                })?,
+        ),
+    };
     let size = args
         .size
         .as_deref()
         .map(parse_size)
         .transpose()
         .or_usage()?;
-    let mut target = super::run_target::open(&args.target, size, args.allow_destroy.as_deref())?;
-    let spec = spec(&args, target.builtin_spec())?;
+    if let (Some(dir), Some(nodes)) = (&args.slurm, &args.slurm_nodes) {
+        // The drives are on the nodes, not here: nothing is opened.
+        return super::run_slurm::write(
+            dir,
+            nodes,
+            &args.target,
+            args.allow_destroy.as_deref(),
+            &args.slurm_opt,
+        );
+    }
+    // --out first: a bad one must not cost a created target file, let alone a run.
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| run_out::default_dir(&args.target));
     run_out::check_dir(&out)?;
+    let mut target = super::run_target::open(
+        &args.target,
+        size,
+        args.allow_destroy.as_deref(),
+        args.recreate,
+    )?;
+    let spec = spec(&args, target.builtin_spec())?;
+    // Until here a Ctrl-C ended the process at once: nothing was written.
+    ssdiq_engine::signals::drain_on_signals();
 
-    let stop = ssdiq_engine::signals::stop_on_signals()?;
     let bars = Bars::new(args.quiet);
     let opts = RunOptions {
-        plan: Plan::ssd_iq(PlanOptions {
-            quick: args.quick,
-            threads: args.threads,
-        }),
+        plan: match args.protocol {
+            Protocol::SsdIq => Plan::ssd_iq(PlanOptions {
+                repeat: args.repeat,
+            }),
+        },
         spec,
         seed: args.seed,
         quick: args.quick,
-        threads: args.threads,
+        fill,
+        until_steady: args.until_steady,
+        time_scale,
     };
     let result = ssdiq_suite::run(target.as_mut(), &opts, stop.clone(), &bars);
     bars.clear();
@@ -193,19 +291,28 @@ fn summary(r: &RunResult, out: &Path) -> String {
         terminal::table(&t3, ansi)
     );
     if let Some(b) = &r.derived.load_basis {
-        s.push_str(&format!("latency under load: background writes at {b}\n"));
+        s.push_str(&format!("latency under load: {b}\n"));
+    }
+    if let Some(b) = &r.derived.implied_basis {
+        s.push_str(&format!("implied WA divides {b}\n"));
     }
     if let Some(i) = &r.run {
         s.push_str(&format!(
-            "ran {:.1} s ({} clock){}\n",
+            "ran {:.1} s ({} clock){}{}\n",
             i.elapsed_s,
             r.clock,
+            i.wall_s
+                .filter(|_| r.clock == "virtual")
+                .map(|w| format!(" in {w:.1} s wall"))
+                .unwrap_or_default(),
             if r.partial { ", partial" } else { "" }
         ));
     }
-    s.push_str(&format!(
-        "results: {}/{{run.json,series.csv,report.md,report.html}}\n",
-        out.display()
-    ));
+    let files = if r.device_log.is_empty() {
+        "run.json,series.csv,report.md,report.html"
+    } else {
+        "run.json,series.csv,device.csv,report.md,report.html"
+    };
+    s.push_str(&format!("results: {}/{{{files}}}\n", out.display()));
     s
 }

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use ssdiq_suite::observe::{Observer, Phase, RoundReport, Unit};
+use ssdiq_suite::observe::{Observer, Phase, StepReport, Unit};
 
 /// Bar resolution: positions are per-mille of the phase's upper bound.
 const SCALE: f64 = 1000.0;
@@ -23,6 +23,9 @@ struct State {
     bar: Option<ProgressBar>,
     phase: Option<Phase>,
     last: String,
+    /// When the phase began: its line says how long it took on the wall clock (on the
+    /// emulated SSD, what the emulation cost; `bench/run-time.sh` reads these lines).
+    started: Option<std::time::Instant>,
 }
 
 impl Bars {
@@ -76,6 +79,7 @@ impl Observer for Bars {
         }
         st.phase = Some(p.clone());
         st.last.clear();
+        st.started = Some(std::time::Instant::now());
     }
 
     fn advance(&self, done: f64, mb_s: f64) {
@@ -92,15 +96,30 @@ impl Observer for Bars {
         }
     }
 
-    fn round(&self, r: &RoundReport) {
+    fn step(&self, r: &StepReport) {
         let mut st = self.state.lock().expect("bars");
-        st.last = format!(
-            "| round {}: {:.0} MB/s{}{}",
-            r.round + 1,
-            r.mb_s,
-            r.waf.map(|w| format!(", WAF {w:.2}")).unwrap_or_default(),
-            if r.steady { ", steady" } else { "" }
-        );
+        let mut parts = Vec::new();
+        if r.probes.is_empty() {
+            if let Some(m) = r.mb_s {
+                parts.push(format!("{m:.0} MB/s"));
+            }
+            if let Some(i) = r.iops {
+                parts.push(format!("{:.1}k IOPS", i / 1e3));
+            }
+        }
+        if let Some(w) = r.waf {
+            parts.push(format!("WAF {w:.2}"));
+        }
+        match (r.steady, r.steady_drive_writes) {
+            (Some(true), Some(dw)) => parts.push(format!("steady at {dw:.2} drive writes")),
+            (Some(true), None) => parts.push("steady".into()),
+            (Some(false), _) => parts.push("not steady".into()),
+            (None, _) => {}
+        }
+        for (op, mean, p999) in &r.probes {
+            parts.push(format!("{op} probe {mean:.0} us avg, {p999:.0} us P99.9"));
+        }
+        st.last = format!("| {}", parts.join(", "));
     }
 
     fn phase_done(&self) {
@@ -112,7 +131,14 @@ impl Observer for Bars {
             b.finish_and_clear();
         }
         if let Some(p) = &st.phase {
-            eprintln!("[{}/{}] {} done {}", p.index, p.count, p.name, st.last);
+            let wall = st
+                .started
+                .map(|t| format!(" ({:.2} s wall)", t.elapsed().as_secs_f64()))
+                .unwrap_or_default();
+            eprintln!(
+                "[{}/{}] {} done{wall} {}",
+                p.index, p.count, p.name, st.last
+            );
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Where `ssdiq run` writes: the output directory (checked before the run, created after
-//! validation) and its four files, each written to a temporary name and renamed.
+//! validation) and its four files, written through `crate::output`.
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -8,7 +8,7 @@ use ssdiq_report::model::RunResult;
 use ssdiq_report::{csv, document, html};
 
 use crate::error::usage;
-use crate::output::{write_atomic, write_json};
+use crate::output::{write_json, write_output};
 
 /// `ssdiq-results/<target>-<UTC time>`, the target made safe for a file name.
 pub fn default_dir(target: &str) -> PathBuf {
@@ -52,7 +52,17 @@ pub fn utc_stamp(secs: u64) -> String {
     )
 }
 
-/// Bad input if `dir` exists but is not a directory; nothing is created here.
+/// The files [`write_all`] writes.
+pub const FILES: [&str; 5] = [
+    "run.json",
+    "series.csv",
+    "device.csv",
+    "report.md",
+    "report.html",
+];
+
+/// Bad input if `dir` exists but is not a directory, or it or its files cannot be written;
+/// nothing is created here.
 pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
     if dir.exists() && !dir.is_dir() {
         return Err(usage(format!(
@@ -60,16 +70,21 @@ pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
             dir.display()
         )));
     }
-    Ok(())
+    crate::output::check_dir_writable(dir, &FILES)
 }
 
 pub fn write_all(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
+    // All files or a Ctrl-C waits: a result set is never half written.
+    let _defer = ssdiq_engine::signals::defer_exit();
     std::fs::create_dir_all(dir)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
     write_json(&dir.join("run.json"), r)?;
-    write_atomic(&dir.join("series.csv"), csv::series(r).as_bytes())?;
-    write_atomic(&dir.join("report.md"), document::run_markdown(r).as_bytes())?;
-    write_atomic(&dir.join("report.html"), html::render(&[r]).as_bytes())?;
+    write_output(&dir.join("series.csv"), csv::series(r).as_bytes())?;
+    if !r.device_log.is_empty() {
+        write_output(&dir.join("device.csv"), csv::device(r).as_bytes())?;
+    }
+    write_output(&dir.join("report.md"), document::run_markdown(r).as_bytes())?;
+    write_output(&dir.join("report.html"), html::render(&[r]).as_bytes())?;
     Ok(())
 }
 

@@ -6,6 +6,10 @@ use std::path::{Path, PathBuf};
 use ssdiq_suite::{DeviceTarget, EmuTarget, SuiteError, SuiteTarget};
 
 use crate::error::usage;
+use crate::file_target;
+use crate::limits::check_memory;
+use ssdiq_engine::EmuExecutor;
+use ssdiq_flash::memory::drive_bytes;
 
 /// Suite errors raised before anything was written are bad input (exit 2).
 pub fn suite_usage(e: SuiteError) -> anyhow::Error {
@@ -20,26 +24,23 @@ pub fn open(
     target: &str,
     size: Option<u64>,
     allow_destroy: Option<&Path>,
+    recreate: bool,
 ) -> anyhow::Result<Box<dyn SuiteTarget>> {
+    if let Some(a) = allow_destroy {
+        crate::allow_destroy::check(target, a)?;
+    }
     if target.starts_with("emu:") {
-        if size.is_some() {
+        if size.is_some() || recreate {
             return Err(usage(format!(
-                "invalid --size: {target} has its own capacity; --size is for file targets"
+                "invalid --{}: {target} has its own capacity; it is for file targets",
+                if recreate { "recreate" } else { "size" }
             )));
         }
         return open_emu(target);
     }
     let path = PathBuf::from(target);
+    file_target::plan(&path, size, recreate, file_target::Use::Run)?;
     let t = DeviceTarget::open(&path, size).map_err(suite_usage)?;
-    if let Some(a) = allow_destroy {
-        if !t.is_block() {
-            return Err(usage(format!(
-                "invalid --allow-destroy \"{}\": {} is not a block device",
-                a.display(),
-                path.display()
-            )));
-        }
-    }
     if t.is_block() {
         ssdiq_nvme::safety::check_destructive(&path, allow_destroy).map_err(|e| match e {
             ssdiq_nvme::safety::SafetyError::Refused(m) => usage(m),
@@ -50,5 +51,9 @@ pub fn open(
 }
 
 fn open_emu(target: &str) -> anyhow::Result<Box<dyn SuiteTarget>> {
+    // The drive is reset at the start of the run: its FTL is built twice at that moment.
+    let profile = EmuExecutor::profile_of(target).map_err(|e| usage(e.to_string()))?;
+    let need = drive_bytes(&profile).map_err(|e| usage(format!("{target}: {e}")))?;
+    check_memory(target, need.peak_with_reset(), "use a smaller capacity")?;
     Ok(Box::new(EmuTarget::open(target).map_err(suite_usage)?))
 }

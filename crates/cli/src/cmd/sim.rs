@@ -4,33 +4,45 @@
 //! parallel with rayon and printed as one table. All input is validated (geometry, patterns,
 //! output paths) before the first run starts, so bad input costs nothing and writes nothing.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
-use rayon::prelude::*;
-use serde::Serialize;
-use ssdiq_flash::{simulate, FtlConfig, GcPolicy, Geometry, Provision, SimConfig, SimReport};
-use ssdiq_workload::units::{format_size, parse_size};
-use ssdiq_workload::{PageStream, Pattern, StreamConfig};
+use ssdiq_flash::memory::sim_bytes;
+use ssdiq_flash::{GcMode, GcPolicy, Provision, SeriesPoint};
+use ssdiq_sweep::output::{describe_geometry, describe_traces};
+use ssdiq_sweep::{
+    points, Axes, BufSpec, Point, Shard, SweepError, TraceWorkload, Warmup, Workload, Writes,
+};
+use ssdiq_trace::MapKind;
+use ssdiq_workload::units::{format_size, format_size_approx, parse_size};
+use ssdiq_workload::Pattern;
 
-#[path = "sim_html.rs"]
-mod html;
-
+use super::sim_out::{write_outputs, write_shard, Outputs};
+use super::trace_args::TraceFlags;
 use crate::error::{usage, OrUsage};
-use crate::output::{check_writable, write_atomic, write_json};
+use crate::limits::{MemoryBudget, MAX_SIM_PAGE_WRITES};
+use crate::output::check_writable;
 
 #[derive(clap::Args)]
 #[command(
     about = "Simulate a flash translation layer and report write amplification",
     after_help = "Every option takes a comma list; the runs form a sweep executed on all cores.\n\n\
 Example:\n  ssdiq sim --capacity 16GiB --block 8MiB --fill 0.875 --gc greedy,2r-fifo --pattern twozone:80/20 --writes 10x\n\n\
-GC policies: greedy | fifo | random | dchoices:D | cost-benefit | 2r-greedy | 2r-fifo | optimal\n\
-Patterns: uniform | zipf:THETA | twozone:W/S | zones:W1@S1,... | readonly:F | seq | zns:SIZE[xK] | ..."
+GC policies: greedy | fifo | random | dchoices:D | cost-benefit | fifo-scan | 2r-greedy | 2r-fifo | optimal\n\
+Patterns: uniform | randperm | zipf:THETA | twozone:W/S | zones:W1@S1,W2@S2,... | readonly:F | seq |\n\
+skipseq:P | window:N | zns:SIZE[xK]  (README: Access patterns)\n\n\
+Traces: --trace FILE[,FILE...] replaces --pattern: the trace's writes and trims drive the\n\
+drive after its sequential fill (--trace-map compact by default; --writes 1pass by default).\n\n\
+Many machines: --shard K/N runs every N-th point from the K-th (write it with --json);\n\
+`ssdiq sim merge DIR` joins the shards' JSON files into the single-machine JSON/CSV/HTML;\n\
+--slurm DIR writes a Slurm job array and the merge as a job depending on it.",
+    args_conflicts_with_subcommands = true
 )]
 pub struct Args {
+    #[command(subcommand)]
+    command: Option<SimCommand>,
     /// Physical (raw) capacity, e.g. 16GiB.
     #[arg(long, default_value = "16GiB")]
     capacity: String,
@@ -46,21 +58,32 @@ pub struct Args {
     /// Over-provisioning (physical - logical) / logical, e.g. 0.1 or 10%.
     #[arg(long)]
     op: Option<String>,
-    /// Free blocks reserved for GC.
-    #[arg(long, default_value = "2")]
+    /// Free blocks GC copies victims into, kept *beyond* the physical capacity (so the host
+    /// and GC share exactly the capacity's spare space, as in SSD-iq's simulator).
+    #[arg(long, default_value = "1")]
     reserve: String,
     /// GC policy.
     #[arg(long, default_value = "greedy")]
     gc: String,
-    /// Relocate GC pages to their own write frontier (2R policies always do).
+    /// When GC stops: naive (one victim per trigger; relocated and host pages share one log,
+    /// SSD-iq's naive greedy) or batched (victims until a whole block is free, so relocated
+    /// pages fill blocks of their own: an implicit hot/cold separation).
+    #[arg(long, default_value = "naive")]
+    gc_mode: String,
+    /// Relocate GC pages to their own write frontier.
     #[arg(long)]
     gc_frontier: bool,
     /// Workload pattern, applied after a sequential fill.
     #[arg(long, default_value = "uniform")]
     pattern: String,
-    /// Workload writes after the fill, in drive writes (10x = 10 x logical capacity).
-    #[arg(long, default_value = "10x")]
-    writes: String,
+    /// Unmeasured workload writes after the fill, in drive writes, or "physical" (one physical
+    /// capacity, SSD-iq's simulator's warm-up).
+    #[arg(long, default_value = "0")]
+    warmup: String,
+    /// Measured workload writes after the warm-up, in drive writes (10x = 10 x logical
+    /// capacity), or in passes over a trace (1pass). Default: 10x, or 1pass with --trace.
+    #[arg(long)]
+    writes: Option<String>,
     /// Seed of the workload and of random GC choices.
     #[arg(long, default_value = "1")]
     seed: String,
@@ -73,53 +96,43 @@ pub struct Args {
     /// Write every run's WAF series as CSV.
     #[arg(long)]
     csv: Option<PathBuf>,
-    /// Write a self-contained HTML page: WAF over the workload per run, WAF against OP for
-    /// sweeps over it, the runs table.
+    /// Write the runs' table and WAF charts as one self-contained HTML page.
     #[arg(long)]
     html: Option<PathBuf>,
+    /// Block traces whose writes and trims drive the simulator instead of --pattern.
+    #[arg(long, conflicts_with = "pattern", value_name = "FILE")]
+    trace: Option<String>,
+    #[command(flatten)]
+    trace_flags: TraceFlags,
+    /// Run only shard K of N (points i with i % N == K-1); write it with --json, join the
+    /// shards with `ssdiq sim merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// Write a Slurm job array running the sweep in shards, plus the merge step, into DIR.
+    #[arg(long, value_name = "DIR")]
+    slurm: Option<PathBuf>,
+    /// Array tasks of --slurm (default: one per point, at most 1000).
+    #[arg(long, requires = "slurm", value_name = "N")]
+    slurm_tasks: Option<u32>,
+    /// CPUs per array task.
+    #[arg(long, requires = "slurm", default_value_t = 1, value_name = "N")]
+    slurm_cpus: u32,
+    /// Extra #SBATCH option for every job, e.g. --slurm-opt=--partition=long (repeatable).
+    #[arg(
+        long,
+        requires = "slurm",
+        value_name = "OPTION",
+        allow_hyphen_values = true
+    )]
+    slurm_opt: Vec<String>,
     /// Print only the summary table.
     #[arg(long, short)]
     quiet: bool,
 }
 
-/// One run's parameters, as recorded in JSON.
-#[derive(Clone, Debug, Serialize)]
-struct Params {
-    capacity_bytes: u64,
-    logical_bytes: u64,
-    page_bytes: u64,
-    block_bytes: u64,
-    pages_per_block: u32,
-    blocks: u32,
-    logical_pages: u64,
-    reserve_blocks: u32,
-    fill: f64,
-    op: f64,
-    spare_factor: f64,
-    gc: String,
-    gc_frontier: bool,
-    pattern: String,
-    writes: f64,
-    seed: u64,
-    write_buffer_pages: u64,
-}
-
-#[derive(Serialize)]
-struct RunOut<'a> {
-    params: &'a Params,
-    method: &'a str,
-    waf: f64,
-    cumulative_waf: f64,
-    host_writes: u64,
-    flash_writes: u64,
-    erases: u64,
-    gc_relocations: u64,
-    buffer_hits: u64,
-    trims: u64,
-    mean_victim_valid: Option<f64>,
-    greedy_model_waf: f64,
-    seconds: f64,
-    series: &'a [ssdiq_flash::SeriesPoint],
+#[derive(clap::Subcommand)]
+enum SimCommand {
+    Merge(super::sim_merge::Args),
 }
 
 /// Splits a comma list. Patterns may contain commas themselves (`zones:80@20,20@80`): a
@@ -173,27 +186,7 @@ fn number(s: &str, what: &str) -> anyhow::Result<f64> {
     Ok(if pct { v / 100.0 } else { v })
 }
 
-fn writes(s: &str) -> anyhow::Result<f64> {
-    let t = s.strip_suffix('x').unwrap_or(s);
-    let v: f64 = t
-        .parse()
-        .ok()
-        .filter(|v: &f64| *v > 0.0 && v.is_finite())
-        .ok_or_else(|| {
-            usage(format!(
-                "invalid --writes \"{s}\": expected drive writes like 10x or 2.5"
-            ))
-        })?;
-    Ok(v)
-}
-
 /// `--write-buffer`: "0", a fraction ("0.02%", "0.0002") of the physical capacity, or a size.
-#[derive(Clone, Copy, Debug)]
-enum BufSpec {
-    Fraction(f64),
-    Bytes(u64),
-}
-
 fn buffer(s: &str) -> anyhow::Result<BufSpec> {
     if s.ends_with('%') || s.parse::<f64>().is_ok() {
         let v = number(s, "--write-buffer")?;
@@ -208,335 +201,285 @@ fn buffer(s: &str) -> anyhow::Result<BufSpec> {
     }
 }
 
-struct Spec {
-    params: Params,
-    cfg: SimConfig,
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(SimCommand::Merge(m)) = args.command {
+        ssdiq_engine::signals::exit_on_signals()?;
+        return super::sim_merge::main(m);
+    }
+    // Until the runs start a Ctrl-C ends the process at once (nothing written yet).
+    let stop = ssdiq_engine::signals::stop_on_signals()?;
+    let axes = axes(&args)?;
+    let shard = args
+        .shard
+        .as_deref()
+        .map(|s| s.parse::<Shard>().map_err(usage))
+        .transpose()?;
+    if shard.is_some() {
+        if args.json.is_none() {
+            return Err(usage(
+                "--shard writes its runs with --json FILE (merge the shards with ssdiq sim merge)",
+            ));
+        }
+        if args.csv.is_some() || args.html.is_some() || args.slurm.is_some() {
+            return Err(usage(
+                "--shard writes only --json; the CSV and HTML come from ssdiq sim merge",
+            ));
+        }
+    }
+    for p in [&args.json, &args.csv, &args.html].into_iter().flatten() {
+        check_writable(p)?;
+    }
+    let all = points(&axes).map_err(sweep_error)?;
+    for p in &all {
+        let w = p.params.writes;
+        let page_writes = w * p.params.logical_pages as f64;
+        if page_writes > MAX_SIM_PAGE_WRITES {
+            let shown = if w >= 1e15 {
+                format!("{w:e}")
+            } else {
+                format!("{w}")
+            };
+            return Err(usage(format!(
+                "invalid --writes \"{shown}x\": {page_writes:.3e} page writes of {} logical pages; at most {MAX_SIM_PAGE_WRITES:.0e} per run",
+                p.params.logical_pages
+            )));
+        }
+    }
+    if let Some(dir) = &args.slurm {
+        return super::sim_slurm::write(&args.slurm_job(), dir, all.len());
+    }
+    let mine: Vec<&Point> = match shard {
+        Some(s) => s.select(&all),
+        None => all.iter().collect(),
+    };
+    run(&args, &axes, &all, &mine, shard, stop)
 }
 
-pub fn main(args: Args) -> anyhow::Result<ExitCode> {
-    let caps = parse_list(&args.capacity, "--capacity", |s| size(s, "--capacity"))?;
-    let pages = parse_list(&args.page, "--page", |s| size(s, "--page"))?;
-    let blocks = parse_list(&args.block, "--block", |s| size(s, "--block"))?;
+impl Args {
+    pub(super) fn slurm_job(&self) -> super::sim_slurm::SlurmArgs {
+        super::sim_slurm::SlurmArgs {
+            tasks: self.slurm_tasks,
+            cpus: self.slurm_cpus,
+            sbatch: self.slurm_opt.clone(),
+            json: self.json.clone(),
+            csv: self.csv.clone(),
+            html: self.html.clone(),
+        }
+    }
+}
+
+/// Bad input (exit 2) or a failure while running (exit 1).
+pub(super) fn sweep_error(e: SweepError) -> anyhow::Error {
+    if e.is_input() {
+        usage(e.to_string())
+    } else {
+        e.into()
+    }
+}
+
+/// The sweep's lists from the flags; every error is a usage error.
+fn axes(args: &Args) -> anyhow::Result<Axes> {
     let provisions: Vec<Provision> = match (&args.fill, &args.op) {
         (_, Some(op)) => parse_list(op, "--op", |s| Ok(Provision::Op(number(s, "--op")?)))?,
         (Some(f), None) => parse_list(f, "--fill", |s| Ok(Provision::Fill(number(s, "--fill")?)))?,
         (None, None) => vec![Provision::Fill(0.875)],
     };
-    let reserves = parse_list(&args.reserve, "--reserve", |s| {
-        s.parse::<u32>().ok().filter(|&r| r >= 1).ok_or_else(|| {
-            usage(format!(
-                "invalid --reserve \"{s}\": expected a whole number >= 1"
-            ))
-        })
-    })?;
-    let policies = parse_list(&args.gc, "--gc", |s| s.parse::<GcPolicy>().or_usage())?;
-    let patterns = parse_list(&args.pattern, "--pattern", |s| Pattern::parse(s).or_usage())?;
-    let writes_l = parse_list(&args.writes, "--writes", writes)?;
-    let seeds = parse_list(&args.seed, "--seed", |s| {
-        s.parse::<u64>()
-            .map_err(|_| usage(format!("invalid --seed \"{s}\": expected a whole number")))
-    })?;
-    let buffers = parse_list(&args.write_buffer, "--write-buffer", buffer)?;
-    for p in [&args.json, &args.csv, &args.html].into_iter().flatten() {
-        check_writable(p)?;
-    }
-
-    let mut specs = Vec::new();
-    for &cap in &caps {
-        for &page in &pages {
-            for &block in &blocks {
-                for &prov in &provisions {
-                    for &reserve in &reserves {
-                        let g = Geometry::new(cap, page, block, prov, reserve).or_usage()?;
-                        for &policy in &policies {
-                            for pattern in &patterns {
-                                for &w in &writes_l {
-                                    for &seed in &seeds {
-                                        for &buf in &buffers {
-                                            specs.push(spec(
-                                                g,
-                                                block,
-                                                policy,
-                                                args.gc_frontier,
-                                                pattern,
-                                                w,
-                                                seed,
-                                                buf,
-                                            )?);
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+    let workloads = match &args.trace {
+        Some(list) => {
+            let map = args.trace_flags.map(MapKind::Compact)?;
+            parse_list(list, "--trace", |s| {
+                Ok(Workload::Trace(TraceWorkload {
+                    options: args.trace_flags.options(std::path::Path::new(s))?,
+                    map,
+                }))
+            })?
         }
-    }
+        None => parse_list(&args.pattern, "--pattern", |s| {
+            Ok(Workload::Pattern(Pattern::parse(s).or_usage()?))
+        })?,
+    };
+    let default_writes = if args.trace.is_some() { "1pass" } else { "10x" };
+    let writes = args.writes.as_deref().unwrap_or(default_writes);
+    Ok(Axes {
+        capacities: parse_list(&args.capacity, "--capacity", |s| size(s, "--capacity"))?,
+        pages: parse_list(&args.page, "--page", |s| size(s, "--page"))?,
+        blocks: parse_list(&args.block, "--block", |s| size(s, "--block"))?,
+        provisions,
+        reserves: parse_list(&args.reserve, "--reserve", |s| {
+            s.parse::<u32>().ok().filter(|&r| r >= 1).ok_or_else(|| {
+                usage(format!(
+                    "invalid --reserve \"{s}\": expected a whole number >= 1"
+                ))
+            })
+        })?,
+        policies: parse_list(&args.gc, "--gc", |s| s.parse::<GcPolicy>().or_usage())?,
+        modes: parse_list(&args.gc_mode, "--gc-mode", |s| {
+            s.parse::<GcMode>().map_err(usage)
+        })?,
+        warmups: parse_list(&args.warmup, "--warmup", |s| {
+            Warmup::parse(s).map_err(usage)
+        })?,
+        gc_frontier: args.gc_frontier,
+        workloads,
+        writes: parse_list(writes, "--writes", |s| Writes::parse(s).map_err(usage))?,
+        seeds: parse_list(&args.seed, "--seed", |s| {
+            s.parse::<u64>()
+                .map_err(|_| usage(format!("invalid --seed \"{s}\": expected a whole number")))
+        })?,
+        buffers: parse_list(&args.write_buffer, "--write-buffer", buffer)?,
+    })
+}
 
-    let single = specs.len() == 1;
+/// Runs `mine` (all points, or one shard's), printing progress, and writes the outputs. On
+/// SIGINT/SIGTERM the finished runs are written at once, marked partial (exit 130).
+fn run(
+    args: &Args,
+    axes: &Axes,
+    all: &[Point],
+    mine: &[&Point],
+    shard: Option<Shard>,
+    stop: Arc<AtomicBool>,
+) -> anyhow::Result<ExitCode> {
+    let single = mine.len() == 1;
     let quiet = args.quiet;
+    let largest = mine
+        .iter()
+        .max_by_key(|p| sim_bytes(&p.cfg))
+        .expect("at least one run");
+    let budget = MemoryBudget::for_runs(
+        sim_bytes(&largest.cfg),
+        &format!(
+            "a simulation of {} ({} physical pages)",
+            format_size(largest.params.capacity_bytes),
+            largest.cfg.geometry.physical_pages()
+        ),
+        "use a smaller --capacity or a larger --page",
+    )?;
+    let threads = rayon::current_num_threads() as u64;
+    let at_once = budget.fits(sim_bytes(&largest.cfg));
+    let within = if at_once < threads.min(mine.len() as u64) {
+        format!(
+            ", at most {at_once} at a time within the memory budget ({} available)",
+            format_size_approx(budget.total() as f64)
+        )
+    } else {
+        String::new()
+    };
     if !quiet {
-        let g = &specs[0].cfg.geometry;
-        if single
-            || caps.len() * pages.len() * blocks.len() * provisions.len() * reserves.len() == 1
-        {
-            println!("{}", describe_geometry(g));
-        }
-        if !single {
-            println!(
-                "sweep of {} runs on {} threads",
-                specs.len(),
-                rayon::current_num_threads()
-            );
-        }
-    }
-    let print_lock = Mutex::new(());
-    let results: Vec<(SimReport, f64)> = specs
-        .par_iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let t0 = Instant::now();
-            let label = label(&s.params);
-            let r = simulate(&s.cfg, |pt| {
-                if quiet {
-                    return;
-                }
-                // Sweeps print whole drive writes only, so lines stay readable.
-                let whole = (pt.drive_writes - pt.drive_writes.round()).abs() < 1e-9;
-                if single || whole {
-                    let _guard = print_lock.lock().unwrap();
-                    let prefix = if single {
-                        String::new()
-                    } else {
-                        format!("[{}] {label} ", i + 1)
-                    };
-                    println!(
-                        "{prefix}{:>6.2} dw  running WAF {:>7.4}  cumulative {:>7.4}",
-                        pt.drive_writes, pt.running_waf, pt.cumulative_waf
-                    );
-                }
-            })
-            .expect("inputs were validated before the sweep");
-            (r, t0.elapsed().as_secs_f64())
-        })
-        .collect();
-
-    print!("{}", table(&specs, &results));
-
-    if let Some(path) = &args.csv {
-        let mut s = String::from(
-            "run,gc,pattern,fill,op,pages_per_block,write_buffer_pages,seed,drive_writes,host_writes,flash_writes,running_waf,cumulative_waf\n",
-        );
-        for (i, (spec, (r, _))) in specs.iter().zip(&results).enumerate() {
-            let p = &spec.params;
-            for pt in &r.series {
-                writeln!(
-                    s,
-                    "{},{},\"{}\",{},{},{},{},{},{},{},{},{},{}",
-                    i + 1,
-                    p.gc,
-                    p.pattern,
-                    p.fill,
-                    p.op,
-                    p.pages_per_block,
-                    p.write_buffer_pages,
-                    p.seed,
-                    pt.drive_writes,
-                    pt.host_writes,
-                    pt.flash_writes,
-                    pt.running_waf,
-                    pt.cumulative_waf
-                )?;
+        if let Some(p) = mine.first() {
+            if single || axes.one_geometry() {
+                println!("{}", describe_geometry(&p.cfg.geometry));
             }
         }
-        write_atomic(path, s.as_bytes())?;
+        for line in describe_traces(all) {
+            println!("{line}");
+        }
+        match shard {
+            Some(s) => println!(
+                "shard {s}: {} of the sweep's {} runs on {threads} threads{within}",
+                mine.len(),
+                all.len(),
+            ),
+            None if !single => {
+                println!("sweep of {} runs on {threads} threads{within}", mine.len())
+            }
+            None => {}
+        }
     }
-    if let Some(path) = &args.html {
-        let geometry = describe_geometry(&specs[0].cfg.geometry);
-        let sub =
-            if caps.len() * pages.len() * blocks.len() * provisions.len() * reserves.len() == 1 {
-                geometry
-            } else {
-                String::new()
-            };
-        write_atomic(path, html::page(&sub, &specs, &results).as_bytes())?;
+    let outputs = Outputs {
+        json: args.json.clone(),
+        csv: args.csv.clone(),
+        html: args.html.clone(),
+    };
+    let finished: Arc<Mutex<Vec<Option<ssdiq_schema::SimRun>>>> =
+        Arc::new(Mutex::new(vec![None; mine.len()]));
+    // From here a Ctrl-C writes the finished runs (marked partial) instead of ending at once.
+    ssdiq_engine::signals::drain_on_signals();
+    let done = Arc::new(AtomicBool::new(false));
+    let slot_of: std::collections::HashMap<usize, usize> = mine
+        .iter()
+        .enumerate()
+        .map(|(slot, p)| (p.index, slot))
+        .collect();
+    let watcher = save_on_signal(
+        stop.clone(),
+        done.clone(),
+        finished.clone(),
+        outputs.clone(),
+        shard,
+        all.to_vec(),
+    );
+    let print_lock = Mutex::new(());
+    let result = ssdiq_sweep::run::run_points(
+        mine,
+        &stop,
+        |p| budget.acquire(sim_bytes(&p.cfg)),
+        |p, pt| progress(&print_lock, quiet, single, p, pt),
+        |p, r| finished.lock().unwrap()[slot_of[&p.index]] = Some(r.clone()),
+    );
+    done.store(true, Ordering::Release);
+    let _ = watcher.join();
+    let runs = result.map_err(sweep_error)?;
+    let partial = runs.iter().any(Option::is_none);
+    let complete: Vec<ssdiq_schema::SimRun> = runs.iter().flatten().cloned().collect();
+    print!("{}", ssdiq_sweep::output::table(&complete));
+    match shard {
+        Some(s) => write_shard(&outputs, s, all, runs)?,
+        None => write_outputs(&outputs, complete, partial)?,
     }
-    if let Some(path) = &args.json {
-        let runs: Vec<RunOut> = specs
-            .iter()
-            .zip(&results)
-            .map(|(s, (r, secs))| RunOut {
-                params: &s.params,
-                method: r.method,
-                waf: r.waf,
-                cumulative_waf: r.cumulative_waf,
-                host_writes: r.host_writes,
-                flash_writes: r.flash_writes,
-                erases: r.erases,
-                gc_relocations: r.gc_relocations,
-                buffer_hits: r.buffer_hits,
-                trims: r.trims,
-                mean_victim_valid: r
-                    .mean_victim_valid
-                    .is_finite()
-                    .then_some(r.mean_victim_valid),
-                greedy_model_waf: r.greedy_model_waf,
-                seconds: *secs,
-                series: &r.series,
-            })
-            .collect();
-        let doc = serde_json::json!({"schema": "ssdiq/1", "kind": "sim", "runs": runs});
-        write_json(path, &doc)?;
+    if partial {
+        eprintln!("ssdiq: interrupted; results are partial");
+        return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn spec(
-    g: Geometry,
-    block_bytes: u64,
-    policy: GcPolicy,
-    gc_frontier: bool,
-    pattern: &Pattern,
-    w: f64,
-    seed: u64,
-    buf: BufSpec,
-) -> anyhow::Result<Spec> {
-    let buffer_pages = match buf {
-        BufSpec::Fraction(f) => (f * g.physical_pages() as f64).round() as u64,
-        BufSpec::Bytes(b) => b.div_ceil(g.page_bytes),
-    };
-    if buffer_pages >= g.logical_pages {
-        return Err(usage(format!(
-            "invalid --write-buffer: {buffer_pages} pages would hold the whole logical space"
-        )));
+fn progress(lock: &Mutex<()>, quiet: bool, single: bool, p: &Point, pt: &SeriesPoint) {
+    if quiet {
+        return;
     }
-    if policy != GcPolicy::Optimal {
-        let mut fc = FtlConfig::new(g, policy);
-        fc.gc_frontier = gc_frontier;
-        g.check_spare(fc.frontiers()).or_usage()?;
-    }
-    // Surface pattern/geometry mismatches (zns zone size, empty zones) now, not mid-sweep.
-    PageStream::new(
-        pattern,
-        StreamConfig::single(g.logical_pages, g.page_bytes, seed),
-    )
-    .or_usage()?;
-    if policy == GcPolicy::Optimal
-        && matches!(
-            ssdiq_flash::classes::pattern_classes(pattern, g.logical_pages),
-            ssdiq_flash::classes::Classes::Unknown
-        )
-    {
-        return Err(usage(format!(
-            "invalid --gc optimal: no optimal bound is implemented for pattern {pattern}"
-        )));
-    }
-    let params = Params {
-        capacity_bytes: g.physical_bytes(),
-        logical_bytes: g.logical_bytes(),
-        page_bytes: g.page_bytes,
-        block_bytes,
-        pages_per_block: g.pages_per_block,
-        blocks: g.blocks,
-        logical_pages: g.logical_pages,
-        reserve_blocks: g.reserve_blocks,
-        fill: g.fill(),
-        op: g.op(),
-        spare_factor: g.spare_factor(),
-        gc: policy.to_string(),
-        gc_frontier: gc_frontier || policy.has_cold_region(),
-        pattern: pattern.to_string(),
-        writes: w,
-        seed,
-        write_buffer_pages: buffer_pages,
-    };
-    Ok(Spec {
-        params,
-        cfg: SimConfig {
-            geometry: g,
-            policy,
-            gc_frontier,
-            pattern: pattern.clone(),
-            drive_writes: w,
-            seed,
-            buffer_pages,
-            points_per_drive_write: 10,
-        },
-    })
-}
-
-fn describe_geometry(g: &Geometry) -> String {
-    format!(
-        "geometry: {} physical, {} logical; page {}, block {} ({} pages) x {} blocks; fill {:.4}, OP {:.2}%, spare factor {:.2}%; {} reserved free blocks",
-        format_size(g.physical_bytes()),
-        format_size(g.logical_bytes()),
-        format_size(g.page_bytes),
-        format_size(g.ppb() * g.page_bytes),
-        g.pages_per_block,
-        g.blocks,
-        g.fill(),
-        g.op() * 100.0,
-        g.spare_factor() * 100.0,
-        g.reserve_blocks
-    )
-}
-
-fn label(p: &Params) -> String {
-    format!("{} {}", p.gc, p.pattern)
-}
-
-fn table(specs: &[Spec], results: &[(SimReport, f64)]) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{:>3} {:<13} {:<22} {:>6} {:>7} {:>5} {:>7} {:>6} {:>8} {:>8} {:>8} {:>7}",
-        "#",
-        "gc",
-        "pattern",
-        "fill",
-        "OP",
-        "b",
-        "buffer",
-        "writes",
-        "WAF",
-        "cum.WAF",
-        "greedy*",
-        "secs"
-    );
-    for (i, (spec, (r, secs))) in specs.iter().zip(results).enumerate() {
-        let p = &spec.params;
-        let gc = if p.gc_frontier && !spec.cfg.policy.has_cold_region() {
-            format!("{}+gcf", p.gc)
+    // Sweeps print whole drive writes only, so lines stay readable.
+    let whole = (pt.drive_writes - pt.drive_writes.round()).abs() < 1e-9;
+    if single || whole {
+        let _guard = lock.lock().unwrap();
+        let prefix = if single {
+            String::new()
         } else {
-            p.gc.clone()
+            format!("[{}] {} ", p.index + 1, p.label())
         };
-        let waf = if r.method == "analytic" {
-            format!("{:.4}a", r.waf)
-        } else {
-            format!("{:.4}", r.waf)
-        };
-        let _ = writeln!(
-            s,
-            "{:>3} {:<13} {:<22} {:>6.4} {:>6.2}% {:>5} {:>7} {:>5}x {:>8} {:>8.4} {:>8.4} {:>7.1}",
-            i + 1,
-            gc,
-            p.pattern,
-            p.fill,
-            p.op * 100.0,
-            p.pages_per_block,
-            p.write_buffer_pages,
-            p.writes,
-            waf,
-            r.cumulative_waf,
-            r.greedy_model_waf,
-            secs
+        println!(
+            "{prefix}{:>6.2} dw  running WAF {:>7.4}  cumulative {:>7.4}",
+            pt.drive_writes, pt.running_waf, pt.cumulative_waf
         );
     }
-    let _ = writeln!(
-        s,
-        "WAF: over the final half of the workload writes. a = analytic bound. greedy* = greedy mean-field model for uniform writes at this geometry."
-    );
-    s
+}
+
+/// A thread that, when a signal sets `stop` before the sweep is `done`, writes the finished
+/// runs (marked partial) and exits 130 without waiting for the runs in flight: a Slurm task
+/// at its time limit has seconds between SIGTERM and SIGKILL.
+fn save_on_signal(
+    stop: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+    finished: Arc<Mutex<Vec<Option<ssdiq_schema::SimRun>>>>,
+    outputs: Outputs,
+    shard: Option<Shard>,
+    all: Vec<Point>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        while !done.load(Ordering::Acquire) {
+            if stop.load(Ordering::Relaxed) {
+                let runs = finished.lock().unwrap().clone();
+                let r = match shard {
+                    Some(s) => write_shard(&outputs, s, &all, runs),
+                    None => write_outputs(&outputs, runs.into_iter().flatten().collect(), true),
+                };
+                if let Err(e) = r {
+                    eprintln!("ssdiq: error: {e:#}");
+                }
+                eprintln!("ssdiq: interrupted; the finished runs are written, marked partial");
+                std::process::exit(130);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    })
 }

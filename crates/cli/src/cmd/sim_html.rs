@@ -2,16 +2,15 @@
 //! amplification over drive writes (one colour per run), the final WAF against
 //! over-provisioning when the sweep varies it (with the greedy model beside it), the runs table.
 
-use ssdiq_flash::SimReport;
 use ssdiq_report::chart::line::Stroke;
 use ssdiq_report::chart::{palette, Axis, LineChart, Series};
 use ssdiq_report::page::{simple_table, Figure, Page};
-
-use super::{Params, Spec};
+use ssdiq_schema::{SimParams as Params, SimRun};
+use ssdiq_workload::units::format_size;
 
 /// What tells the runs of this sweep apart, as a label per run; `group` leaves out OP and
 /// seed (a colour per group: its lines are the OPs or repetitions of one configuration).
-fn labels(specs: &[Spec], group: bool) -> Vec<String> {
+fn labels(specs: &[SimRun], group: bool) -> Vec<String> {
     type Field = (&'static str, fn(&Params) -> String);
     let fields: [Field; 8] = [
         ("", |p| p.gc.clone()),
@@ -45,14 +44,14 @@ fn labels(specs: &[Spec], group: bool) -> Vec<String> {
 }
 
 /// Running WAF (solid) and cumulative WAF (thin) over the workload, one colour per group.
-fn over_writes(groups: &[String], results: &[(SimReport, f64)]) -> LineChart {
+fn over_writes(groups: &[String], results: &[SimRun]) -> LineChart {
     let mut c = LineChart::new(
         "Write amplification over the workload",
         Axis::linear("drive writes after the fill"),
         Axis::linear("WAF"),
     );
     let mut order: Vec<&String> = Vec::new();
-    for (label, (r, _)) in groups.iter().zip(results) {
+    for (label, r) in groups.iter().zip(results) {
         if !order.contains(&label) {
             order.push(label);
         }
@@ -68,7 +67,7 @@ fn over_writes(groups: &[String], results: &[(SimReport, f64)]) -> LineChart {
 
 /// Final WAF against OP, one line per combination of the other parameters, with the greedy
 /// mean-field model for uniform writes; `None` unless the sweep has two OPs or more.
-fn against_op(specs: &[Spec], results: &[(SimReport, f64)]) -> Option<LineChart> {
+fn against_op(specs: &[SimRun]) -> Option<LineChart> {
     let mut ops: Vec<u64> = specs.iter().map(|s| s.params.op.to_bits()).collect();
     ops.sort_unstable();
     ops.dedup();
@@ -77,8 +76,8 @@ fn against_op(specs: &[Spec], results: &[(SimReport, f64)]) -> Option<LineChart>
     }
     let mut groups: Vec<(String, Vec<[f64; 2]>)> = Vec::new();
     let mut model: Vec<[f64; 2]> = Vec::new();
-    for ((s, (r, _)), key) in specs.iter().zip(results).zip(labels(specs, true)) {
-        let p = &s.params;
+    for (r, key) in specs.iter().zip(labels(specs, true)) {
+        let p = &r.params;
         match groups.iter_mut().find(|g| g.0 == key) {
             Some(g) => g.1.push([p.op * 100.0, r.waf]),
             None => groups.push((key, vec![[p.op * 100.0, r.waf]])),
@@ -104,7 +103,7 @@ fn against_op(specs: &[Spec], results: &[(SimReport, f64)]) -> Option<LineChart>
 }
 
 /// Group labels, or the run labels when only OP or the seed varies (one group).
-fn labels_or_all(specs: &[Spec]) -> Vec<String> {
+fn labels_or_all(specs: &[SimRun]) -> Vec<String> {
     let g = labels(specs, true);
     if g.iter().all(|l| *l == g[0]) && specs.len() <= 8 {
         labels(specs, false)
@@ -113,7 +112,41 @@ fn labels_or_all(specs: &[Spec]) -> Vec<String> {
     }
 }
 
-pub fn page(geometry: &str, specs: &[Spec], results: &[(SimReport, f64)]) -> String {
+/// The drive's geometry in one line when every run has the same, else nothing.
+fn geometry(runs: &[SimRun]) -> String {
+    let key = |p: &Params| {
+        (
+            p.capacity_bytes,
+            p.logical_bytes,
+            p.page_bytes,
+            p.block_bytes,
+            p.reserve_blocks,
+        )
+    };
+    let Some(first) = runs.first().map(|r| &r.params) else {
+        return String::new();
+    };
+    if runs.iter().any(|r| key(&r.params) != key(first)) {
+        return String::new();
+    }
+    format!(
+        "geometry: {} physical, {} logical; page {}, block {} ({} pages) x {} blocks; fill {:.4}, OP {:.2}%, spare factor {:.2}%; GC reserve {} blocks beyond these",
+        format_size(first.capacity_bytes),
+        format_size(first.logical_bytes),
+        format_size(first.page_bytes),
+        format_size(first.block_bytes),
+        first.pages_per_block,
+        first.blocks,
+        first.fill,
+        first.op * 100.0,
+        first.spare_factor * 100.0,
+        first.reserve_blocks
+    )
+}
+
+pub fn page(specs: &[SimRun]) -> String {
+    let results = specs;
+    let geometry = &geometry(specs);
     let labels = labels(specs, false);
     let groups = labels_or_all(specs);
     let mut page = Page::new(
@@ -129,7 +162,7 @@ pub fn page(geometry: &str, specs: &[Spec], results: &[(SimReport, f64)]) -> Str
         &over_writes(&groups, results),
         "Running WAF (thick: flash writes / host writes over the last tenth of a drive write) and cumulative WAF since the fill (thin). One colour per configuration; where the sweep varies OP or the seed, a colour's lines are its OPs (more OP, lower WAF) or repetitions.",
     )];
-    if let Some(c) = against_op(specs, results) {
+    if let Some(c) = against_op(specs) {
         figures.push(Figure::line(
             &c,
             "Final WAF of each run against its over-provisioning; dashed grey: greedy GC's mean-field model for uniform writes at the same geometry.",
@@ -139,11 +172,11 @@ pub fn page(geometry: &str, specs: &[Spec], results: &[(SimReport, f64)]) -> Str
     page.heading("runs", "Runs");
     let rows: Vec<Vec<String>> = specs
         .iter()
-        .zip(results)
         .zip(&labels)
         .enumerate()
-        .map(|(i, ((s, (r, secs)), label))| {
-            let p = &s.params;
+        .map(|(i, (r, label))| {
+            let p = &r.params;
+            let secs = r.seconds;
             vec![
                 (i + 1).to_string(),
                 label.clone(),

@@ -491,6 +491,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         drop(prepare(&a, n, o, dataset)?);
     }
     let stop = ssdiq_engine::signals::stop_on_signals()?;
+    ssdiq_engine::signals::drain_on_signals();
     let mut result = StoreResult::new(&a.target, &work);
     let mut interrupted = false;
     for (i, (n, o)) in names.iter().zip(&opts).enumerate() {
@@ -513,11 +514,15 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         .filter_map(|r| store_out::paper_row(&r.name).map(|p| (r.name.clone(), p)))
         .collect();
     print!("{}", store_out::render_text(&result));
-    if let Some(p) = &a.json {
-        crate::output::write_json(p, &result)?;
-    }
-    if let Some(p) = &a.html {
-        crate::output::write_atomic(p, store_out::render_html(&result).as_bytes())?;
+    {
+        // Both files or a Ctrl-C waits.
+        let _both = ssdiq_engine::signals::defer_exit();
+        if let Some(p) = &a.json {
+            crate::output::write_json(p, &result)?;
+        }
+        if let Some(p) = &a.html {
+            crate::output::write_output(p, store_out::render_html(&result).as_bytes())?;
+        }
     }
     if interrupted {
         eprintln!("ssdiq: interrupted; results are partial");

@@ -4,17 +4,61 @@
 #![allow(dead_code)]
 
 pub mod loopdev;
+pub mod tmpfs;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
+/// The binary under test: this build, or `SSDIQ_TEST_BIN` (to show a test failing against
+/// an older build).
+pub fn bin() -> std::path::PathBuf {
+    std::env::var_os("SSDIQ_TEST_BIN")
+        .map(Into::into)
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_ssdiq").into())
+}
+
 pub fn ssdiq(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdiq"))
+    Command::new(bin()).args(args).output().expect("run ssdiq")
+}
+
+/// Runs ssdiq with extra environment, killing it (and failing) if it runs past `secs`:
+/// for inputs that used to run for ever.
+#[track_caller]
+pub fn ssdiq_within(args: &[&str], env: &[(&str, &str)], secs: u64) -> Output {
+    use std::process::Stdio;
+    let mut child = Command::new(bin())
         .args(args)
-        .output()
-        .expect("run ssdiq")
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run ssdiq");
+    let t0 = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed().as_secs() >= secs {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("ssdiq {args:?} still running after {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Exit 2 within `secs`, one line on stderr containing every one of `needles`, nothing on
+/// stdout.
+#[track_caller]
+pub fn refused_within(args: &[&str], env: &[(&str, &str)], secs: u64, needles: &[&str]) {
+    let out = ssdiq_within(args, env, secs);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: wanted \"{n}\" in: {err}");
+    }
+    assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
 }
 
 /// Runs ssdiq and asserts it succeeded, showing its stderr if not.

@@ -7,8 +7,14 @@
 //!   programs and wait only for the operation in progress (or suspend it).
 //! - `ev` is the die's next event: the end of its background operation (`kind != Idle`), a
 //!   wake-up to start one once reads drain (`kind == Idle`, `ev < MAX`), or `MAX` (idle).
-//! - A suspended operation is extended by the suspend cost plus the reads it let through, so
-//!   no flash time is lost or invented.
+//! - A read arriving during a suspendable program or erase waits for it to be suspended
+//!   (`program_ns` / `erase_ns`), or for its end if that comes sooner; the suspended operation
+//!   is extended by that wait plus the reads it let through (the die spends the wait
+//!   suspending). Erases are scaled down with the block (see `profile`), so an erase's
+//!   remaining time is read at full size (`erase_stretch` times the scaled one): a read then
+//!   waits what it would on the full-size drive, and when that outlasts the scaled erase the
+//!   die idles until the read (the one place die time is added, at the rate reads meet
+//!   erases).
 
 pub const NEVER: u64 = u64::MAX;
 
@@ -24,7 +30,12 @@ pub enum Kind {
 #[derive(Clone, Copy, Debug)]
 pub struct Suspend {
     pub enabled: bool,
-    pub cost_ns: u64,
+    /// Time for a read to get a program suspended.
+    pub program_ns: u64,
+    /// Time for a read to get an erase suspended.
+    pub erase_ns: u64,
+    /// Full-size erase time / scaled erase time (>= 1).
+    pub erase_stretch: f64,
     pub max_per_op: u32,
 }
 
@@ -67,26 +78,33 @@ impl Die {
             self.read_free = end;
             return end;
         }
-        let suspendable = matches!(self.kind, Kind::Program | Kind::Erase)
-            && s.enabled
-            && self.read_free <= self.ev;
-        if suspendable && (self.read_free > t || self.suspends < s.max_per_op) {
-            // Reads already let through by this suspension queue behind each other; the
-            // first one pays the suspend cost.
-            let base = t.max(self.read_free);
-            let start = if self.read_free > t {
-                self.read_free
-            } else {
-                self.suspends += 1;
-                t + s.cost_ns
-            };
-            let end = start + dur;
-            self.ev += end - base;
+        // Time until the operation in progress ends, at full size.
+        let remaining = match self.kind {
+            Kind::Erase => ((self.ev - t) as f64 * s.erase_stretch) as u64,
+            _ => self.ev - t,
+        };
+        let latency = match self.kind {
+            Kind::Program => s.program_ns,
+            Kind::Erase => s.erase_ns,
+            _ => u64::MAX,
+        };
+        let suspendable = latency != u64::MAX && s.enabled && self.read_free <= self.ev;
+        if suspendable && self.read_free > t {
+            // Reads already let through by this suspension queue behind each other.
+            let end = self.read_free + dur;
+            self.ev += dur;
             self.read_free = end;
             return end;
         }
-        // Wait for the operation in progress, then go before anything queued.
-        let end = self.ev.max(self.read_free) + dur;
+        if suspendable && self.suspends < s.max_per_op && latency < remaining {
+            self.suspends += 1;
+            let end = t + latency + dur;
+            self.ev += latency + dur;
+            self.read_free = end;
+            return end;
+        }
+        // Wait for the operation to end (at full size), then go before anything queued.
+        let end = (t + remaining).max(self.read_free) + dur;
         self.read_free = end;
         end
     }
@@ -125,13 +143,14 @@ mod tests {
 
     const ON: Suspend = Suspend {
         enabled: true,
-        cost_ns: 30,
+        program_ns: 30,
+        erase_ns: 200,
+        erase_stretch: 10.0,
         max_per_op: 2,
     };
     const OFF: Suspend = Suspend {
         enabled: false,
-        cost_ns: 30,
-        max_per_op: 2,
+        ..ON
     };
 
     #[test]
@@ -150,12 +169,37 @@ mod tests {
         d.start(0, Kind::Program, 2000, 48, 48);
         assert_eq!(d.read(100, 50, ON), 180);
         assert_eq!(d.ev, 2080);
-        // Queued behind the first read, no second suspend cost.
+        // Queued behind the first read, no second suspension.
         assert_eq!(d.read(120, 50, ON), 230);
         assert_eq!(d.ev, 2130);
         assert_eq!(d.read(500, 50, ON), 580);
         // Third separate suspension exceeds max_per_op = 2: waits for the end.
         assert_eq!(d.read(1000, 50, ON), 2210 + 50);
+        // Near its end a program is not suspended: the read waits for it.
+        let mut d = Die::new(0);
+        d.start(0, Kind::Program, 2000, 48, 48);
+        assert_eq!(d.read(1990, 50, ON), 2050);
+        assert_eq!(d.ev, 2000);
+    }
+
+    #[test]
+    fn erases_are_waited_for_at_full_size() {
+        // A scaled erase of 100 stands for 1000 at full size.
+        let mut d = Die::new(0);
+        d.start(0, Kind::Erase, 100, 0, 0);
+        // 90 left = 900 at full size > 200: suspended after 200.
+        assert_eq!(d.read(10, 50, ON), 260);
+        assert_eq!(d.ev, 350);
+        let mut d = Die::new(0);
+        d.start(0, Kind::Erase, 100, 0, 0);
+        // 15 left = 150 at full size < 200: the read waits for the full-size end.
+        assert_eq!(d.read(85, 50, ON), 85 + 150 + 50);
+        assert_eq!(d.ev, 100);
+        assert_eq!(d.read_free, 285);
+        // Without suspension: the whole full-size remainder.
+        let mut d = Die::new(0);
+        d.start(0, Kind::Erase, 100, 0, 0);
+        assert_eq!(d.read(10, 50, OFF), 10 + 900 + 50);
     }
 
     #[test]

@@ -5,26 +5,35 @@
 //! - **write**: the data crosses the host link (host->device direction, bandwidth-capped in
 //!   arrival order); if the buffer has room the write completes `write_ns` later, else it
 //!   waits (parked) until programs free enough slots: the source of write tail latency.
-//! - **read**: firmware overhead, then per flash page group one die read (tR + channel
-//!   transfer of the pages read) on the die that holds it; buffered or unmapped data comes
-//!   from DRAM. Reads are reserved on their die at once: they wait only for the operation in
-//!   progress, or suspend a program/erase (see `dies`). Then the link (device->host).
+//! - **read**: firmware overhead, then per flash page group one die read (tR, plus read-retry
+//!   steps for a rare read) on the die that holds it and the transfer of the pages read on its
+//!   channel (shared by the channel's dies, and by program data going in); buffered or
+//!   unmapped data comes from DRAM. Reads are reserved on their die at once: they wait only for
+//!   the operation in progress, or get a program/erase suspended (see `dies`). Then the link
+//!   (device->host).
 //! - **flash work** is pulled by idle dies, in priority order: GC reads of this die, GC
 //!   erases of this die, then one-shot program units (relocated GC pages first, topped up with
 //!   buffered host pages). Host pages are mapped in the FTL when their unit starts.
 //!
 //! Invariants:
-//! - Physically free superblocks = FTL free blocks - victims not yet erased on every die.
-//!   Background GC starts a victim when that is below `low` (at most two at a time); host pages
-//!   are not mapped while it is at or below `critical` (foreground GC: host writes wait).
-//! - The FTL's own reserve is `critical`, and host pages are mapped only above it, so the FTL
-//!   never collects inside a host write; if it ever did, the work is charged all the same.
+//! - GC is the FTL's: when the host's write frontier needs a superblock and only `low` are
+//!   free, it relocates one victim to the front of the new superblock (naive greedy: host pages
+//!   fill the rest); 2R merges its victims. The FTL's reserve is `low`, kept inside the drive's
+//!   superblocks. The victims' reads, programs and erases then run on the dies, before host
+//!   programs.
+//! - Physically free superblocks = FTL free blocks - victims not yet erased on every die; host
+//!   pages are not mapped while that is below `critical` (foreground GC: host writes wait in
+//!   the buffer). So `low - critical` victims can be in flight before host writes wait.
 //! - GC reads stop while a die's worth of relocated pages waits for programs, so GC is paced
 //!   by programs and its DRAM use stays bounded.
 //! - Every program, read and erase occupies a die for its full time; so at saturation host
-//!   write throughput = die program throughput / WAF (less GC read and erase time).
-//! - Deterministic: no clock, no unseeded randomness; events at equal times are processed in
-//!   die order.
+//!   write throughput = die program throughput / WAF (less GC read and erase time). A channel
+//!   carries one transfer at a time (read data out, program data in).
+//! - Capacity-dependent parameters are scaled (see [`Timing`]): the superblock's program units
+//!   and its erase time with the capacity, so the drive keeps the full-size superblock count;
+//!   the buffer's rewrite absorption, so rewrites are absorbed as often as at full size.
+//! - Deterministic: no clock; read-retry draws come from a generator seeded by the profile's
+//!   seed; events at equal times are processed in die order.
 
 use serde::Serialize;
 
@@ -35,13 +44,13 @@ use super::wbuf::WriteBuf;
 use crate::ftl::{Ftl, FtlConfig};
 use crate::geometry::Geometry;
 use crate::policy::GcPolicy;
-
-/// Victims GC works on at once: two, so one victim's reads overlap the other's programs
-/// (assumption; controllers pipeline GC).
-const GC_VICTIMS: u64 = 2;
+use ssdiq_workload::SeededRng;
 
 /// How far ahead of the page being mapped its successor's mapping is prefetched.
 const PREFETCH: usize = 8;
+
+/// Mixed into the profile's seed for the read-retry draws.
+const RETRY_SEED: u64 = 0x0EAD_2E72;
 
 /// Logical block (and FTL page) size of the emulated drive.
 pub const LBA_BYTES: u64 = 4096;
@@ -50,6 +59,11 @@ pub const LBA_BYTES: u64 = 4096;
 #[derive(Clone, Copy, Debug)]
 pub struct Timing {
     pub dies: u32,
+    pub channels: u32,
+    /// capacity / full_capacity: the factor the capacity-dependent parameters are scaled by.
+    pub scale: f64,
+    /// Program units per die in a superblock, scaled (the profile's value is at full size).
+    pub units_per_block: u32,
     /// Pages per one-shot program unit (bits x planes x page).
     pub unit_pages: u32,
     /// Pages per multi-plane read (planes x page): one GC read op, and the grouping of host
@@ -58,13 +72,19 @@ pub struct Timing {
     pub read_ns: u64,
     pub xfer_ns_per_page: f64,
     pub program_ns: u64,
+    /// Erase time of the scaled superblock (the profile's `erase_us` times the block scale).
     pub erase_ns: u64,
     pub suspend: Suspend,
+    pub retry_rate: f64,
+    pub retry_max_steps: u32,
     pub link_ns_per_page: f64,
     pub read_overhead_ns: u64,
     pub write_ns: u64,
     pub dram_ns: u64,
     pub buffer_pages: u64,
+    /// Rewrites of a page among the last `window_pages` buffered are absorbed (the buffer
+    /// scaled by `scale`, at most all of it).
+    pub window_pages: u64,
     pub low: u32,
     pub critical: u32,
 }
@@ -82,6 +102,8 @@ pub struct DriveCounters {
 
 pub struct Drive {
     t: Timing,
+    /// The whole flash: `blocks` superblocks, the FTL's GC reserve among them.
+    flash: Geometry,
     cfg: FtlConfig,
     ftl: Ftl,
     dies: Vec<Die>,
@@ -92,6 +114,9 @@ pub struct Drive {
     dirty: bool,
     buf: WriteBuf,
     gc: Gc,
+    /// When each channel is next free.
+    chan_free: Vec<u64>,
+    rng: SeededRng,
     link_in: u64,
     link_out: u64,
     now: u64,
@@ -106,6 +131,46 @@ fn us(v: f64) -> u64 {
     (v * 1000.0).round() as u64
 }
 
+/// Program units per die in a superblock at this profile's capacity: its `units_per_block`
+/// (given at full size) scaled by capacity / full_capacity, at least 1.
+pub fn scaled_units(p: &Profile) -> Result<u32, ProfileError> {
+    let scale = p.scale()?;
+    Ok(((p.nand.units_per_block as f64 * scale).round() as u64).clamp(1, 1 << 20) as u32)
+}
+
+/// The FTL geometry of a profile: superblocks of every die's (scaled) units, enough of them
+/// for the capacity plus OP, 4 KiB pages. The GC reserve (the low watermark) is among the
+/// drive's superblocks, so the geometry's `blocks` leave it out (`ftl_blocks()` is all).
+pub fn drive_geometry(p: &Profile) -> Result<Geometry, ProfileError> {
+    let n = &p.nand;
+    let dies = n.channels * n.dies_per_channel;
+    let unit_pages = n.bits_per_cell * n.planes * (n.page_kib / 4);
+    let ppb = dies as u64 * scaled_units(p)? as u64 * unit_pages as u64;
+    let logical = p.capacity_bytes()? / LBA_BYTES;
+    let physical_min = (logical as f64 * (1.0 + p.drive.op)).ceil() as u64;
+    let blocks = physical_min.div_ceil(ppb);
+    if blocks * ppb >= u32::MAX as u64 || logical >= u32::MAX as u64 {
+        return Err(ProfileError(format!(
+            "invalid capacity \"{}\": the emulator addresses at most 2^32 4 KiB pages (16 TiB) including OP",
+            p.drive.capacity
+        )));
+    }
+    let reserve = p.gc.low_watermark;
+    if blocks <= reserve as u64 + 1 {
+        return Err(ProfileError(format!(
+            "invalid geometry for capacity {} and op {}: {blocks} superblocks leave too few beside the {reserve} kept free for GC",
+            p.drive.capacity, p.drive.op
+        )));
+    }
+    Ok(Geometry {
+        page_bytes: LBA_BYTES,
+        pages_per_block: ppb as u32,
+        blocks: (blocks - reserve as u64) as u32,
+        logical_pages: logical,
+        reserve_blocks: reserve,
+    })
+}
+
 impl Drive {
     /// Builds a fresh drive from a checked profile.
     pub fn new(p: &Profile) -> Result<Drive, ProfileError> {
@@ -115,33 +180,21 @@ impl Drive {
         let page_lbas = n.page_kib / 4;
         let unit_pages = n.bits_per_cell * n.planes * page_lbas;
         let read_pages = n.planes * page_lbas;
-        let ppb = dies as u64 * n.units_per_block as u64 * unit_pages as u64;
-        let logical = p.capacity_bytes()? / LBA_BYTES;
-        let physical_min = (logical as f64 * (1.0 + p.drive.op)).ceil() as u64;
-        let blocks = physical_min.div_ceil(ppb);
-        if blocks * ppb >= u32::MAX as u64 || logical >= u32::MAX as u64 {
-            return Err(bad(format!(
-                "invalid capacity \"{}\": the emulator addresses at most 2^32 4 KiB pages (16 TiB) including OP",
-                p.drive.capacity
-            )));
-        }
+        let scale = p.scale()?;
+        let units = scaled_units(p)?;
+        let geometry = drive_geometry(p)?;
+        let logical = geometry.logical_pages;
         let policy: GcPolicy = p
             .drive
             .policy
             .parse()
             .map_err(|e: crate::PolicyError| bad(e.to_string()))?;
-        let geometry = Geometry {
-            page_bytes: LBA_BYTES,
-            pages_per_block: ppb as u32,
-            blocks: blocks as u32,
-            logical_pages: logical,
-            reserve_blocks: p.gc.critical_watermark,
-        };
         let cfg = FtlConfig {
             geometry,
             policy,
             streams: p.drive.streams,
             gc_frontier: p.drive.gc_frontier,
+            mode: crate::ftl::GcMode::Naive,
             seed: p.drive.seed,
         };
         let ftl = Ftl::new(cfg).map_err(|e| {
@@ -151,37 +204,55 @@ impl Drive {
             ))
         })?;
         let lbas_mb = LBA_BYTES as f64 / 1e6;
+        let xfer_ns_per_page = lbas_mb / n.channel_mb_s * 1e9;
+        let buffer_pages = (p.buffer.buffer_kib * 1024 / LBA_BYTES).max(1);
+        let block_scale = units as f64 / n.units_per_block as f64;
         let t = Timing {
             dies,
+            channels: n.channels,
+            scale,
+            units_per_block: units,
             unit_pages,
             read_pages,
             read_ns: us(n.read_us),
-            xfer_ns_per_page: lbas_mb / n.channel_mb_s * 1e9,
+            xfer_ns_per_page,
             program_ns: us(n.program_us),
-            erase_ns: us(n.erase_us),
+            erase_ns: us(n.erase_us * block_scale),
             suspend: Suspend {
                 enabled: n.suspend,
-                cost_ns: us(n.suspend_us),
+                program_ns: us(n.program_suspend_us),
+                erase_ns: us(n.erase_suspend_us),
+                erase_stretch: (1.0 / block_scale).max(1.0),
                 max_per_op: n.max_suspends,
             },
+            retry_rate: n.read_retry_rate,
+            retry_max_steps: n.read_retry_max_steps,
             link_ns_per_page: lbas_mb / p.host.link_mb_s * 1e9,
             read_overhead_ns: us(p.host.read_overhead_us),
             write_ns: us(p.host.write_us),
             dram_ns: us(p.host.dram_read_us),
-            buffer_pages: (p.buffer.buffer_kib * 1024 / LBA_BYTES).max(1),
+            buffer_pages,
+            window_pages: ((buffer_pages as f64 * scale).round() as u64).min(buffer_pages),
             low: p.gc.low_watermark,
             critical: p.gc.critical_watermark,
         };
+        let flash = Geometry {
+            blocks: geometry.ftl_blocks(),
+            ..geometry
+        };
         Ok(Drive {
             t,
+            flash,
             cfg,
             ftl,
             dies: vec![Die::new(0); dies as usize],
             idle: dies,
             min_ev: (NEVER, 0),
             dirty: false,
-            buf: WriteBuf::new(t.buffer_pages, logical),
+            buf: WriteBuf::new(t.buffer_pages, logical, t.window_pages),
             gc: Gc::new(dies as usize),
+            chan_free: vec![0; n.channels as usize],
+            rng: SeededRng::new(p.drive.seed ^ RETRY_SEED),
             link_in: 0,
             link_out: 0,
             now: 0,
@@ -198,8 +269,10 @@ impl Drive {
     pub fn timing(&self) -> &Timing {
         &self.t
     }
+    /// The drive's flash: all its superblocks (physical capacity, true OP), the GC reserve
+    /// among them. The FTL's own geometry ([`Ftl::geometry`]) keeps the reserve apart.
     pub fn geometry(&self) -> &Geometry {
-        self.ftl.geometry()
+        &self.flash
     }
     pub fn ftl(&self) -> &Ftl {
         &self.ftl
@@ -227,8 +300,13 @@ impl Drive {
     /// counters keep counting. Call between jobs, with no write parked.
     pub fn reset(&mut self) {
         self.ftl = Ftl::new(self.cfg).expect("the configuration was accepted before");
-        self.buf = WriteBuf::new(self.t.buffer_pages, self.ftl.geometry().logical_pages);
+        self.buf = WriteBuf::new(
+            self.t.buffer_pages,
+            self.ftl.geometry().logical_pages,
+            self.t.window_pages,
+        );
         self.dies = vec![Die::new(self.now); self.t.dies as usize];
+        self.chan_free = vec![self.now; self.t.channels as usize];
         self.idle = self.t.dies;
         self.dirty = true;
         self.gc = Gc::new(self.t.dies as usize);
@@ -322,12 +400,37 @@ impl Drive {
         ready.max(s) + x
     }
 
+    /// A host flash read of `pages` pages on `die` arriving at `t`: the die's tR (and any
+    /// read-retry steps), then the transfer on its channel. Returns when the data is out.
     #[inline]
     fn die_read(&mut self, die: usize, t: u64, pages: u64) -> u64 {
-        let dur = self.t.read_ns + (pages as f64 * self.t.xfer_ns_per_page) as u64;
+        let x = (pages as f64 * self.t.xfer_ns_per_page) as u64;
+        let dur = self.flash_read_ns(x);
         // A suspension moves the die's event.
         self.dirty = true;
-        self.dies[die].read(t, dur, self.t.suspend)
+        let done = self.dies[die].read(t, dur, self.t.suspend);
+        self.channel(die, done, x)
+    }
+
+    /// Die time of one flash read whose transfer takes `x`: tR, plus for a read that needs
+    /// read-retry 1 to `retry_max_steps` more reads with their transfers.
+    #[inline]
+    fn flash_read_ns(&mut self, x: u64) -> u64 {
+        let mut steps = 0;
+        if self.t.retry_rate > 0.0 && self.rng.unit_f64() < self.t.retry_rate {
+            steps = 1 + self.rng.below(self.t.retry_max_steps as u64);
+        }
+        self.t.read_ns + steps * (self.t.read_ns + x)
+    }
+
+    /// Carries `x` of data on `die`'s channel from `t` (or when the channel is free);
+    /// returns the end of the transfer.
+    #[inline]
+    fn channel(&mut self, die: usize, t: u64, x: u64) -> u64 {
+        let c = die % self.chan_free.len();
+        let s = t.max(self.chan_free[c]);
+        self.chan_free[c] = s + x;
+        s + x
     }
 
     /// A host write of `pages` pages from `lpn` arriving at `now`: its completion time, or
@@ -409,9 +512,7 @@ impl Drive {
                 self.gc.ready += die.pages as u64;
             }
             Kind::Erase => {
-                if self.gc.erased_on(d) {
-                    self.maybe_gc();
-                }
+                self.gc.erased_on(d);
             }
             Kind::Idle => {}
         }
@@ -448,12 +549,19 @@ impl Drive {
             self.gc.read_pages[d] -= n;
             self.gc.read_pages_total -= n;
             self.gc.reads_inflight += 1;
-            let dur = self.t.read_ns + (n as f64 * self.t.xfer_ns_per_page) as u64;
-            self.dies[d].start(t, Kind::GcRead, dur, n as u32, 0);
+            let x = (n as f64 * self.t.xfer_ns_per_page) as u64;
+            let read = self.flash_read_ns(x);
+            // The die holds the data until its channel has carried it.
+            let end = self.channel(d, t + read, x);
+            self.dies[d].start(t, Kind::GcRead, end - t, n as u32, 0);
         } else if self.gc.erases[d] > 0 && self.gc.read_pages[d] == 0 {
             self.gc.erases[d] -= 1;
             self.dies[d].start(t, Kind::Erase, self.t.erase_ns, 0, 0);
         } else if let Some((pages, host)) = self.take_unit() {
+            // The unit's data goes in over the channel (overlapping the program: cache
+            // programming), keeping reads on that channel waiting meanwhile.
+            let x = (pages as f64 * self.t.xfer_ns_per_page) as u64;
+            self.channel(d, t, x);
             self.dies[d].start(t, Kind::Program, self.t.program_ns, pages, host);
         } else {
             return;
@@ -465,7 +573,7 @@ impl Drive {
     /// FTL now). `None` unless a full unit is available, or GC's last relocated pages are.
     fn take_unit(&mut self) -> Option<(u32, u32)> {
         let unit = self.t.unit_pages as u64;
-        let host_ok = self.free_phys() > self.t.critical as i64;
+        let host_ok = self.free_phys() >= self.t.critical as i64;
         let host = if host_ok { self.buf.live() } else { 0 };
         let g = self.gc.ready;
         // A partial unit costs a whole program: relocated pages wait to be topped up with host
@@ -479,9 +587,6 @@ impl Drive {
         // unit (a buffer smaller than a unit plus a write), so flush what there is.
         let host_flush = host > 0 && self.buf.parked() > 0;
         if g + host < unit && !gc_tail && !host_flush {
-            if !host_ok {
-                self.maybe_gc();
-            }
             return None;
         }
         let gp = g.min(unit);
@@ -502,19 +607,8 @@ impl Drive {
                 }
                 hp += 1;
             }
-            self.maybe_gc();
         }
         Some(((gp + hp) as u32, hp as u32))
-    }
-
-    /// Starts background GC victims while physically free superblocks are below `low`.
-    fn maybe_gc(&mut self) {
-        while self.free_phys() < self.t.low as i64 && self.gc.active() < GC_VICTIMS {
-            match self.ftl.collect_one() {
-                Some(e) => self.add_gc(e.relocations as u64, 1),
-                None => break,
-            }
-        }
     }
 
     /// Charges the flash work of `victims` collected victims holding `pages` valid pages.

@@ -16,5 +16,5 @@ mod gc;
 pub mod profile;
 mod wbuf;
 
-pub use drive::{Drive, DriveCounters, Timing, LBA_BYTES};
+pub use drive::{drive_geometry, Drive, DriveCounters, Timing, LBA_BYTES};
 pub use profile::{builtin, builtin_names, Profile, ProfileError, Spec, BUILTIN};

@@ -62,6 +62,11 @@ pub struct Profile {
 pub struct DriveParams {
     /// Logical capacity, a size like "16GiB".
     pub capacity: String,
+    /// The logical capacity of the drive the profile stands for. Capacity-dependent firmware
+    /// parameters (`units_per_block`, `erase_us`, the buffer's rewrite absorption) are given
+    /// at this size and scaled by capacity / full_capacity. Absent: no scaling.
+    #[serde(default)]
+    pub full_capacity: Option<String>,
     /// OP = (physical - logical) / logical; physical is rounded up to whole superblocks.
     pub op: f64,
     /// GC policy name (greedy, fifo, 2r-greedy, ...).
@@ -89,15 +94,23 @@ pub struct NandParams {
     pub page_kib: u32,
     /// One-shot program programs this many pages per plane (TLC: 3).
     pub bits_per_cell: u32,
-    /// Program units per die in one superblock (sets the erase-block size).
+    /// Program units per die in one superblock at full capacity (sets the erase-block size;
+    /// scaled with the capacity, at least 1).
     pub units_per_block: u32,
     pub read_us: f64,
     pub program_us: f64,
+    /// Erase time of a full-size block (scaled with the block).
     pub erase_us: f64,
     pub channel_mb_s: f64,
     pub suspend: bool,
-    pub suspend_us: f64,
+    /// Time for a read to get a program, or an erase, suspended.
+    pub program_suspend_us: f64,
+    pub erase_suspend_us: f64,
     pub max_suspends: u32,
+    /// Fraction of flash reads that need read-retry, and the most extra read steps one takes
+    /// (uniform from 1).
+    pub read_retry_rate: f64,
+    pub read_retry_max_steps: u32,
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -164,12 +177,31 @@ impl Profile {
         parse_size(&self.drive.capacity).map_err(|e| ProfileError(format!("capacity: {e}")))
     }
 
+    /// Logical capacity of the full-size drive the profile stands for, in bytes.
+    pub fn full_capacity_bytes(&self) -> Result<u64, ProfileError> {
+        match &self.drive.full_capacity {
+            Some(f) => parse_size(f).map_err(|e| ProfileError(format!("full_capacity: {e}"))),
+            None => self.capacity_bytes(),
+        }
+    }
+
+    /// capacity / full_capacity: the factor capacity-dependent parameters are scaled by.
+    pub fn scale(&self) -> Result<f64, ProfileError> {
+        Ok(self.capacity_bytes()? as f64 / self.full_capacity_bytes()? as f64)
+    }
+
     fn check(&self) -> Result<(), ProfileError> {
         let cap = self.capacity_bytes()?;
         if cap == 0 || !cap.is_multiple_of(4096) {
             return err(format!(
                 "invalid capacity \"{}\": expected a positive multiple of 4 KiB",
                 self.drive.capacity
+            ));
+        }
+        if self.full_capacity_bytes()? == 0 {
+            return err(format!(
+                "invalid full_capacity \"{}\": expected a size > 0",
+                self.drive.full_capacity.as_deref().unwrap_or("")
             ));
         }
         if !(self.drive.op > 0.0 && self.drive.op.is_finite() && self.drive.op < 10.0) {
@@ -202,7 +234,8 @@ impl Profile {
             ("read_us", n.read_us),
             ("program_us", n.program_us),
             ("erase_us", n.erase_us),
-            ("suspend_us", n.suspend_us),
+            ("program_suspend_us", n.program_suspend_us),
+            ("erase_suspend_us", n.erase_suspend_us),
             ("read_overhead_us", self.host.read_overhead_us),
             ("write_us", self.host.write_us),
             ("dram_read_us", self.host.dram_read_us),
@@ -219,10 +252,22 @@ impl Profile {
                 return err(format!("invalid {k} \"{v}\": expected MB/s > 0"));
             }
         }
-        let g = &self.gc;
-        if g.critical_watermark == 0 || g.low_watermark < g.critical_watermark {
+        if !(0.0..=1.0).contains(&n.read_retry_rate) {
             return err(format!(
-                "invalid watermarks low_watermark={} critical_watermark={}: expected 1 <= critical <= low",
+                "invalid read_retry_rate \"{}\": expected a fraction from 0 to 1",
+                n.read_retry_rate
+            ));
+        }
+        if n.read_retry_max_steps == 0 || n.read_retry_max_steps > 100 {
+            return err(format!(
+                "invalid read_retry_max_steps \"{}\": expected a whole number from 1 to 100",
+                n.read_retry_max_steps
+            ));
+        }
+        let g = &self.gc;
+        if g.critical_watermark == 0 || g.low_watermark <= g.critical_watermark {
+            return err(format!(
+                "invalid watermarks low_watermark={} critical_watermark={}: expected 1 <= critical < low",
                 g.low_watermark, g.critical_watermark
             ));
         }
@@ -324,7 +369,7 @@ fn apply_override(tree: &mut toml::Table, key: &str, value: &str) -> Result<(), 
             _ => return Err(bad("on or off")),
         }),
         Some(toml::Value::String(_)) => {
-            if leaf == "capacity" {
+            if leaf == "capacity" || leaf == "full_capacity" {
                 parse_size(value).map_err(|_| bad("a size like 16GiB"))?;
             }
             if leaf == "policy" {

@@ -64,9 +64,26 @@ pub struct Interval {
     pub p999_ns: Option<f64>,
 }
 
-/// The probe's whole seconds from the step's per-second rows (a second cut short by the end
-/// of a round is left out; a second without completions is a stall).
+/// The probe's intervals: the result's probe intervals (60 s in the reference, with their
+/// P99.9) where it has them, else its whole seconds from the per-second rows (a second cut
+/// short by the end of a round is left out; a second without completions is a stall).
 pub fn per_second(step: &StepResult, probe: &str) -> Vec<(f64, Option<Interval>)> {
+    if !step.probe_intervals.is_empty() {
+        return step
+            .probe_intervals
+            .iter()
+            .filter(|p| !p.partial)
+            .map(|p| {
+                let i = p.ops.get(probe).filter(|o| o.ios > 0).map(|o| Interval {
+                    t_s: p.t_s,
+                    mean_ns: o.lat_ns.mean,
+                    p99_ns: o.lat_ns.p99 as f64,
+                    p999_ns: Some(o.lat_ns.p99_9 as f64),
+                });
+                (p.t_s, i)
+            })
+            .collect();
+    }
     let stream = format!("probe_{probe}");
     let full = super::steps::full_seconds(step);
     step.seconds
@@ -107,7 +124,7 @@ type Pick = fn(&Interval) -> Option<f64>;
 /// where known), P99 (solid) and mean (thin), one colour per drive.
 pub fn over_time(drives: &[Drive], probe: &str) -> LineChart {
     let mut c = LineChart::new(
-        format!("{} latency under load, per second", title_case(probe)),
+        format!("{} latency under load, per interval", title_case(probe)),
         Axis::linear("time [s]"),
         Axis::log("latency").unit(Unit::Nanos),
     );

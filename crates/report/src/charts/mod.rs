@@ -6,6 +6,7 @@
 //! drives); published drives are grey; a chart without data is left out, never drawn empty.
 
 pub mod compare;
+pub mod device;
 pub mod latency;
 pub mod steps;
 

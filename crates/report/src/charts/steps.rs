@@ -11,10 +11,20 @@ use crate::model::StepResult;
 
 use super::Drive;
 
-/// Whether the per-second point starting at `t_s` covers at least half a second. A round's
-/// last second is cut short by the round's end; its few completions make a noisy point
-/// (rounds are concatenated, so these sit inside the series, not only at its end).
+/// Whether the per-second point starting at `t_s` covers at least half a second (of the
+/// step's interval, where the result states it). A round's last second is cut short by the
+/// round's end; its few completions make a noisy point (rounds are concatenated, so these
+/// sit inside the series, not only at its end). Results that mark such rows `partial` are
+/// taken at their word.
 pub fn full_seconds(step: &StepResult) -> impl Fn(f64) -> bool {
+    let partial: Vec<u64> = step
+        .seconds
+        .iter()
+        .filter(|p| p.partial)
+        .map(|p| p.t_s.to_bits())
+        .collect();
+    let marked = step.interval_s.is_some();
+    let interval = step.interval_s.unwrap_or(1.0);
     let mut starts: Vec<f64> = step.seconds.iter().map(|p| p.t_s).collect();
     starts.sort_by(f64::total_cmp);
     starts.dedup();
@@ -23,9 +33,12 @@ pub fn full_seconds(step: &StepResult) -> impl Fn(f64) -> bool {
         .or_else(|| step.series.last().map(|p| p.t_s))
         .unwrap_or(f64::INFINITY);
     move |t: f64| {
+        if marked {
+            return !partial.contains(&t.to_bits());
+        }
         let i = starts.partition_point(|&s| s < t);
         let next = starts.get(i + 1).copied().unwrap_or(end);
-        next.min(t + 1.0) - t >= 0.5
+        next.min(t + interval) - t >= 0.5 * interval
     }
 }
 

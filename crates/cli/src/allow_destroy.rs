@@ -1,0 +1,40 @@
+//! `--allow-destroy DEVICE` of `run` and `io`: it must name the target's block device again.
+//! Checked before anything else is done with the target, so a typo is one line and exit 2
+//! (not an error after setup, and never silently ignored).
+
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::Path;
+
+use crate::error::usage;
+
+/// Usage error unless `allowed` is the block device `target` is (compared by device number,
+/// so a symlink to the device counts). `target` may be a path or `emu:...`.
+pub fn check(target: &str, allowed: &Path) -> anyhow::Result<()> {
+    let shown = allowed.display();
+    if target.starts_with("emu:") {
+        return Err(usage(format!(
+            "invalid --allow-destroy \"{shown}\": {target} is an emulated drive; nothing real is written"
+        )));
+    }
+    let t = match std::fs::metadata(target) {
+        Ok(t) if t.file_type().is_block_device() => t,
+        _ => {
+            return Err(usage(format!(
+                "invalid --allow-destroy \"{shown}\": {target} is not a block device"
+            )))
+        }
+    };
+    let a = std::fs::metadata(allowed)
+        .map_err(|e| usage(format!("invalid --allow-destroy \"{shown}\": {e}")))?;
+    if !a.file_type().is_block_device() {
+        return Err(usage(format!(
+            "invalid --allow-destroy \"{shown}\": not a block device"
+        )));
+    }
+    if t.rdev() != a.rdev() {
+        return Err(usage(format!(
+            "invalid --allow-destroy \"{shown}\": it names another device than {target}"
+        )));
+    }
+    Ok(())
+}

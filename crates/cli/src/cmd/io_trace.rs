@@ -1,0 +1,173 @@
+//! `ssdiq io TARGET --trace FILE`: the trace read once (validated, its span and footprint
+//! known) before the target is touched, then replayed as the job's request source.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Serialize;
+use ssdiq_engine::{Replay, ReplaySummary, Speed};
+use ssdiq_trace::draws::Mapping;
+use ssdiq_trace::map::Compaction;
+use ssdiq_trace::replay::{ReplayCounts, TraceReplay};
+use ssdiq_trace::scan::{scan, CompactOver, Scan};
+use ssdiq_trace::MapKind;
+use ssdiq_workload::units::{format_size, parse_size};
+
+use super::trace_args::{trace_error, TraceFlags};
+use crate::error::usage;
+
+/// The scanned trace and how to replay it.
+pub struct TraceSetup {
+    pub scan: Scan,
+    compaction: Option<Arc<Compaction>>,
+    pub map: MapKind,
+    speed: Speed,
+    max_units: u64,
+    counts: std::sync::OnceLock<Arc<ReplayCounts>>,
+}
+
+/// What the JSON result says about the replay.
+#[derive(Serialize)]
+pub struct ReplayReport {
+    pub file: String,
+    pub format: String,
+    pub device: Option<String>,
+    pub map: MapKind,
+    /// Records of the trace (one pass).
+    pub records: u64,
+    /// Records replayed (fewer than `records` if a bound or a signal ended the job).
+    pub records_replayed: u64,
+    /// Records that needed more than one request (longer than the largest request, or
+    /// placed apart by the map).
+    pub split_records: u64,
+    #[serde(flatten)]
+    pub summary: ReplaySummary,
+}
+
+impl TraceSetup {
+    /// Reads the trace once in units of `bs`.
+    pub fn new(
+        path: &Path,
+        flags: &TraceFlags,
+        bs: u64,
+        speed: &str,
+        max_io: &str,
+    ) -> anyhow::Result<TraceSetup> {
+        let speed = Speed::parse(speed).map_err(usage)?;
+        let max_io_bytes = parse_size(max_io).ok().filter(|&m| m > 0).ok_or_else(|| {
+            usage(format!(
+                "invalid --trace-max-io \"{max_io}\": expected a size like 1MiB"
+            ))
+        })?;
+        if max_io_bytes < bs || !max_io_bytes.is_multiple_of(bs) {
+            return Err(usage(format!(
+                "invalid --trace-max-io \"{max_io}\": must be a multiple of --bs ({})",
+                format_size(bs)
+            )));
+        }
+        let map = flags.map(MapKind::Direct)?;
+        let compact = (map == MapKind::Compact).then_some(CompactOver::Accessed);
+        let mut scan = scan(&flags.options(path)?, bs, compact).map_err(trace_error)?;
+        Ok(TraceSetup {
+            compaction: scan.compaction.take().map(Arc::new),
+            scan,
+            map,
+            speed,
+            max_units: max_io_bytes / bs,
+            counts: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The range a new file target needs when no --size is given: the trace's span
+    /// (direct) or footprint (compact); `None` for modulo, which needs a size to fold onto.
+    pub fn natural_range(&self) -> Option<u64> {
+        let bs = self.scan.unit;
+        match self.map {
+            MapKind::Direct => Some(self.scan.direct_pages().max(1) * bs),
+            MapKind::Compact => Some(self.compaction.as_ref().map_or(1, |c| c.len().max(1)) * bs),
+            MapKind::Modulo => None,
+        }
+    }
+
+    /// The replay onto a range of `range_bytes` of the target.
+    pub fn replay(&self, range_bytes: u64, target: &str) -> anyhow::Result<Arc<Replay>> {
+        let bs = self.scan.unit;
+        let units = range_bytes / bs;
+        let mapping = Mapping::new(
+            self.map,
+            &self.scan,
+            self.compaction.clone(),
+            units,
+            &format!("{target} ({} used)", format_size(units * bs)),
+        )
+        .map_err(trace_error)?;
+        let source =
+            TraceReplay::new(&self.scan, mapping, units, self.max_units).map_err(trace_error)?;
+        let writes = self.scan.writes + self.scan.trims > 0;
+        let _ = self.counts.set(source.counts());
+        Ok(Arc::new(Replay::new(
+            Box::new(source),
+            self.speed,
+            self.max_units * bs,
+            writes,
+        )))
+    }
+
+    pub fn report(&self, replay: &Replay) -> ReplayReport {
+        use std::sync::atomic::Ordering::Relaxed;
+        let counts = self.counts.get().cloned().unwrap_or_default();
+        let o = &self.scan.options;
+        ReplayReport {
+            file: o.path.display().to_string(),
+            format: self.scan.format.to_string(),
+            device: o.device.clone(),
+            map: self.map,
+            records: self.scan.records,
+            records_replayed: counts.records.load(Relaxed),
+            split_records: counts.split.load(Relaxed),
+            summary: replay.summary(),
+        }
+    }
+}
+
+/// The replay's lines of the terminal summary.
+pub fn render(r: &ReplayReport) -> String {
+    let mut s = String::new();
+    let speed = match r.summary.speed {
+        Speed::Max => "as fast as possible".to_string(),
+        Speed::Scale(1.0) => "at recorded timing".to_string(),
+        Speed::Scale(f) => format!("at {f}x recorded speed"),
+    };
+    let _ = writeln!(
+        s,
+        "replay of {} ({}, map {}): {} of {} records as {} requests, {speed}",
+        r.file, r.format, r.map, r.records_replayed, r.records, r.summary.requests
+    );
+    if r.split_records > 0 {
+        let _ = writeln!(
+            s,
+            "  {} records split into several requests (--trace-max-io or the map)",
+            r.split_records
+        );
+    }
+    if r.summary.speed != Speed::Max {
+        let _ = writeln!(
+            s,
+            "  schedule lag us: mean {:.1} p99 {:.1} max {:.1}; {} requests ({:.2}%) started more than 1 ms late",
+            r.summary.lag_mean_us,
+            r.summary.lag_p99_us,
+            r.summary.lag_max_us,
+            r.summary.late,
+            if r.summary.requests == 0 {
+                0.0
+            } else {
+                r.summary.late as f64 * 100.0 / r.summary.requests as f64
+            }
+        );
+    }
+    if let Some(e) = &r.summary.error {
+        let _ = writeln!(s, "  the trace ended early: {e}");
+    }
+    s
+}

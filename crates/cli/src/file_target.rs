@@ -1,0 +1,186 @@
+//! Regular files as targets of `ssdiq run` and `ssdiq io`: when a file is created, used in
+//! place or recreated, decided the same way for both commands and checked before anything
+//! is written.
+//!
+//! Rules (README, "File targets"):
+//! - A path that does not exist is created at `--size`, never under `/dev` (a mistyped
+//!   device name is an error, not a new regular file in devtmpfs).
+//! - An existing file is never deleted, emptied or grown unless `--recreate` is given.
+//!   `io` uses it in place, within its length (`--size` may choose a smaller range);
+//!   `run` always recreates its target (its reset step), so it needs `--recreate`.
+//! - `--recreate`: the file is emptied and sized to `--size` (default: its length).
+//! - Before a file is created or recreated, `--size` must fit in the filesystem's free space
+//!   (statvfs) plus what the old file occupies: a bad `--size` never costs the old file.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use ssdiq_workload::units::{format_size, format_size_approx};
+
+use crate::error::usage;
+
+/// What happens to a file target before the job runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FilePlan {
+    /// Not a regular file: a block device, or something the engine will refuse.
+    NotAFile,
+    /// Created at this size by the job (the path does not exist).
+    Create(u64),
+    /// Used as it is.
+    InPlace,
+    /// Emptied and sized to this many bytes by [`apply`], just before the job.
+    Recreate(u64),
+}
+
+/// Which command asks: `run` recreates its target on reset, `io` uses files in place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    Run,
+    Io,
+}
+
+/// Decides what happens to `path` and checks it against the filesystem. `size` is `--size`;
+/// every refusal is a usage error.
+pub fn plan(path: &Path, size: Option<u64>, recreate: bool, use_: Use) -> anyhow::Result<FilePlan> {
+    let shown = path.display();
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(_) => return Ok(FilePlan::NotAFile),
+    };
+    let Some(meta) = meta else {
+        if crate::output::under_dev(path) {
+            return Err(usage(format!(
+                "{shown} does not exist (no such device), and ssdiq never creates files under /dev"
+            )));
+        }
+        let Some(size) = size else {
+            return Err(usage(format!(
+                "{shown} does not exist; give --size to create it"
+            )));
+        };
+        check_space(path, size, 0)?;
+        return Ok(FilePlan::Create(size));
+    };
+    let ft = meta.file_type();
+    if !ft.is_file() {
+        if recreate {
+            return Err(usage(format!(
+                "invalid --recreate: {shown} is not a regular file; --recreate is for file targets"
+            )));
+        }
+        return Ok(FilePlan::NotAFile);
+    }
+    let len = meta.len();
+    if recreate {
+        let size = size.unwrap_or(len);
+        check_space(path, size, meta.blocks() * 512)?;
+        return Ok(FilePlan::Recreate(size));
+    }
+    match use_ {
+        Use::Run => Err(usage(format!(
+            "{shown} exists ({}); run recreates its target, losing the file's content: pass --recreate to allow it",
+            format_size(len)
+        ))),
+        Use::Io => match size {
+            Some(s) if s > len => Err(usage(format!(
+                "invalid --size \"{}\": {shown} holds only {}; an existing file is not grown unless --recreate is given (its content is then lost)",
+                format_size(s),
+                format_size(len)
+            ))),
+            _ => Ok(FilePlan::InPlace),
+        },
+    }
+}
+
+/// Usage error unless `size` bytes fit in the free space of `path`'s filesystem plus
+/// `held`, what the file there already occupies.
+fn check_space(path: &Path, size: u64, held: u64) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Ok(free) = free_bytes(dir) else {
+        // The engine reports a missing directory in its own words.
+        return Ok(());
+    };
+    if size > free.saturating_add(held) {
+        let held_text = if held > 0 {
+            format!(
+                " (plus {} the old file holds)",
+                format_size_approx(held as f64)
+            )
+        } else {
+            String::new()
+        };
+        return Err(usage(format!(
+            "invalid --size \"{}\": the filesystem of {} has {} free{held_text}",
+            format_size(size),
+            dir.display(),
+            format_size_approx(free as f64)
+        )));
+    }
+    Ok(())
+}
+
+/// Bytes an unprivileged user may still allocate on `dir`'s filesystem.
+fn free_bytes(dir: &Path) -> std::io::Result<u64> {
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
+        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: statvfs fills the struct it is given; the path is NUL-terminated.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
+/// Carries out a [`FilePlan::Recreate`]: empties the file (its blocks are freed) and sizes
+/// it. Other plans need nothing here.
+pub fn apply(path: &Path, plan: FilePlan) -> anyhow::Result<()> {
+    if let FilePlan::Recreate(size) = plan {
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(path)
+            .and_then(|f| f.set_len(size).map(|_| f));
+        f.map_err(|e| anyhow::anyhow!("cannot recreate {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("f");
+        let err = |r: anyhow::Result<FilePlan>| r.unwrap_err().to_string();
+        assert!(err(plan(&f, None, false, Use::Io)).contains("give --size"));
+        assert_eq!(
+            plan(&f, Some(4096), false, Use::Run).unwrap(),
+            FilePlan::Create(4096)
+        );
+        std::fs::write(&f, vec![1u8; 8192]).unwrap();
+        assert_eq!(plan(&f, None, false, Use::Io).unwrap(), FilePlan::InPlace);
+        assert_eq!(
+            plan(&f, Some(4096), false, Use::Io).unwrap(),
+            FilePlan::InPlace
+        );
+        assert!(err(plan(&f, Some(1 << 20), false, Use::Io)).contains("--recreate"));
+        assert!(err(plan(&f, None, false, Use::Run)).contains("--recreate"));
+        assert_eq!(
+            plan(&f, None, true, Use::Run).unwrap(),
+            FilePlan::Recreate(8192)
+        );
+        assert!(err(plan(&f, Some(u64::MAX / 2), true, Use::Run)).contains("free"));
+        apply(&f, FilePlan::Recreate(1 << 20)).unwrap();
+        let m = std::fs::metadata(&f).unwrap();
+        assert_eq!(m.len(), 1 << 20);
+        assert_eq!(m.blocks(), 0, "recreated empty (sparse)");
+        assert!(err(plan(d.path(), None, true, Use::Io)).contains("not a regular file"));
+        assert!(err(plan(Path::new("/dev/ssdiq-typo"), Some(1), false, Use::Io)).contains("/dev"));
+    }
+}

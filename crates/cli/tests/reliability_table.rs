@@ -1,0 +1,421 @@
+//! The table of docs/reliability.md: every bad, absurd or dangerous input tried on ssdiq, run
+//! again here, with what it does now (exit code, the last line on stderr, and what became of
+//! the files it pointed at). The test fails when the document no longer says what the binary
+//! does; `UPDATE_DOCS=1 cargo test --release -p ssdiq --test reliability_table` rewrites the
+//! table (review the diff).
+//!
+//! Each case runs in a fresh directory (paths in the table are relative to it) holding
+//! `data.img` (1 MiB), `big.img` (16 MiB), `sample.json` (a run result), `adir/`, a FIFO
+//! `fifo`, and symlinks `null` -> /dev/null and `full` -> /dev/full. `LOOP` is a loop device
+//! over a 16 MiB file, `FREELOOP` an unattached one, `ro/` a read-only tmpfs: those rows need
+//! root; without it, and for rows marked slow (unless SSDIQ_SLOW_CASES=1 or UPDATE_DOCS=1),
+//! the document's row is kept as it is.
+
+mod common;
+
+use std::io::Read;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::loopdev::{is_root, serial, Loop};
+
+type Note = fn(&Path, &Output) -> String;
+
+struct Case {
+    args: &'static [&'static str],
+    env: &'static [(&'static str, &'static str)],
+    /// What it did before issue 15 (empty for inputs tried first with the fixes).
+    was: &'static str,
+    slow: bool,
+    note: Option<Note>,
+}
+
+const fn case(args: &'static [&'static str], was: &'static str) -> Case {
+    Case {
+        args,
+        env: &[],
+        was,
+        slow: false,
+        note: None,
+    }
+}
+
+const MEM16: &[(&str, &str)] = &[("SSDIQ_MEMORY", "16GiB")];
+
+fn unchanged(name: &'static str) -> Note {
+    // Notes are plain fns; the names used are few, so one per file.
+    match name {
+        "big.img" => |d, _| same(d, "big.img", 16 << 20),
+        _ => |d, _| same(d, "data.img", 1 << 20),
+    }
+}
+
+fn pattern_of(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i * 7 % 251) as u8).collect()
+}
+
+fn same(d: &Path, name: &str, len: usize) -> String {
+    if std::fs::read(d.join(name)).ok() == Some(pattern_of(len)) {
+        format!("{name} unchanged")
+    } else {
+        format!("{name} CHANGED")
+    }
+}
+
+fn link_kept(d: &Path, _: &Output) -> String {
+    let null = std::fs::symlink_metadata(d.join("null")).unwrap();
+    let dev = std::fs::metadata("/dev/null").unwrap();
+    if null.file_type().is_symlink() && dev.file_type().is_char_device() {
+        "`null` is still a symlink to /dev/null".into()
+    } else {
+        "`null` REPLACED".into()
+    }
+}
+
+fn fifo_kept(d: &Path, _: &Output) -> String {
+    let f = std::fs::symlink_metadata(d.join("fifo")).unwrap();
+    let got = std::fs::read_to_string(d.join(".fifo-read")).unwrap_or_default();
+    match (f.file_type().is_fifo(), got.contains("\"kind\"")) {
+        (true, true) => "the JSON came through the FIFO, still a FIFO".into(),
+        (true, false) => "still a FIFO, but nothing came through".into(),
+        _ => "the FIFO was REPLACED".into(),
+    }
+}
+
+fn json_on_stdout(_: &Path, o: &Output) -> String {
+    if String::from_utf8_lossy(&o.stdout).contains("\"schema\"") {
+        "the JSON follows the summary on stdout".into()
+    } else {
+        "no JSON on stdout".into()
+    }
+}
+
+fn no_dev_file(_: &Path, _: &Output) -> String {
+    if Path::new("/dev/ssdiq-typo0n1").exists() {
+        "/dev/ssdiq-typo0n1 CREATED".into()
+    } else {
+        "nothing created under /dev".into()
+    }
+}
+
+fn top_share(_: &Path, o: &Output) -> String {
+    let out = String::from_utf8_lossy(&o.stdout);
+    out.lines()
+        .find(|l| l.starts_with("top "))
+        .map(|l| format!("`{}`", l.split_whitespace().collect::<Vec<_>>().join(" ")))
+        .unwrap_or_default()
+}
+
+fn sweep_line(_: &Path, o: &Output) -> String {
+    let out = String::from_utf8_lossy(&o.stdout);
+    out.lines()
+        .find(|l| l.starts_with("sweep of"))
+        .map(|l| {
+            // The thread count is the machine's.
+            let (head, tail) = l.split_once(" on ").unwrap_or((l, ""));
+            let tail = tail.split_once(" threads").map_or(tail, |(_, t)| t);
+            format!("`{head} on N threads{tail}`")
+        })
+        .unwrap_or_default()
+}
+
+fn ran_for(_: &Path, o: &Output) -> String {
+    let out = String::from_utf8_lossy(&o.stdout);
+    let secs = out
+        .lines()
+        .find_map(|l| l.strip_prefix("ran "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|s| s.parse::<f64>().ok());
+    match secs {
+        Some(s) if s < 2.5 => "ends at its --time (2 s)".into(),
+        Some(s) => format!("ran {s} s, past its --time"),
+        None => String::new(),
+    }
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        // Item 1: outputs never replace what they should not.
+        Case { note: Some(link_kept), ..case(&["pattern", "uniform", "--pages", "1000", "--json", "null"], "renamed a regular file over the symlink (as root, `--json /dev/null` replaced /dev/null)") },
+        Case { note: Some(fifo_kept), ..case(&["pattern", "uniform", "--pages", "1000", "--json", "fifo"], "replaced the FIFO by a regular file; the reader got nothing") },
+        Case { note: Some(json_on_stdout), ..case(&["pattern", "uniform", "--pages", "1000", "--json", "/dev/stdout"], "replaced /dev/stdout by a regular file; printed nothing") },
+        case(&["pattern", "uniform", "--pages", "1000", "--json", "full"], ""),
+        case(&["pattern", "uniform", "--pages", "1000", "--json", "LOOP"], ""),
+        // Item 2: tiny rates.
+        case(&["run", "--quick", "--spec-rand-write", "1e-300"], "per-second series grew until the OOM killer; SIGINT ignored meanwhile"),
+        case(&["io", "emu:default", "--rw", "randwrite", "--time", "1s", "--rate", "0.000000001"], "aborted allocating 2.5 GB"),
+        case(&["io", "emu:default", "--rw", "randwrite", "--rate", "0.000000001"], ""),
+        case(&["io", "emu:default", "--rw", "randwrite", "--probe", "read", "--probe-rate", "0.000000001", "--time", "1s"], ""),
+        // Item 4: a bad --size never destroys a file; one rule for run and io.
+        Case { note: Some(unchanged("big.img")), ..case(&["run", "big.img", "--size", "20T", "--quick"], "deleted and recreated the file, then failed") },
+        Case { note: Some(unchanged("big.img")), ..case(&["run", "big.img", "--size", "20T", "--quick", "--recreate"], "") },
+        Case { note: Some(unchanged("big.img")), ..case(&["run", "big.img", "--quick"], "recreated (emptied) the file without asking") },
+        Case { note: Some(unchanged("data.img")), ..case(&["io", "data.img", "--rw", "randread", "--size", "4M"], "grew the 1 MiB file to 4 MiB") },
+        // Item 5: rate waits honour --time.
+        case(&["io", "data.img", "--rw", "randread", "--time", "2s", "--rate", "0.01"], "ran 100 s; the first SIGINT took 95 s"),
+        Case { note: Some(ran_for), ..case(&["io", "data.img", "--rw", "randread", "--time", "2s", "--rate", "0.625", "--buffered"], "") },
+        // Item 6: threads.
+        case(&["io", "data.img", "--rw", "randread", "--threads", "10000", "--time", "1s"], "took 102 s (setup quadratic in threads, not interruptible)"),
+        case(&["io", "data.img", "--rw", "randread", "--threads", "1024", "--time", "1s", "--engine", "psync", "--buffered"], ""),
+        // Item 7: memory.
+        Case { env: MEM16, ..case(&["sim", "--capacity", "15TiB"], "ran 107 s, then aborted allocating 16 GB") },
+        Case { env: MEM16, ..case(&["io", "emu:default,capacity=14TiB", "--rw", "randread", "--time", "1s"], "aborted allocating 15 GB") },
+        Case { env: MEM16, ..case(&["run", "emu:default,capacity=14TiB", "--quick"], "") },
+        Case { env: MEM16, ..case(&["io", "data.img", "--rw", "randread", "--bs", "1M", "--qd", "4096", "--threads", "8", "--time", "1s"], "") },
+        Case { env: &[("SSDIQ_MEMORY", "1600KiB")], note: Some(sweep_line), ..case(&["sim", "--capacity", "512MiB", "--block", "1MiB", "--writes", "1x", "--seed", "1,2,3,4"], "no memory budget") },
+        Case { env: &[("SSDIQ_MEMORY", "1GiB")], ..case(&["pattern", "uniform", "--pages", "2G"], "") },
+        // Item 8: absurd values.
+        case(&["pattern", "uniform", "--draws", "1e20x"], "never finished"),
+        case(&["sim", "--writes", "1e99x"], "never finished"),
+        case(&["sim", "--gc", "dchoices:99999999"], "never finished"),
+        case(&["io", "emu:default", "--rw", "randwrite", "--time", "99999999999999999999s"], "silently clamped to 584 years"),
+        case(&["io", "emu:default", "--rw", "randwrite", "--time", "31d"], ""),
+        case(&["io", "emu:default", "--rw", "randwrite", "--time", "0.1ns"], ""),
+        case(&["sim", "--capacity", "872475401470549440"], "read as 872475401470549504 (through f64)"),
+        case(&["io", "emu:default,channel_mb_s=0.0000001", "--rw", "randwrite", "--time", "1s"], ""),
+        case(&["sim", "--capacity", "16GiB", "--page", "1"], ""),
+        case(&["sim", "--write-buffer", "99%"], ""),
+        // Item 10: the smaller ones.
+        case(&["io", "FREELOOP", "--bs", "512M"], "said the device \"does not exist\""),
+        case(&["io", "LOOP", "--rw", "write", "--size", "1M", "--allow-destroy", "/nonexistent"], "exit 1"),
+        case(&["io", "LOOP", "--rw", "read", "--size", "1M", "--allow-destroy", "/dev/null"], ""),
+        case(&["pattern", "uniform", "--pages", "1000", "--json", "adir"], "exit 1 after the work"),
+        case(&["sim", "--capacity", "64MiB", "--block", "1MiB", "--csv", "adir"], "exit 1 after the work"),
+        case(&["io", "emu:default", "--rw", "randread", "--time", "1s", "--log", "adir"], "exit 1 after the work"),
+        case(&["report", "sample.json", "--html", "adir"], "exit 1 after the work"),
+        case(&["pattern", "uniform", "--pages", "1000", "--json", "ro/x.json"], "exit 1 after the work"),
+        case(&["run", "--quick", "--out", "ro/run"], "exit 1 after the run"),
+        case(&["run", "--quick", "--out", "data.img"], ""),
+        case(&["run", "--quick", "--allow-destroy", "X"], "silently ignored"),
+        case(&["report", "sample.json", "--markdown", "sample.json"], "overwrote its input"),
+        Case { note: Some(no_dev_file), ..case(&["io", "/dev/ssdiq-typo0n1", "--size", "1M", "--rw", "write"], "created a regular file under /dev") },
+        Case { note: Some(no_dev_file), ..case(&["pattern", "uniform", "--pages", "1000", "--json", "/dev/ssdiq-typo0n1"], "created a regular file under /dev") },
+        Case { slow: true, note: Some(top_share), ..case(&["pattern", "uniform", "--pages", "1", "--draws", "5G"], "showed 80.000% (u32 counts saturated)") },
+        case(&["report", "/dev/zero"], "read without limit (out of memory)"),
+        case(&["run", "--quick", "--spec", "/dev/zero"], ""),
+        case(&["io", "emu:/dev/zero", "--rw", "read"], ""),
+    ]
+}
+
+/// A fresh directory with the files the table's paths name.
+fn scene(d: &Path) {
+    std::fs::write(d.join("data.img"), pattern_of(1 << 20)).unwrap();
+    std::fs::write(d.join("big.img"), pattern_of(16 << 20)).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../report/tests/golden/sample-run.json"),
+        d.join("sample.json"),
+    )
+    .unwrap();
+    std::fs::create_dir(d.join("adir")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", d.join("null")).unwrap();
+    std::os::unix::fs::symlink("/dev/full", d.join("full")).unwrap();
+    let c = std::ffi::CString::new(d.join("fifo").to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}
+
+/// What a row needs beyond the scene, kept alive while it runs.
+#[derive(Default)]
+struct Extras {
+    _loop: Option<Loop>,
+    _ro: Option<common::tmpfs::Tmpfs>,
+    loop_dev: Option<String>,
+    free_loop: Option<String>,
+}
+
+/// Sets up LOOP, FREELOOP and ro/ when the row names them; `None` if it cannot (not root).
+fn extras(d: &Path, args: &[&str]) -> Option<Extras> {
+    let mut x = Extras::default();
+    let wants = |s: &str| args.iter().any(|a| a.contains(s));
+    if !(wants("LOOP") || wants("ro/")) {
+        return Some(x);
+    }
+    if !is_root() {
+        return None;
+    }
+    if wants("FREELOOP") {
+        let o = Command::new("losetup").arg("-f").output().ok()?;
+        x.free_loop = Some(String::from_utf8_lossy(&o.stdout).trim().to_string());
+    } else if wants("LOOP") {
+        let lo = Loop::attach(&common::loopdev::backing(d, "lo.img", 16 << 20))?;
+        x.loop_dev = Some(lo.dev.clone());
+        x._loop = Some(lo);
+    }
+    if wants("ro/") {
+        x._ro = Some(common::tmpfs::Tmpfs::mount(&d.join("ro"), "ro,size=1m")?);
+    }
+    Some(x)
+}
+
+/// Runs one row; `None` when it cannot run here.
+fn run(c: &Case, slow_ok: bool) -> Option<(Option<i32>, String, String)> {
+    if c.slow && !slow_ok {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    scene(d);
+    let _serial = c.args.iter().any(|a| a.contains("LOOP")).then(serial);
+    let x = extras(d, c.args)?;
+    let args: Vec<String> = c
+        .args
+        .iter()
+        .map(|a| {
+            let a = a.to_string();
+            match (&x.free_loop, &x.loop_dev) {
+                (Some(f), _) if a == "FREELOOP" => f.clone(),
+                (_, Some(l)) if a == "LOOP" => l.clone(),
+                _ => a,
+            }
+        })
+        .collect();
+    // A reader for the FIFO, so a write through it completes.
+    let fifo = d.join("fifo");
+    let sink = d.join(".fifo-read");
+    let reader = args.iter().any(|a| a == "fifo").then(|| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = std::fs::File::open(fifo).and_then(|mut f| f.read_to_string(&mut s));
+            std::fs::write(sink, s).unwrap();
+        })
+    });
+    let mut child = Command::new(common::bin())
+        .args(&args)
+        .current_dir(d)
+        .envs(c.env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let limit = Duration::from_secs(if c.slow { 300 } else { 60 });
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{:?} still running after {limit:?}", c.args);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    if let Some(r) = reader {
+        r.join().unwrap();
+    }
+    let mut said = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let dir_text = d.to_string_lossy().to_string();
+    said = said
+        .replace(&format!("{dir_text}/"), "")
+        .replace(&dir_text, ".");
+    for (dev, name) in [(&x.loop_dev, "LOOP"), (&x.free_loop, "FREELOOP")] {
+        if let Some(dev) = dev {
+            said = said.replace(dev.as_str(), name);
+        }
+    }
+    said = mask_free_space(&said);
+    let note = c.note.map(|f| f(d, &out)).unwrap_or_default();
+    Some((out.status.code(), said, note))
+}
+
+/// Free space differs from machine to machine: "has 64.84 GiB free" becomes "has N free".
+fn mask_free_space(s: &str) -> String {
+    let Some((head, tail)) = s.split_once(" has ") else {
+        return s.to_string();
+    };
+    match tail.split_once(" free") {
+        Some((amount, rest)) if amount.starts_with(|c: char| c.is_ascii_digit()) => {
+            format!("{head} has N free{rest}")
+        }
+        _ => s.to_string(),
+    }
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+fn row(c: &Case, exit: Option<i32>, said: &str, note: &str) -> String {
+    let env: String = c.env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
+    let exit = exit.map_or("signal".to_string(), |e| e.to_string());
+    let said = if said.is_empty() {
+        "(nothing)".to_string()
+    } else {
+        format!("`{}`", cell(said).replace('`', "'"))
+    };
+    format!(
+        "| `{env}ssdiq {}` | {} | {exit} | {said} | {} |",
+        cell(&c.args.join(" ")),
+        if c.was.is_empty() {
+            "(new case)".to_string()
+        } else {
+            cell(c.was)
+        },
+        cell(note)
+    )
+}
+
+const BEGIN: &str = "<!-- BEGIN GENERATED by crates/cli/tests/reliability_table.rs -->";
+const END: &str = "<!-- END GENERATED -->";
+
+fn doc_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/reliability.md")
+}
+
+#[test]
+fn the_reliability_table_says_what_the_binary_does() {
+    let update = std::env::var_os("UPDATE_DOCS").is_some();
+    let slow_ok = update || std::env::var_os("SSDIQ_SLOW_CASES").is_some();
+    let doc = std::fs::read_to_string(doc_path()).unwrap_or_default();
+    let old_rows: Vec<&str> = doc
+        .split(BEGIN)
+        .nth(1)
+        .and_then(|r| r.split(END).next())
+        .map(|t| t.lines().filter(|l| l.starts_with("| `")).collect())
+        .unwrap_or_default();
+    let mut table = String::from(
+        "| Input | Before (issue 15) | Exit | What ssdiq says now (last line of stderr) | Afterwards |\n|---|---|---|---|---|\n",
+    );
+    let mut kept = 0;
+    for c in cases() {
+        let key = format!("ssdiq {}`", cell(&c.args.join(" ")));
+        match run(&c, slow_ok) {
+            Some((exit, said, note)) => table.push_str(&row(&c, exit, &said, &note)),
+            None => {
+                kept += 1;
+                let old = old_rows
+                    .iter()
+                    .find(|r| r.contains(&key))
+                    .unwrap_or_else(|| {
+                        panic!("no row for {key} in the document, and it cannot run here")
+                    });
+                table.push_str(old);
+            }
+        }
+        table.push('\n');
+    }
+    if kept > 0 {
+        eprintln!("{kept} rows kept from the document (they need root, or are slow)");
+    }
+    let (head, rest) = doc
+        .split_once(BEGIN)
+        .expect("the document has the BEGIN marker");
+    let (_, tail) = rest
+        .split_once(END)
+        .expect("the document has the END marker");
+    let new_doc = format!("{head}{BEGIN}\n{table}{END}{tail}");
+    if update {
+        std::fs::write(doc_path(), &new_doc).unwrap();
+        return;
+    }
+    assert!(
+        new_doc == doc,
+        "docs/reliability.md is out of date; rerun with UPDATE_DOCS=1 and review the diff. Now:\n{table}"
+    );
+}

@@ -1,0 +1,279 @@
+//! End-to-end tests of sweeps beyond one machine: `--shard K/N`, `ssdiq sim merge`, the
+//! scripts of `--slurm DIR` (run here by bash the way Slurm would run them), and partial
+//! results on SIGINT.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::{json, ok, s, usage_error};
+
+/// A sweep of 12 points: two policies x two patterns x three OPs, on a small drive.
+const SWEEP: [&str; 14] = [
+    "sim",
+    "--capacity",
+    "32MiB",
+    "--block",
+    "64KiB",
+    "--writes",
+    "1x",
+    "--gc",
+    "greedy,2r-fifo",
+    "--pattern",
+    "uniform,zones:80@20,20@80",
+    "--op",
+    "7%,15%,28%",
+    "--quiet",
+];
+
+fn sweep(extra: &[&str]) -> Vec<String> {
+    SWEEP.iter().chain(extra).map(|s| s.to_string()).collect()
+}
+
+fn run(args: &[String]) -> std::process::Output {
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(&a)
+}
+
+/// The document without the run times, the only field allowed to differ.
+fn without_seconds(p: &Path) -> serde_json::Value {
+    let mut v = json(p);
+    for r in v["runs"].as_array_mut().unwrap() {
+        r.as_object_mut().unwrap().remove("seconds");
+    }
+    v
+}
+
+fn single(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let (j, c, h) = (
+        dir.join("one.json"),
+        dir.join("one.csv"),
+        dir.join("one.html"),
+    );
+    run(&sweep(&["--json", s(&j), "--csv", s(&c), "--html", s(&h)]));
+    (j, c, h)
+}
+
+fn assert_same_as_single(dir: &Path, j: &Path, c: &Path, h: &Path) {
+    let (sj, sc, sh) = single(dir);
+    assert_eq!(without_seconds(j), without_seconds(&sj));
+    assert_eq!(std::fs::read(c).unwrap(), std::fs::read(sc).unwrap(), "CSV");
+    assert_eq!(
+        std::fs::read(h).unwrap(),
+        std::fs::read(sh).unwrap(),
+        "HTML"
+    );
+    assert_eq!(json(j)["runs"].as_array().unwrap().len(), 12);
+}
+
+#[test]
+fn shards_merge_into_the_single_machine_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let shards = dir.path().join("shards");
+    std::fs::create_dir(&shards).unwrap();
+    for k in 1..=5 {
+        let f = shards.join(format!("s{k}.json"));
+        run(&sweep(&["--shard", &format!("{k}/5"), "--json", s(&f)]));
+        let doc = json(&f);
+        assert_eq!(doc["kind"], "sim-shard");
+        // Round-robin: shard k holds points k-1, k-1+5, ...
+        let idx: Vec<u64> = doc["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["index"].as_u64().unwrap())
+            .collect();
+        let want: Vec<u64> = (0..12).filter(|i| i % 5 == k - 1).collect();
+        assert_eq!(idx, want);
+    }
+    let (j, c, h) = (
+        dir.path().join("m.json"),
+        dir.path().join("m.csv"),
+        dir.path().join("m.html"),
+    );
+    ok(&[
+        "sim",
+        "merge",
+        s(&shards),
+        "--json",
+        s(&j),
+        "--csv",
+        s(&c),
+        "--html",
+        s(&h),
+    ]);
+    assert_same_as_single(dir.path(), &j, &c, &h);
+
+    // A missing shard fails and names it; --allow-partial merges what is there.
+    std::fs::remove_file(shards.join("s3.json")).unwrap();
+    usage_error(
+        &["sim", "merge", s(&shards), "--json", s(&j)],
+        "no file for shard 3/5",
+    );
+    let p = dir.path().join("p.json");
+    ok(&[
+        "sim",
+        "merge",
+        s(&shards),
+        "--allow-partial",
+        "--json",
+        s(&p),
+    ]);
+    let doc = json(&p);
+    assert_eq!(doc["partial"], true);
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 12 - 2);
+    // A shard of another sweep, and a shard twice, are refused.
+    let other = shards.join("other.json");
+    let mut args = sweep(&["--shard", "3/5", "--json", s(&other)]);
+    args[6] = "2x".into();
+    run(&args);
+    usage_error(&["sim", "merge", s(&shards)], "another sweep");
+    run(&sweep(&["--shard", "2/5", "--json", s(&other)]));
+    usage_error(&["sim", "merge", s(&shards)], "shard 2/5 appears twice");
+    usage_error(
+        &["sim", "merge", s(dir.path().join("none").as_path())],
+        "not a directory",
+    );
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    usage_error(&["sim", "merge", s(&empty)], "no shard in");
+}
+
+#[test]
+fn shard_flags_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("x.json");
+    usage_error(
+        &["sim", "--shard", "1/2"],
+        "--shard writes its runs with --json",
+    );
+    usage_error(
+        &["sim", "--shard", "3/2", "--json", s(&j)],
+        "K must be between 1 and N",
+    );
+    usage_error(&["sim", "--shard", "1-2", "--json", s(&j)], "expected K/N");
+    usage_error(
+        &["sim", "--shard", "1/2", "--json", s(&j), "--csv", s(&j)],
+        "the CSV and HTML come from ssdiq sim merge",
+    );
+    assert!(!j.exists());
+}
+
+#[test]
+fn slurm_scripts_run_the_sweep_in_shards_and_merge_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let sl = dir.path().join("slurm");
+    let (j, c, h) = (
+        dir.path().join("m.json"),
+        dir.path().join("m.csv"),
+        dir.path().join("m.html"),
+    );
+    let out = run(&sweep(&[
+        "--slurm",
+        s(&sl),
+        "--slurm-tasks",
+        "4",
+        "--slurm-opt=--time=00:10:00",
+        "--json",
+        s(&j),
+        "--csv",
+        s(&c),
+        "--html",
+        s(&h),
+    ]));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("submit with: bash"));
+    let array = std::fs::read_to_string(sl.join("sweep.sbatch")).unwrap();
+    for want in [
+        "#SBATCH --array=1-4",
+        "#SBATCH --time=00:10:00",
+        "--shard=${SLURM_ARRAY_TASK_ID}/4",
+        "zones:80@20,20@80",
+        "--quiet",
+    ] {
+        assert!(array.contains(want), "{want:?} in\n{array}");
+    }
+    assert!(!array.contains("--slurm"), "{array}");
+    let submit = std::fs::read_to_string(sl.join("submit.sh")).unwrap();
+    assert!(
+        submit.contains("--dependency=afterok:\"$array\""),
+        "{submit}"
+    );
+    // What Slurm would do: each array task, then the merge.
+    let bin = env!("CARGO_BIN_EXE_ssdiq");
+    for k in 1..=4 {
+        let st = Command::new("bash")
+            .arg(sl.join("sweep.sbatch"))
+            .env("SLURM_ARRAY_TASK_ID", k.to_string())
+            .env("SSDIQ", bin)
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    let st = Command::new("bash")
+        .arg(sl.join("merge.sbatch"))
+        .env("SSDIQ", bin)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert_same_as_single(dir.path(), &j, &c, &h);
+    // The directory now holds shards: a second submission into it is refused.
+    let again = sweep(&["--slurm", s(&sl)]);
+    let a: Vec<&str> = again.iter().map(String::as_str).collect();
+    usage_error(&a, "holds results of an earlier submission");
+    usage_error(
+        &[
+            "sim",
+            "--slurm",
+            s(&dir.path().join("x")),
+            "--slurm-tasks",
+            "9",
+        ],
+        "only 1 points",
+    );
+}
+
+#[test]
+fn an_interrupted_sweep_writes_its_finished_runs_marked_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("s.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ssdiq"))
+        .args([
+            "sim",
+            "--capacity",
+            "64MiB",
+            "--block",
+            "128KiB",
+            "--writes",
+            "5x",
+            "--seed",
+            &(1..=40)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+            "--json",
+            s(&j),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until some run has finished (printed its last drive write), then interrupt.
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for l in lines.by_ref() {
+        if l.unwrap().contains("5.00 dw") {
+            break;
+        }
+    }
+    // SAFETY: signalling our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    for _ in lines {}
+    let st = child.wait().unwrap();
+    assert_eq!(st.code(), Some(130));
+    let doc = json(&j);
+    assert_eq!(doc["partial"], true);
+    // Runs that finished before the signal are kept (how many depends on timing).
+    assert!(doc["runs"].as_array().unwrap().len() < 40);
+}

@@ -1,0 +1,265 @@
+//! End-to-end tests of traces: `ssdiq trace stats|check`, `ssdiq sim --trace` and
+//! `ssdiq io TARGET --trace`, on small traces written by the tests.
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use common::{assert_golden_shape, json, ok, s, ssdiq, usage_error};
+
+/// An MSR Cambridge trace: `n` requests, 1 ms apart, 70% writes, 4-32 KiB, a hot set of
+/// 64 pages taking 80% of the requests, over 4096 pages.
+fn msr(dir: &Path, n: u64) -> PathBuf {
+    let mut t = String::new();
+    let mut x = 12345u64;
+    for i in 0..n {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let r = x >> 24;
+        // Independent decisions from separate bits: hot or not, op, size, page.
+        let page = if (r & 0xff) % 10 < 8 {
+            (r >> 20) % 64
+        } else {
+            (r >> 20) % 4096
+        };
+        let op = if ((r >> 8) & 0xff) % 10 < 7 {
+            "Write"
+        } else {
+            "Read"
+        };
+        let len = 4096 << ((r >> 16) % 4);
+        let _ = writeln!(
+            t,
+            "{},hm,0,{op},{},{len},1000",
+            128_166_372_003_061_629u64 + i * 10_000,
+            page * 4096
+        );
+    }
+    let p = dir.join("hm_0.csv");
+    std::fs::write(&p, t).unwrap();
+    p
+}
+
+#[test]
+fn trace_stats_prints_and_writes_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = msr(dir.path(), 5000);
+    let j = dir.path().join("st.json");
+    let out = ok(&["trace", "stats", s(&t), "--json", s(&j)]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "(msr): 5000 requests in 5000 lines over 4.999 s",
+        "footprint:",
+        "inter-arrival us: mean 1000.0",
+        "write skew:",
+        "top 1% (",
+    ] {
+        assert!(text.contains(want), "{want:?} in\n{text}");
+    }
+    let doc = json(&j);
+    assert_eq!(doc["schema"], "ssdiq/1");
+    assert_eq!(doc["kind"], "trace-stats");
+    let tr = &doc["trace"];
+    assert_eq!(tr["requests"], 5000);
+    assert_eq!(tr["format"], "msr");
+    let w = tr["write"]["requests"].as_u64().unwrap();
+    assert!((3300..3700).contains(&w), "{w}");
+    // 80% of the requests go to 64 pages (with their 4-32 KiB spans, ~3% of the ~2000
+    // written pages): the top 10% of written pages take most page writes.
+    let top = tr["write_skew"]["top"].as_array().unwrap();
+    assert!(top[3]["share"].as_f64().unwrap() > 0.6, "{top:?}");
+    assert_golden_shape(&doc, "trace_stats_keys.json");
+    let out = ok(&["trace", "check", s(&t)]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("msr, 5000 lines, 5000 requests"), "{text}");
+}
+
+#[test]
+fn bad_traces_are_one_line_exit_2_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(
+        &bad,
+        "128166372003061629,hm,0,Write,0,4096,1\n128166372003061639,hm,0,Wrote,0,4096,1\n",
+    )
+    .unwrap();
+    let j = dir.path().join("out.json");
+    let b = s(&bad);
+    let js = s(&j);
+    usage_error(
+        &["trace", "stats", b, "--json", js],
+        "line 2: expected MSR Cambridge CSV",
+    );
+    usage_error(&["trace", "stats", b], "Type is not Read or Write");
+    usage_error(&["trace", "check", b], "bad.csv\" line 2");
+    usage_error(&["sim", "--trace", b, "--json", js], "line 2");
+    usage_error(&["io", "emu:default", "--trace", b, "--json", js], "line 2");
+    usage_error(
+        &["trace", "stats", b, "--format", "spc"],
+        "line 1: expected SPC CSV",
+    );
+    usage_error(
+        &["trace", "stats", b, "--format", "csv"],
+        "invalid trace format \"csv\"",
+    );
+    usage_error(
+        &["trace", "stats", s(&dir.path().join("none.csv"))],
+        "none.csv",
+    );
+    usage_error(
+        &["sim", "--trace", b, "--trace-map", "fold"],
+        "--trace-map \"fold\"",
+    );
+    let t = msr(dir.path(), 100);
+    usage_error(
+        &["trace", "stats", s(&t), "--device", "hm,9"],
+        "no request of device \"hm,9\"",
+    );
+    usage_error(
+        &["io", "emu:default", "--trace", s(&t), "--replay-speed", "0"],
+        "--replay-speed \"0\"",
+    );
+    assert!(!j.exists());
+}
+
+#[test]
+fn sim_runs_a_trace_and_records_how() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = msr(dir.path(), 20_000);
+    let j = dir.path().join("sim.json");
+    let out = ok(&[
+        "sim",
+        "--capacity",
+        "32MiB",
+        "--block",
+        "128KiB",
+        "--trace",
+        s(&t),
+        "--gc",
+        "greedy,cost-benefit",
+        "--writes",
+        "1pass,2pass",
+        "--json",
+        s(&j),
+        "--quiet",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.contains("trace:hm_0.csv"))
+            .count(),
+        4,
+        "{text}"
+    );
+    let doc = json(&j);
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    let tr = &runs[0]["params"]["trace"];
+    assert_eq!(tr["map"], "compact");
+    assert_eq!(tr["format"], "msr");
+    let pass = tr["pass_page_writes"].as_u64().unwrap();
+    assert_eq!(runs[0]["host_writes"].as_u64().unwrap(), pass);
+    assert_eq!(runs[1]["host_writes"].as_u64().unwrap(), 2 * pass);
+    assert_eq!(runs[1]["params"]["trace"]["passes"], 2.0);
+    for r in runs {
+        assert!(r["waf"].as_f64().unwrap() >= 1.0, "{r}");
+    }
+    assert_golden_shape(&runs[0]["params"], "sim_trace_params_keys.json");
+}
+
+#[test]
+fn io_replays_a_trace_on_a_file_and_on_the_emulated_drive() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = msr(dir.path(), 2000);
+    let img = dir.path().join("replay.img");
+    let j = dir.path().join("io.json");
+    // A new file is sized to the trace's span; as fast as possible.
+    ok(&[
+        "io",
+        s(&img),
+        "--trace",
+        s(&t),
+        "--qd",
+        "4",
+        "--replay-speed",
+        "max",
+        "--json",
+        s(&j),
+    ]);
+    // Pages 0..4096 and requests of up to 32 KiB: the span, rounded up to whole blocks.
+    let len = std::fs::metadata(&img).unwrap().len();
+    assert!(
+        len.is_multiple_of(4096) && (4000 * 4096..=4103 * 4096).contains(&len),
+        "{len}"
+    );
+    let doc = json(&j);
+    assert_eq!(doc["job"]["rw"], "replay");
+    let r = &doc["replay"];
+    assert_eq!(r["records"], 2000);
+    assert_eq!(r["records_replayed"], 2000);
+    assert_eq!(r["requests"], 2000);
+    let ios =
+        doc["ops"]["read"]["ios"].as_u64().unwrap() + doc["ops"]["write"]["ios"].as_u64().unwrap();
+    assert_eq!(ios, 2000);
+    // At recorded timing on the emulated drive (virtual time), the replay takes the trace's
+    // 1.999 s and no request starts late.
+    ok(&[
+        "io",
+        "emu:default",
+        "--trace",
+        s(&t),
+        "--qd",
+        "8",
+        "--json",
+        s(&j),
+    ]);
+    let doc = json(&j);
+    let elapsed = doc["elapsed_s"].as_f64().unwrap();
+    assert!((1.999..2.01).contains(&elapsed), "{elapsed}");
+    assert_eq!(doc["replay"]["late"], 0);
+    // Twice as fast: half the time.
+    ok(&[
+        "io",
+        "emu:default",
+        "--trace",
+        s(&t),
+        "--replay-speed",
+        "2x",
+        "--json",
+        s(&j),
+    ]);
+    let elapsed = json(&j)["elapsed_s"].as_f64().unwrap();
+    assert!((0.9995..1.01).contains(&elapsed), "{elapsed}");
+    // The trace does not fit a 1 MiB target as it is; compact packs it.
+    usage_error(
+        &[
+            "io",
+            s(&dir.path().join("small.img")),
+            "--size",
+            "1MiB",
+            "--trace",
+            s(&t),
+        ],
+        "beyond",
+    );
+    let out = ssdiq(&[
+        "io",
+        s(&dir.path().join("small.img")),
+        "--size",
+        "1MiB",
+        "--trace",
+        s(&t),
+        "--trace-map",
+        "modulo",
+        "--replay-speed",
+        "max",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("map modulo"));
+}

@@ -1,0 +1,150 @@
+//! The figures of Tables 2 and 3 from a run's steps: every sample of a figure (each pass,
+//! before and after the workload, each repetition), with its min, median and max.
+//!
+//! Which value of a step is a sample:
+//! - throughput and IOPS: the step's reference value (`StepValue`);
+//! - QD1 latency on the idle drive: the step's mean latency;
+//! - latency under load: the medians over the probe intervals (`StepValue::probes`);
+//! - WAF: the workload's measured and implied WAF;
+//! - OP: per repetition, from the uniform workload's WAF (measured, else implied).
+
+use std::collections::BTreeMap;
+
+use ssdiq_schema::{figures as keys, steps, Figure, RunResult, StepResult};
+
+use crate::derived::{op_from_greedy, op_from_waf_formula};
+use crate::plan::{workload_key, WORKLOADS};
+use crate::reference::median;
+
+pub fn figure(samples: Vec<f64>) -> Option<Figure> {
+    let samples: Vec<f64> = samples.into_iter().filter(|x| x.is_finite()).collect();
+    Some(Figure {
+        median: median(&samples)?,
+        min: samples.iter().copied().fold(f64::INFINITY, f64::min),
+        max: samples.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        samples,
+    })
+}
+
+fn of<'a>(r: &'a RunResult, name: &'a str) -> impl Iterator<Item = &'a StepResult> + 'a {
+    r.steps.iter().filter(move |s| s.name == name)
+}
+
+fn value(s: &StepResult, f: impl Fn(&ssdiq_schema::StepValue) -> Option<f64>) -> Option<f64> {
+    s.value.as_ref().and_then(f)
+}
+
+/// The uniform workload's WAF of each repetition: measured where the drive reports media
+/// writes, else implied.
+pub fn uniform_wafs(r: &RunResult) -> Vec<f64> {
+    of(r, steps::RAND_WRITE_UNIFORM)
+        .filter_map(|s| s.waf_measured.or(s.waf_implied))
+        .collect()
+}
+
+pub fn compute(r: &RunResult) -> BTreeMap<String, Figure> {
+    let mut f: BTreeMap<String, Figure> = BTreeMap::new();
+    let mut put = |k: String, v: Vec<f64>| {
+        if let Some(x) = figure(v) {
+            f.insert(k, x);
+        }
+    };
+    let collect = |name, pick: &dyn Fn(&StepResult) -> Option<f64>| -> Vec<f64> {
+        of(r, name).filter_map(pick).collect()
+    };
+    put(
+        keys::SEQ_READ_MB_S.into(),
+        collect(steps::SEQ_READ, &|s| value(s, |v| v.mb_s)),
+    );
+    put(
+        keys::SEQ_WRITE_MB_S.into(),
+        collect(steps::SEQ_WRITE, &|s| value(s, |v| v.mb_s)),
+    );
+    put(
+        keys::RAND_READ_KIOPS.into(),
+        collect(steps::RAND_READ, &|s| value(s, |v| v.iops.map(|x| x / 1e3))),
+    );
+    for (name, _, _) in WORKLOADS {
+        let w = workload_key(name);
+        put(
+            keys::of(keys::RAND_WRITE_KIOPS, w),
+            collect(name, &|s| value(s, |v| v.iops.map(|x| x / 1e3))),
+        );
+        put(
+            keys::of(keys::WAF_MEASURED, w),
+            collect(name, &|s| s.waf_measured),
+        );
+        put(
+            keys::of(keys::WAF_IMPLIED, w),
+            collect(name, &|s| s.waf_implied),
+        );
+    }
+    let mean_us = |op: &'static str| {
+        move |s: &StepResult| {
+            s.ops
+                .get(op)
+                .filter(|o| o.ios > 0)
+                .map(|o| o.lat_ns.mean / 1e3)
+        }
+    };
+    put(
+        keys::READ_LAT_IDLE_US.into(),
+        collect(steps::READ_LATENCY, &mean_us("read")),
+    );
+    put(
+        keys::WRITE_LAT_IDLE_US.into(),
+        collect(steps::WRITE_LATENCY, &mean_us("write")),
+    );
+    for (op, avg, p999) in [
+        (
+            "read",
+            keys::READ_LAT_LOAD_AVG_US,
+            keys::READ_LAT_LOAD_P999_US,
+        ),
+        (
+            "write",
+            keys::WRITE_LAT_LOAD_AVG_US,
+            keys::WRITE_LAT_LOAD_P999_US,
+        ),
+    ] {
+        let probe = |s: &StepResult| s.value.as_ref().and_then(|v| v.probes.get(op).cloned());
+        put(
+            avg.into(),
+            collect(steps::LATENCY_UNDER_LOAD, &|s| {
+                probe(s).map(|p| p.mean_ns / 1e3)
+            }),
+        );
+        put(
+            p999.into(),
+            collect(steps::LATENCY_UNDER_LOAD, &|s| {
+                probe(s).map(|p| p.p99_9_ns / 1e3)
+            }),
+        );
+    }
+    let wafs = uniform_wafs(r);
+    put(
+        keys::OP_ESTIMATE.into(),
+        wafs.iter()
+            .filter_map(|&w| op_from_waf_formula(w))
+            .collect(),
+    );
+    put(
+        keys::OP_ESTIMATE_GREEDY.into(),
+        wafs.iter().filter_map(|&w| op_from_greedy(w)).collect(),
+    );
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_median_max() {
+        let f = figure(vec![3.0, 1.0, 2.0, 10.0]).unwrap();
+        assert_eq!((f.min, f.median, f.max), (1.0, 2.5, 10.0));
+        assert_eq!(f.samples.len(), 4);
+        assert!(figure(vec![]).is_none());
+        assert!(figure(vec![f64::NAN]).is_none());
+    }
+}

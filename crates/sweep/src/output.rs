@@ -1,0 +1,201 @@
+//! The text a sweep's runs become: the JSON document, the CSV of every WAF series, and the
+//! summary table. One set of functions for a single-machine sweep and for a merge, so both
+//! write the same bytes.
+
+use std::fmt::Write as _;
+
+use ssdiq_flash::{GcPolicy, Geometry};
+use ssdiq_schema::sim::{SimShardDoc, KIND_SIM, KIND_SIM_SHARD};
+use ssdiq_schema::{SimDoc, SimParams, SimRun, SCHEMA};
+use ssdiq_workload::units::format_size;
+
+use crate::point::Point;
+use crate::shard::Shard;
+
+/// The `"kind": "sim"` document.
+pub fn sim_doc(runs: Vec<SimRun>, partial: bool) -> SimDoc {
+    SimDoc {
+        schema: SCHEMA.into(),
+        kind: KIND_SIM.into(),
+        runs,
+        partial,
+    }
+}
+
+/// The `"kind": "sim-shard"` document of `shard`: its finished runs (`runs[i]` is the run of
+/// the shard's `i`-th point, `None` if it did not run) and the whole sweep's point list.
+pub fn shard_doc(shard: Shard, all: &[Point], runs: Vec<Option<SimRun>>) -> SimShardDoc {
+    let mine = shard.select(all);
+    let partial = runs.iter().any(Option::is_none) || runs.len() < mine.len();
+    SimShardDoc {
+        schema: SCHEMA.into(),
+        kind: KIND_SIM_SHARD.into(),
+        shard: shard.id(),
+        points: all.iter().map(|p| p.params.clone()).collect(),
+        runs: mine
+            .iter()
+            .zip(runs)
+            .filter_map(|(p, r)| {
+                r.map(|run| ssdiq_schema::sim::IndexedRun {
+                    index: p.index,
+                    run,
+                })
+            })
+            .collect(),
+        partial,
+    }
+}
+
+/// Every run's WAF series, one row per series point.
+pub fn csv(runs: &[SimRun]) -> String {
+    let mut s = String::from(
+        "run,gc,pattern,fill,op,pages_per_block,write_buffer_pages,seed,drive_writes,host_writes,flash_writes,running_waf,cumulative_waf\n",
+    );
+    for (i, r) in runs.iter().enumerate() {
+        let p = &r.params;
+        for pt in &r.series {
+            let _ = writeln!(
+                s,
+                "{},{},\"{}\",{},{},{},{},{},{},{},{},{},{}",
+                i + 1,
+                p.gc,
+                p.pattern.replace('"', "\"\""),
+                p.fill,
+                p.op,
+                p.pages_per_block,
+                p.write_buffer_pages,
+                p.seed,
+                pt.drive_writes,
+                pt.host_writes,
+                pt.flash_writes,
+                pt.running_waf,
+                pt.cumulative_waf
+            );
+        }
+    }
+    s
+}
+
+/// "greedy+gcf" for a policy given a GC frontier it does not have by itself, "+batch" for
+/// batched collection.
+pub fn gc_label(p: &SimParams) -> String {
+    let own =
+        p.gc.parse::<GcPolicy>()
+            .map(|g| g.implies_gc_frontier())
+            .unwrap_or(false);
+    let mut s = p.gc.clone();
+    if p.gc_frontier && !own {
+        s.push_str("+gcf");
+    }
+    if p.gc_mode == "batched" {
+        s.push_str("+batch");
+    }
+    s
+}
+
+/// The WAF column: four decimals, "a" for an analytic bound.
+pub fn waf_text(r: &SimRun) -> String {
+    if r.method == "analytic" {
+        format!("{:.4}a", r.waf)
+    } else {
+        format!("{:.4}", r.waf)
+    }
+}
+
+pub const TABLE_NOTE: &str = "WAF: over the final half of the workload writes. a = analytic bound. greedy* = greedy mean-field model for uniform writes at this geometry.";
+
+/// The summary table, one row per run.
+pub fn table(runs: &[SimRun]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:>3} {:<16} {:<22} {:>6} {:>7} {:>5} {:>7} {:>6} {:>8} {:>8} {:>8} {:>7}",
+        "#",
+        "gc",
+        "pattern",
+        "fill",
+        "OP",
+        "b",
+        "buffer",
+        "writes",
+        "WAF",
+        "cum.WAF",
+        "greedy*",
+        "secs"
+    );
+    for (i, r) in runs.iter().enumerate() {
+        let p = &r.params;
+        let _ = writeln!(
+            s,
+            "{:>3} {:<16} {:<22} {:>6.4} {:>6.2}% {:>5} {:>7} {:>5}x {:>8} {:>8.4} {:>8.4} {:>7.1}",
+            i + 1,
+            gc_label(p),
+            p.pattern,
+            p.fill,
+            p.op * 100.0,
+            p.pages_per_block,
+            p.write_buffer_pages,
+            writes_text(p.writes),
+            waf_text(r),
+            r.cumulative_waf,
+            r.greedy_model_waf,
+            r.seconds
+        );
+    }
+    let _ = writeln!(s, "{TABLE_NOTE}");
+    s
+}
+
+/// Drive writes as given (10, 2.5), a trace's fraction to 3 decimals.
+pub fn writes_text(w: f64) -> String {
+    if (w * 1000.0).fract() == 0.0 {
+        format!("{w}")
+    } else {
+        format!("{w:.3}")
+    }
+}
+
+/// One line describing a geometry.
+pub fn describe_geometry(g: &Geometry) -> String {
+    format!(
+        "geometry: {} physical, {} logical; page {}, block {} ({} pages) x {} blocks; fill {:.4}, OP {:.2}%, spare factor {:.2}%; GC reserve {} blocks beyond these",
+        format_size(g.physical_bytes()),
+        format_size(g.logical_bytes()),
+        format_size(g.page_bytes),
+        format_size(g.ppb() * g.page_bytes),
+        g.pages_per_block,
+        g.blocks,
+        g.fill(),
+        g.op() * 100.0,
+        g.spare_factor() * 100.0,
+        g.reserve_blocks
+    )
+}
+
+/// One line per trace of the sweep: how it lands on the drive.
+pub fn describe_traces(points: &[Point]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in points {
+        let Some(t) = &p.params.trace else { continue };
+        let line = format!(
+            "trace {} ({}{}): {} page writes per pass{}; map {} onto {} logical pages; {} passes",
+            t.file,
+            t.format,
+            t.device
+                .as_deref()
+                .map(|d| format!(", device {d}"))
+                .unwrap_or_default(),
+            t.pass_page_writes,
+            t.written_pages
+                .map(|w| format!(" to {w} distinct pages"))
+                .unwrap_or_default(),
+            t.map,
+            p.params.logical_pages,
+            writes_text(t.passes)
+        );
+        if !out.contains(&line) {
+            out.push(line);
+        }
+    }
+    out
+}

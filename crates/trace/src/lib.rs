@@ -1,0 +1,32 @@
+//! Block traces as request sources for ssdiq: streaming parsers for blkparse text (and the
+//! kernel's blk tracer), MSR Cambridge, Alibaba, SPC and FIU traces; their statistics; and
+//! the mapping of a trace's address space onto a simulated drive or a real target.
+//!
+//! Crate invariants:
+//! - Streaming: a trace is read front to back in constant memory; what grows is only the
+//!   footprint structures (one entry per distinct page) that statistics and compaction need.
+//! - Every record is a [`TraceRecord`] in bytes and nanoseconds; the consumers turn records
+//!   into the workload crate's page [`ssdiq_workload::Request`]s and [`ssdiq_workload::Draw`]s
+//!   ([`replay`], [`draws`]), so the simulator and the engine take traces like patterns.
+//! - Bad input is an error naming the file and the line, never a silently skipped record.
+//! - No clock, no I/O beyond reading the trace file.
+
+pub mod draws;
+pub mod error;
+pub mod fields;
+pub mod format;
+pub mod map;
+mod parse;
+pub mod reader;
+pub mod record;
+pub mod replay;
+pub mod scan;
+pub mod stats;
+
+pub use error::TraceError;
+pub use format::{BlkAction, Format, FORMAT_NAMES};
+pub use map::MapKind;
+pub use reader::{detect, TraceOptions, TraceReader};
+pub use record::TraceRecord;
+pub use scan::{scan, Scan};
+pub use stats::{TraceStats, TraceStatsBuilder};

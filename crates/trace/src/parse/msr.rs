@@ -1,0 +1,71 @@
+//! MSR Cambridge block traces (SNIA IOTTA): `Timestamp,Hostname,DiskNumber,Type,Offset,Size,
+//! ResponseTime`, e.g. `128166372003061629,hm,0,Read,7014609920,24576,41286`. Timestamps are
+//! Windows filetime (100 ns ticks since 1601), offsets and sizes bytes. A device is one
+//! (hostname, disk) pair.
+
+use super::{bad, read_or_write, request, LineResult};
+use crate::fields::{split, trim, uint};
+use crate::format::Format;
+
+const F: Format = Format::Msr;
+
+#[derive(Default)]
+pub struct MsrParser {
+    /// (hostname, disk) of each device id, in order of first appearance.
+    devices: Vec<(Vec<u8>, u64)>,
+    last: Option<u32>,
+}
+
+impl MsrParser {
+    pub fn parse(&mut self, line: &[u8]) -> LineResult {
+        let mut f = [&b""[..]; 8];
+        let n = split(line, b',', &mut f);
+        if n < 6 {
+            return Err(bad(F, "the line", &format!("has {n} fields, not 7")));
+        }
+        let ticks = uint(f[0]).ok_or_else(|| bad(F, "Timestamp", "is not a whole number"))?;
+        let time_ns = ticks
+            .checked_mul(100)
+            .ok_or_else(|| bad(F, "Timestamp", "overflows nanoseconds"))?;
+        let host = trim(f[1]);
+        if host.is_empty() {
+            return Err(bad(F, "Hostname", "is empty"));
+        }
+        let disk = uint(f[2]).ok_or_else(|| bad(F, "DiskNumber", "is not a whole number"))?;
+        let op = read_or_write(f[3]).ok_or_else(|| bad(F, "Type", "is not Read or Write"))?;
+        let offset = uint(f[4]).ok_or_else(|| bad(F, "Offset", "is not a whole number"))?;
+        let len = uint(f[5]).ok_or_else(|| bad(F, "Size", "is not a whole number"))?;
+        let device = self.device(host, disk);
+        request(F, time_ns, device, op, offset, len)
+    }
+
+    #[inline]
+    fn device(&mut self, host: &[u8], disk: u64) -> u32 {
+        if let Some(id) = self.last {
+            let (h, d) = &self.devices[id as usize];
+            if *d == disk && h.as_slice() == host {
+                return id;
+            }
+        }
+        let id = match self
+            .devices
+            .iter()
+            .position(|(h, d)| *d == disk && h.as_slice() == host)
+        {
+            Some(i) => i as u32,
+            None => {
+                self.devices.push((host.to_vec(), disk));
+                (self.devices.len() - 1) as u32
+            }
+        };
+        self.last = Some(id);
+        id
+    }
+
+    pub fn device_name(&self, id: u32) -> String {
+        match self.devices.get(id as usize) {
+            Some((h, d)) => format!("{},{d}", String::from_utf8_lossy(h)),
+            None => id.to_string(),
+        }
+    }
+}
