@@ -176,7 +176,6 @@ pub fn page(specs: &[SimRun]) -> String {
         .enumerate()
         .map(|(i, (r, label))| {
             let p = &r.params;
-            let secs = r.seconds;
             vec![
                 (i + 1).to_string(),
                 label.clone(),
@@ -198,7 +197,6 @@ pub fn page(specs: &[SimRun]) -> String {
                 ),
                 format!("{:.4}", r.cumulative_waf),
                 format!("{:.4}", r.greedy_model_waf),
-                format!("{secs:.1}"),
             ]
         })
         .collect();
@@ -217,7 +215,6 @@ pub fn page(specs: &[SimRun]) -> String {
             "WAF",
             "cum. WAF",
             "greedy model",
-            "seconds",
         ],
         &rows,
         4,
