@@ -130,11 +130,9 @@ fn load_applied(s: &StepResult) -> Option<String> {
     Some(text)
 }
 
-pub const STEP_HEADER: [&str; 15] = [
+pub const STEP_HEADER: [&str; 13] = [
     "pass",
     "Step",
-    "stage",
-    "rw",
     "pattern",
     "bs",
     "threads x QD",
@@ -159,7 +157,7 @@ fn kib(bytes: u64) -> String {
 
 /// One row per step, the columns of [`STEP_HEADER`]: the step's value by the reference rule
 /// where the result has one (latency under load: the probe medians), else its totals.
-pub fn step_rows(r: &RunResult) -> Vec<[String; 15]> {
+pub fn step_rows(r: &RunResult) -> Vec<[String; 13]> {
     r.steps
         .iter()
         .map(|st| {
@@ -177,14 +175,20 @@ pub fn step_rows(r: &RunResult) -> Vec<[String; 15]> {
                 Some(v) if !v.probes.is_empty() => v
                     .probes
                     .iter()
-                    .map(|(op, p)| format!("{op} {:.0} / {:.0}", p.mean_ns / 1e3, p.p99_9_ns / 1e3))
+                    .map(|(op, p)| {
+                        format!(
+                            "{op}\u{a0}{:.0}\u{a0}/\u{a0}{:.0}",
+                            p.mean_ns / 1e3,
+                            p.p99_9_ns / 1e3
+                        )
+                    })
                     .collect(),
                 _ => st
                     .probes
                     .iter()
                     .map(|(op, p)| {
                         format!(
-                            "{op} {:.0} / {:.0}",
+                            "{op}\u{a0}{:.0}\u{a0}/\u{a0}{:.0}",
                             p.lat_ns.mean / 1e3,
                             p.lat_ns.p99_9 as f64 / 1e3
                         )
@@ -194,9 +198,10 @@ pub fn step_rows(r: &RunResult) -> Vec<[String; 15]> {
             let c = st.convergence.as_ref();
             [
                 st.pass.map(|p| p.to_string()).unwrap_or_default(),
-                st.name.clone(),
-                st.stage.clone().unwrap_or_default(),
-                st.rw.clone(),
+                match &st.stage {
+                    Some(stage) if !stage.is_empty() => format!("{} ({stage})", st.name),
+                    _ => st.name.clone(),
+                },
                 st.pattern.clone(),
                 kib(st.bs),
                 format!("{}x{}", st.threads, st.qd),
@@ -213,7 +218,7 @@ pub fn step_rows(r: &RunResult) -> Vec<[String; 15]> {
                 match c {
                     Some(c) if c.within_reference.unwrap_or(c.converged) => {
                         format!(
-                            "rounds {}-{}",
+                            "rounds\u{a0}{}\u{2011}{}",
                             c.window_first.unwrap_or(0) + 1,
                             c.window_first.unwrap_or(0) + 5
                         )

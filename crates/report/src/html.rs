@@ -416,7 +416,7 @@ pub fn render_against(results: &[&RunResult], reference: Option<&Reference>) -> 
     page.heading("steps", "Steps");
     for (d, c) in drives.iter().zip(&colours) {
         let rows: Vec<Vec<String>> = step_rows(d.run).into_iter().map(|r| r.to_vec()).collect();
-        let table = simple_table("steps", &STEP_HEADER, &rows, 5);
+        let table = simple_table("steps", &STEP_HEADER, &rows, 3);
         if drives.len() > 1 || reference.is_some() {
             // One drive's steps are dozens of rows: folded, so a comparison stays readable.
             page.raw(&format!(
