@@ -59,6 +59,17 @@ impl EmuExecutor {
     /// The profile `target` names, parsed and checked, without building the drive (which
     /// allocates about 9 bytes per page: see `ssdiq_flash::memory::drive_bytes`).
     pub fn profile_of(target: &str) -> Result<Profile, EngineError> {
+        let (text, overrides) = Self::profile_source(target)?;
+        let overrides: Vec<(&str, &str)> = overrides
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        Profile::parse(&text, &overrides).map_err(|e| invalid(format!("{target}: {e}")))
+    }
+
+    /// The TOML text `target` names (a shipped profile or a file) and its `key=value`
+    /// overrides, unparsed: what `ssdiq info` reads each parameter's source comment from.
+    pub fn profile_source(target: &str) -> Result<(String, Vec<(String, String)>), EngineError> {
         let rest = target.strip_prefix("emu:").ok_or_else(|| {
             invalid(format!(
                 "invalid emulated target \"{target}\": expected emu:PROFILE[,key=value...]"
@@ -73,7 +84,7 @@ impl EmuExecutor {
             builtin(head)
                 .ok_or_else(|| {
                     invalid(format!(
-                        "unknown emu profile \"{head}\": expected one of {} or a path to a .toml file",
+                        "unknown emu profile \"{head}\": expected one of {} or a path to a .toml file (`ssdiq info emu:list` lists them)",
                         builtin_names()
                     ))
                 })?
@@ -86,9 +97,9 @@ impl EmuExecutor {
                     "invalid emu option \"{p}\" in \"{target}\": expected key=value"
                 ))
             })?;
-            overrides.push((k, v));
+            overrides.push((k.trim().to_string(), v.trim().to_string()));
         }
-        Profile::parse(&text, &overrides).map_err(|e| invalid(format!("{target}: {e}")))
+        Ok((text, overrides))
     }
 
     /// An executor over a parsed profile.

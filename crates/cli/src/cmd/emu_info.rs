@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 use ssdiq_engine::{EmuExecutor, EmuSpec};
+use ssdiq_flash::emu::profile::{sources, ParamSource};
+use ssdiq_flash::emu::{Profile, BUILTIN};
 use ssdiq_nvme::{InfoReport, WriteCounters};
 use ssdiq_workload::units::format_size;
 
@@ -206,7 +208,7 @@ fn render(target: &str, f: &Emulated) -> String {
     let sp = &f.spec;
     let _ = writeln!(
         w,
-        "spec (datasheet-style, measured on the model)\n  seq read {}, seq write {}, rand read {}, rand write {}, read latency {}, write latency {}",
+        "spec (datasheet-style; its parameters below say where each figure comes from)\n  seq read {}, seq write {}, rand read {}, rand write {}, read latency {}, write latency {}",
         opt(sp.seq_read_mb_s, "MB/s"),
         opt(sp.seq_write_mb_s, "MB/s"),
         opt(sp.rand_read_kiops, "kIOPS"),
@@ -222,10 +224,164 @@ fn render(target: &str, f: &Emulated) -> String {
     s
 }
 
+/// A parameter's value and where it comes from, as `ssdiq info` shows it.
+#[derive(Serialize)]
+struct Parameter {
+    #[serde(flatten)]
+    file: ParamSource,
+    /// The value given on the command line (`emu:NAME,key=value`), which replaces the file's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    overridden: Option<String>,
+}
+
+fn parameters(target: &str) -> anyhow::Result<Vec<Parameter>> {
+    let (text, overrides) =
+        EmuExecutor::profile_source(target).map_err(|e| usage(e.to_string()))?;
+    let mut params: Vec<Parameter> = sources(&text)
+        .into_iter()
+        .filter(|p| p.key != "name" && p.key != "description")
+        .map(|file| Parameter {
+            file,
+            overridden: None,
+        })
+        .collect();
+    for (k, v) in overrides {
+        let (sec, key) = match k.split_once('.') {
+            Some((s, k)) => (Some(s.to_string()), k.to_string()),
+            None => (None, k),
+        };
+        match params
+            .iter_mut()
+            .find(|p| p.file.key == key && sec.as_deref().is_none_or(|s| s == p.file.section))
+        {
+            Some(p) => p.overridden = Some(v),
+            None => params.push(Parameter {
+                file: ParamSource {
+                    section: sec.unwrap_or_default(),
+                    key,
+                    value: String::new(),
+                    source: String::new(),
+                },
+                overridden: Some(v),
+            }),
+        }
+    }
+    Ok(params)
+}
+
+fn render_parameters(params: &[Parameter]) -> String {
+    let mut s = String::from("parameters (value: where it comes from)\n");
+    let width = params.iter().map(|p| p.file.key.len()).max().unwrap_or(0);
+    for p in params {
+        let (value, source) = match &p.overridden {
+            Some(v) if p.file.value.is_empty() => {
+                (v.clone(), "set on the command line".to_string())
+            }
+            Some(v) => (
+                v.clone(),
+                format!(
+                    "set on the command line (the profile says {})",
+                    p.file.value
+                ),
+            ),
+            None => (
+                p.file.value.clone(),
+                if p.file.source.is_empty() {
+                    "(no source given)".to_string()
+                } else {
+                    p.file.source.clone()
+                },
+            ),
+        };
+        let _ = writeln!(s, "  {:width$} = {value}: {source}", p.file.key);
+    }
+    s
+}
+
+/// One shipped profile as `ssdiq info emu:list` shows it.
+#[derive(Serialize)]
+struct Listed {
+    name: String,
+    description: String,
+    capacity: String,
+    full_capacity: Option<String>,
+    op: f64,
+    policy: String,
+    spec: ssdiq_flash::emu::Spec,
+}
+
+fn list(json: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let mut rows = Vec::new();
+    for (name, text) in BUILTIN {
+        let p = Profile::parse(text, &[])
+            .map_err(|e| anyhow::anyhow!("shipped profile {name} is invalid: {e}"))?;
+        let mut policy = p.drive.policy.clone();
+        if p.drive.gc_frontier {
+            policy.push_str(" + GC frontier");
+        }
+        if p.drive.gc_mode != "naive" {
+            policy.push_str(&format!(" ({})", p.drive.gc_mode));
+        }
+        rows.push(Listed {
+            name: name.to_string(),
+            description: p.description.clone(),
+            capacity: p.drive.capacity.clone(),
+            full_capacity: p.drive.full_capacity.clone(),
+            op: p.drive.op,
+            policy,
+            spec: p.spec,
+        });
+    }
+    let mut s = String::from(
+        "shipped emulated drives (emu:NAME; emu:path/to/file.toml for your own; `ssdiq info emu:NAME` shows each value's source)\n",
+    );
+    let dw = rows.iter().map(|r| r.description.len()).max().unwrap_or(5);
+    let gw = rows.iter().map(|r| r.policy.len()).max().unwrap_or(2);
+    let _ = writeln!(
+        s,
+        "  {:<10} {:<dw$} {:>8} {:>10} {:>6}  {:<gw$} {:>6} {:>6} {:>6} {:>6}",
+        "name", "model", "capacity", "stands for", "OP", "GC", "seqR", "seqW", "rndR", "rndW"
+    );
+    let num = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_else(|| "-".into());
+    for r in &rows {
+        let _ = writeln!(
+            s,
+            "  {:<10} {:<dw$} {:>8} {:>10} {:>5.1}%  {:<gw$} {:>6} {:>6} {:>6} {:>6}",
+            r.name,
+            r.description,
+            r.capacity,
+            r.full_capacity.as_deref().unwrap_or("-"),
+            r.op * 100.0,
+            r.policy,
+            num(r.spec.seq_read_mb_s),
+            num(r.spec.seq_write_mb_s),
+            num(r.spec.rand_read_kiops),
+            num(r.spec.rand_write_kiops)
+        );
+    }
+    s.push_str(
+        "  spec columns: the datasheet's seq. read / write MB/s, random read / write k IOPS\n",
+    );
+    print!("{s}");
+    if let Some(p) = json {
+        let doc = serde_json::json!({
+            "schema": "ssdiq/1",
+            "kind": "emu-list",
+            "profiles": rows,
+        });
+        write_json(p, &doc)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn main(target: &str, json: Option<&Path>) -> anyhow::Result<ExitCode> {
+    if target == "emu:list" {
+        return list(json);
+    }
     let e = EmuExecutor::open(target).map_err(|e| usage(e.to_string()))?;
     let f = facts(&e);
-    print!("{}", render(target, &f));
+    let params = parameters(target)?;
+    print!("{}{}", render(target, &f), render_parameters(&params));
     if let Some(p) = json {
         let report = InfoReport {
             target: target.to_string(),
@@ -244,6 +400,7 @@ pub fn main(target: &str, json: Option<&Path>) -> anyhow::Result<ExitCode> {
             "kind": "info",
             "info": report,
             "emulated": f,
+            "parameters": params,
         });
         write_json(p, &doc)?;
     }

@@ -52,6 +52,10 @@ const PREFETCH: usize = 8;
 /// Mixed into the profile's seed for the read-retry draws.
 const RETRY_SEED: u64 = 0x0EAD_2E72;
 
+/// Mixed into the profile's seed for the write-stall draws (a stream of its own, so a profile
+/// without stalls draws exactly the read-retries it drew before stalls existed).
+const STALL_SEED: u64 = 0x57A1_1ED0;
+
 /// Logical block (and FTL page) size of the emulated drive.
 pub const LBA_BYTES: u64 = 4096;
 
@@ -80,6 +84,9 @@ pub struct Timing {
     pub link_ns_per_page: f64,
     pub read_overhead_ns: u64,
     pub write_ns: u64,
+    /// Fraction of buffered writes that wait for a firmware stall, and the longest stall.
+    pub stall_rate: f64,
+    pub stall_ns: u64,
     pub dram_ns: u64,
     pub buffer_pages: u64,
     /// Rewrites of a page among the last `window_pages` buffered are absorbed (the buffer
@@ -117,6 +124,7 @@ pub struct Drive {
     /// When each channel is next free.
     chan_free: Vec<u64>,
     rng: SeededRng,
+    stall_rng: SeededRng,
     link_in: u64,
     link_out: u64,
     now: u64,
@@ -194,7 +202,7 @@ impl Drive {
             policy,
             streams: p.drive.streams,
             gc_frontier: p.drive.gc_frontier,
-            mode: crate::ftl::GcMode::Naive,
+            mode: p.drive.gc_mode.parse().map_err(bad)?,
             seed: p.drive.seed,
         };
         let ftl = Ftl::new(cfg).map_err(|e| {
@@ -230,6 +238,8 @@ impl Drive {
             link_ns_per_page: lbas_mb / p.host.link_mb_s * 1e9,
             read_overhead_ns: us(p.host.read_overhead_us),
             write_ns: us(p.host.write_us),
+            stall_rate: p.host.write_stall_rate,
+            stall_ns: us(p.host.write_stall_us),
             dram_ns: us(p.host.dram_read_us),
             buffer_pages,
             window_pages: ((buffer_pages as f64 * scale).round() as u64).min(buffer_pages),
@@ -253,6 +263,7 @@ impl Drive {
             gc: Gc::new(dies as usize),
             chan_free: vec![0; n.channels as usize],
             rng: SeededRng::new(p.drive.seed ^ RETRY_SEED),
+            stall_rng: SeededRng::new(p.drive.seed ^ STALL_SEED),
             link_in: 0,
             link_out: 0,
             now: 0,
@@ -469,10 +480,22 @@ impl Drive {
             if self.idle > 0 && self.buf.live() >= self.t.unit_pages as u64 {
                 self.kick(now);
             }
-            Some(ready + self.t.write_ns)
+            Some(ready + self.t.write_ns + self.stall())
         } else {
             self.buf.park(tag, lpn, pages, ready);
             None
+        }
+    }
+
+    /// The firmware stall a buffered write waits for: none for most, for a `stall_rate` share
+    /// between half the longest stall and all of it.
+    #[inline]
+    fn stall(&mut self) -> u64 {
+        if self.t.stall_rate > 0.0 && self.stall_rng.unit_f64() < self.t.stall_rate {
+            let half = self.t.stall_ns / 2;
+            half + self.stall_rng.below(self.t.stall_ns - half + 1)
+        } else {
+            0
         }
     }
 

@@ -18,6 +18,15 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("smallbuf", include_str!("../../profiles/smallbuf.toml")),
     ("highop", include_str!("../../profiles/highop.toml")),
     ("2r", include_str!("../../profiles/2r.toml")),
+    ("pm9a3", include_str!("../../profiles/pm9a3.toml")),
+    ("pe8110", include_str!("../../profiles/pe8110.toml")),
+    ("p5520", include_str!("../../profiles/p5520.toml")),
+    ("sn640", include_str!("../../profiles/sn640.toml")),
+    ("7450pro", include_str!("../../profiles/7450pro.toml")),
+    ("7450max", include_str!("../../profiles/7450max.toml")),
+    ("pm1733", include_str!("../../profiles/pm1733.toml")),
+    ("cm7r", include_str!("../../profiles/cm7r.toml")),
+    ("i4i", include_str!("../../profiles/i4i.toml")),
 ];
 
 /// The TOML text of a shipped profile.
@@ -32,6 +41,55 @@ pub fn builtin_names() -> String {
         .map(|(n, _)| *n)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// One parameter as a profile file writes it: where it sits, its value as written, and the
+/// comment after it, which says where the value comes from (a source or "assumption").
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ParamSource {
+    pub section: String,
+    pub key: String,
+    pub value: String,
+    pub source: String,
+}
+
+/// Every `key = value  # comment` line of a profile's text, in file order. Comment lines and
+/// lines without a comment give an empty source; a `#` inside a quoted string is not a comment.
+pub fn sources(text: &str) -> Vec<ParamSource> {
+    let mut section = String::new();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('#') || line.is_empty() {
+            continue;
+        }
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            section = name.trim().to_string();
+            continue;
+        }
+        let Some((key, rest)) = line.split_once('=') else {
+            continue;
+        };
+        let mut quoted = false;
+        let mut cut = rest.len();
+        for (i, c) in rest.char_indices() {
+            match c {
+                '"' => quoted = !quoted,
+                '#' if !quoted => {
+                    cut = i;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        out.push(ParamSource {
+            section: section.clone(),
+            key: key.trim().to_string(),
+            value: rest[..cut].trim().to_string(),
+            source: rest.get(cut + 1..).unwrap_or("").trim().to_string(),
+        });
+    }
+    out
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -73,6 +131,11 @@ pub struct DriveParams {
     pub policy: String,
     /// Relocate GC data to its own frontier (always on for 2R policies).
     pub gc_frontier: bool,
+    /// When GC runs: "naive" (one victim per trigger into the host's new block, the paper's
+    /// naive greedy) or "batched" (victims gathered into blocks of their own: an implicit
+    /// hot/cold separation that exploits skew). Optional in a profile.
+    #[serde(default = "naive_mode")]
+    pub gc_mode: String,
     /// Seed of the FTL's random choices.
     pub seed: u64,
     /// Placement streams (FDP reclaim unit handles): each gets its own write frontier, and a
@@ -83,6 +146,10 @@ pub struct DriveParams {
 
 fn one_stream() -> u32 {
     1
+}
+
+fn naive_mode() -> String {
+    "naive".into()
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -120,6 +187,13 @@ pub struct HostParams {
     pub read_overhead_us: f64,
     pub write_us: f64,
     pub dram_read_us: f64,
+    /// Fraction of buffered host writes that wait for a firmware stall before they complete
+    /// (0: none), and how long the longest stall lasts: each stalled write waits uniformly
+    /// between half of `write_stall_us` and all of it. Optional in a profile.
+    #[serde(default)]
+    pub write_stall_rate: f64,
+    #[serde(default)]
+    pub write_stall_us: f64,
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -147,14 +221,27 @@ pub struct Spec {
     pub write_lat_us: Option<f64>,
 }
 
-const SPEC_KEYS: [&str; 6] = [
-    "seq_read_mb_s",
-    "seq_write_mb_s",
-    "rand_read_kiops",
-    "rand_write_kiops",
-    "read_lat_us",
-    "write_lat_us",
+/// Keys a profile may leave out (they have defaults), by section, with a value of their type:
+/// an override may still set them.
+const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 10] = [
+    ("spec", "seq_read_mb_s", OptionalKind::Number),
+    ("spec", "seq_write_mb_s", OptionalKind::Number),
+    ("spec", "rand_read_kiops", OptionalKind::Number),
+    ("spec", "rand_write_kiops", OptionalKind::Number),
+    ("spec", "read_lat_us", OptionalKind::Number),
+    ("spec", "write_lat_us", OptionalKind::Number),
+    ("drive", "gc_mode", OptionalKind::Text),
+    ("drive", "streams", OptionalKind::Whole),
+    ("host", "write_stall_rate", OptionalKind::Number),
+    ("host", "write_stall_us", OptionalKind::Number),
 ];
+
+#[derive(Clone, Copy)]
+enum OptionalKind {
+    Number,
+    Whole,
+    Text,
+}
 
 impl Profile {
     /// Parses `text` (a profile file's contents), applies `overrides` in order, checks it.
@@ -239,6 +326,7 @@ impl Profile {
             ("read_overhead_us", self.host.read_overhead_us),
             ("write_us", self.host.write_us),
             ("dram_read_us", self.host.dram_read_us),
+            ("write_stall_us", self.host.write_stall_us),
         ] {
             if !(0.0..1e7).contains(&v) {
                 return err(format!("invalid {k} \"{v}\": expected microseconds >= 0"));
@@ -256,6 +344,18 @@ impl Profile {
             return err(format!(
                 "invalid read_retry_rate \"{}\": expected a fraction from 0 to 1",
                 n.read_retry_rate
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.host.write_stall_rate) {
+            return err(format!(
+                "invalid write_stall_rate \"{}\": expected a fraction from 0 to 1",
+                self.host.write_stall_rate
+            ));
+        }
+        if self.drive.gc_mode.parse::<crate::ftl::GcMode>().is_err() {
+            return err(format!(
+                "invalid gc_mode \"{}\": expected naive or batched",
+                self.drive.gc_mode
             ));
         }
         if n.read_retry_max_steps == 0 || n.read_retry_max_steps > 100 {
@@ -323,8 +423,13 @@ fn apply_override(tree: &mut toml::Table, key: &str, value: &str) -> Result<(), 
         .into_iter()
         .filter(|(s, k)| k == leaf && want_sec.is_none_or(|w| w == s))
         .collect();
-    if found.is_empty() && SPEC_KEYS.contains(&leaf) && want_sec.is_none_or(|w| w == "spec") {
-        found.push(("spec".into(), leaf.into()));
+    let optional = OPTIONAL_KEYS
+        .iter()
+        .find(|(s, k, _)| *k == leaf && want_sec.is_none_or(|w| w == *s));
+    if found.is_empty() {
+        if let Some((s, k, _)) = optional {
+            found.push((s.to_string(), k.to_string()));
+        }
     }
     if found.len() != 1 || key == "name" {
         let mut known: Vec<String> = leaves(tree)
@@ -332,9 +437,9 @@ fn apply_override(tree: &mut toml::Table, key: &str, value: &str) -> Result<(), 
             .map(|(_, k)| k)
             .filter(|k| k != "name")
             .collect();
-        for s in SPEC_KEYS {
-            if !known.iter().any(|k| k == s) {
-                known.push(s.into());
+        for (_, k, _) in OPTIONAL_KEYS {
+            if !known.iter().any(|x| x == k) {
+                known.push(k.into());
             }
         }
         known.sort();
@@ -352,7 +457,11 @@ fn apply_override(tree: &mut toml::Table, key: &str, value: &str) -> Result<(), 
             .as_table_mut()
             .expect("a section")
     };
-    let old = slot.get(&leaf).cloned();
+    let old = slot.get(&leaf).cloned().or(match optional {
+        Some((_, _, OptionalKind::Whole)) => Some(toml::Value::Integer(0)),
+        Some((_, _, OptionalKind::Text)) => Some(toml::Value::String(String::new())),
+        _ => None,
+    });
     let bad =
         |what: &str| ProfileError(format!("invalid emu value {key}={value}: expected {what}"));
     let new = match old {
@@ -371,6 +480,11 @@ fn apply_override(tree: &mut toml::Table, key: &str, value: &str) -> Result<(), 
         Some(toml::Value::String(_)) => {
             if leaf == "capacity" || leaf == "full_capacity" {
                 parse_size(value).map_err(|_| bad("a size like 16GiB"))?;
+            }
+            if leaf == "gc_mode" {
+                value
+                    .parse::<crate::ftl::GcMode>()
+                    .map_err(|_| bad("a GC mode: naive or batched"))?;
             }
             if leaf == "policy" {
                 value

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Markdown table of `ssdiq run emu:NAME` results beside the SSD-iq paper's rows.
+
+usage: bench/drives-table.py DIR   (DIR/<profile>/run.json for each profile run)
+
+The paper's figures come from crates/report/data/ssd-iq-paper.toml (the report's own copy,
+Tables 2 and 3). Throughput and WA cells show ssdiq / paper and the relative difference;
+latency cells show the colour class of both (the paper's rule, crates/report/src/colour.rs).
+Sequential read is the "before" samples' median (right after the sequential init). Sequential
+write is the bandwidth of the sequential init (512 KiB sequential writes over the whole drive):
+the protocol's own seq_write step (512 KiB at random offsets, 10 x QD32) is GC-bound on the
+emulated drives (docs/protocol.md), and is shown in the last column for reference.
+"""
+import json
+import os
+import statistics
+import sys
+import tomllib
+
+PROFILES = [
+    ("pm9a3", "Samsung PM9A3"),
+    ("pe8110", "SK Hynix PE8110"),
+    ("p5520", "Intel D7-P5520"),
+    ("sn640", "WD Ultra. DC SN640"),
+    ("7450pro", "Micron 7450 PRO"),
+    ("7450max", "Micron 7450 MAX"),
+    ("pm1733", "Samsung PM1733"),
+    ("cm7r", "Kioxia CM7-R"),
+    ("i4i", "AWS EC2 i4i.4xlarge"),
+]
+
+
+def colour(kind, us):
+    """The paper's latency colours (SSD-iq Table 2 legend)."""
+    if kind == "read_avg":
+        return "green" if us < 100 else "red"
+    if kind == "read_p999":
+        return "green" if us < 500 else "yellow" if us < 1000 else "red"
+    if kind == "write_avg":
+        return "green" if us < 20 else "yellow"
+    return "green" if us < 20 else "yellow" if us < 100 else "red"
+
+
+def before(run, name):
+    v = [s["value"]["mb_s"] for s in run["steps"]
+         if s["name"] == name and s.get("stage") == "before" and "mb_s" in s.get("value", {})]
+    return statistics.median(v) if v else None
+
+
+def precondition(run):
+    """The sequential init's bandwidth: 512 KiB sequential writes at QD1 over the drive."""
+    r = run.get("run", {})
+    if r.get("precondition_s"):
+        return r["precondition_bytes"] / r["precondition_s"] / 1e6
+    return None
+
+
+def fig(run, key):
+    f = run["figures"].get(key)
+    return f["median"] if isinstance(f, dict) else None
+
+
+def cell(ours, paper, tol):
+    if ours is None or paper is None:
+        return "-", None
+    d = ours / paper - 1
+    mark = "" if abs(d) <= tol else " **x**"
+    return f"{ours:.4g} / {paper:.4g} ({d:+.1%}){mark}", abs(d) <= tol
+
+
+def direction(ours, ours_u, paper, paper_u):
+    """Whether skewed WA moves the same way from uniform as in the paper."""
+    sign = lambda x: "up" if x > 0 else "down" if x < 0 else "equal"
+    o, p = sign(ours - ours_u), sign(round(paper - paper_u, 2))
+    return f"{ours:.2f} {o} / {paper:.2f} {p}" + ("" if o == p else " **x**"), o == p
+
+
+def main():
+    root = sys.argv[1]
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "crates", "report", "data", "ssd-iq-paper.toml"), "rb") as f:
+        paper = {d["name"]: d for d in tomllib.load(f)["drive"]}
+    rows, met, total = [], 0, 0
+    lat_rows = []
+    for key, pname in PROFILES:
+        path = os.path.join(root, key, "run.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            run = json.load(f)
+        p = paper[pname]
+        cells = [
+            cell(before(run, "seq_read"), p["seq_read_mb_s"], 0.10),
+            cell(precondition(run), p["seq_write_mb_s"], 0.10),
+            cell(fig(run, "rand_read_kiops"), p["rand_read_kiops"], 0.10),
+            cell(fig(run, "rand_write_kiops.uniform"), p["rand_write_kiops"]["unif"], 0.10),
+            cell(fig(run, "waf_measured.uniform"), p["wa"]["unif"], 0.10),
+        ]
+        wu = fig(run, "waf_measured.uniform")
+        cells.append(direction(fig(run, "waf_measured.twozone"), wu, p["wa"]["twoz"], p["wa"]["unif"]))
+        cells.append(direction(fig(run, "waf_measured.zipf"), wu, p["wa"]["zipf"], p["wa"]["unif"]))
+        lat = []
+        for kind, fk, pk in [("read_avg", "read_lat_load_avg_us", ("read_lat_us", "avg")),
+                             ("read_p999", "read_lat_load_p99.9_us", ("read_lat_us", "p999")),
+                             ("write_avg", "write_lat_load_avg_us", ("write_lat_us", "avg")),
+                             ("write_p999", "write_lat_load_p99.9_us", ("write_lat_us", "p999"))]:
+            o, pv = fig(run, fk), p[pk[0]][pk[1]]
+            same = colour(kind, o) == colour(kind, pv)
+            lat.append((f"{o:.0f} {colour(kind, o)} / {pv:.0f} {colour(kind, pv)}"
+                        + ("" if same else " **x**"), same))
+        for _, ok in cells + lat:
+            if ok is not None:
+                total += 1
+                met += ok
+        step = before(run, "seq_write")
+        rows.append(f"| {pname} | " + " | ".join(c for c, _ in cells)
+                    + f" | {step:.0f} |" if step else " | - |")
+        lat_rows.append(f"| {pname} | " + " | ".join(c for c, _ in lat) + " |")
+    print("| drive | seq. read MB/s | seq. write MB/s | rand. read kIOPS | rand. write kIOPS (unif) "
+          "| WA unif | WA TwoZ vs unif | WA Zipf vs unif | seq_write step MB/s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(rows))
+    print()
+    print("| drive | read avg µs | read P99.9 µs | write avg µs | write P99.9 µs |")
+    print("|---|---|---|---|---|")
+    print("\n".join(lat_rows))
+    print()
+    print(f"Cells within their goal: {met} of {total} (throughput and WA within 10%, skew direction "
+          f"as the paper's, latency in the paper's colour class; **x** marks a miss).")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs the SSD-iq benchmark (`ssdiq run`) on each of the nine emulated drive profiles and prints
+# the table of docs/drives.md: each figure beside the SSD-iq paper's, with the relative
+# difference.
+#   bench/drives.sh [OUT_DIR] [--quick]     (default OUT_DIR: a temporary directory)
+# JOBS=N runs N profiles at once (default 1; each run is single-threaded).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-$(mktemp -d)}
+shift || true
+extra=("$@")
+profiles=(pm9a3 pe8110 p5520 sn640 7450pro 7450max pm1733 cm7r i4i)
+cargo build --release -q -p ssdiq
+bin=target/release/ssdiq
+mkdir -p "$out"
+export bin out
+printf '%s\n' "${profiles[@]}" | xargs -P "${JOBS:-1}" -I{} sh -c \
+  '"$bin" run "emu:{}" --out "$out/{}" "$@" > "$out/{}.log" 2>&1 || { echo "emu:{} failed: $out/{}.log" >&2; exit 1; }' _ "${extra[@]}"
+for p in "${profiles[@]}"; do
+  printf '%s: %s\n' "$p" "$(grep -o 'ran .*' "$out/$p.log" | tail -1)" >&2
+done
+python3 bench/drives-table.py "$out"

@@ -1,0 +1,203 @@
+//! The drive library: each profile of the SSD-iq paper's nine drives, on a quick
+//! `ssdiq run`, reproduces the figures of its row in the paper that a quick run measures well
+//! (docs/drives.md has the full runs), and `ssdiq info emu:list` lists them.
+
+mod common;
+
+use common::ssdiq;
+use serde_json::Value;
+use ssdiq_report::paper::reference;
+
+/// (profile, the paper's drive name, which skewed workloads lower WA below uniform in the paper).
+const DRIVES: [(&str, &str); 9] = [
+    ("pm9a3", "Samsung PM9A3"),
+    ("pe8110", "SK Hynix PE8110"),
+    ("p5520", "Intel D7-P5520"),
+    ("sn640", "WD Ultra. DC SN640"),
+    ("7450pro", "Micron 7450 PRO"),
+    ("7450max", "Micron 7450 MAX"),
+    ("pm1733", "Samsung PM1733"),
+    ("cm7r", "Kioxia CM7-R"),
+    ("i4i", "AWS EC2 i4i.4xlarge"),
+];
+
+/// Cells docs/drives.md reports as not reproduced (profile, figure): not checked here.
+const KNOWN_MISSES: [(&str, &str); 1] = [("p5520", "wa zipf direction")];
+
+fn figure(run: &Value, key: &str) -> f64 {
+    run["figures"][key]["median"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("figure {key} missing"))
+}
+
+fn before(run: &Value, step: &str) -> f64 {
+    let v: Vec<f64> = run["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["name"] == step && s["stage"] == "before")
+        .map(|s| s["value"]["mb_s"].as_f64().unwrap())
+        .collect();
+    assert!(!v.is_empty(), "no {step} before the workloads");
+    v[v.len() / 2]
+}
+
+/// Checks one profile; returns what does not hold.
+fn check(profile: &str, paper_name: &str, dir: &std::path::Path) -> Vec<String> {
+    let out_dir = dir.join(profile);
+    let out = ssdiq(&[
+        "run",
+        &format!("emu:{profile}"),
+        "--quick",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    if !out.status.success() {
+        return vec![format!(
+            "{profile}: run failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )];
+    }
+    let run: Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("run.json")).unwrap()).unwrap();
+    let paper = reference("ssd-iq").unwrap();
+    let p = paper
+        .drives
+        .iter()
+        .find(|d| d.name == paper_name)
+        .expect("the paper's drive");
+    let mut bad = Vec::new();
+    let mut within = |what: &str, ours: f64, theirs: f64| {
+        if (ours / theirs - 1.0).abs() > 0.10 {
+            bad.push(format!(
+                "{profile}: {what} {ours:.3} vs the paper's {theirs}"
+            ));
+        }
+    };
+    within(
+        "seq. read MB/s",
+        before(&run, "seq_read"),
+        p.seq_read_mb_s.unwrap(),
+    );
+    let pre = run["run"]["precondition_bytes"].as_f64().unwrap()
+        / run["run"]["precondition_s"].as_f64().unwrap()
+        / 1e6;
+    within("sequential write MB/s", pre, p.seq_write_mb_s.unwrap());
+    within(
+        "rand. read kIOPS",
+        figure(&run, "rand_read_kiops"),
+        p.rand_read_kiops.unwrap(),
+    );
+    let paper_wa = if p.wa_measured.unif.is_some() {
+        &p.wa_measured
+    } else {
+        &p.wa_implied
+    };
+    let unif = figure(&run, "waf_measured.uniform");
+    within("WA uniform", unif, paper_wa.unif.unwrap());
+    for (name, key, theirs) in [
+        ("twoz", "waf_measured.twozone", paper_wa.twoz.unwrap()),
+        ("zipf", "waf_measured.zipf", paper_wa.zipf.unwrap()),
+    ] {
+        let what = format!("wa {name} direction");
+        if KNOWN_MISSES.contains(&(profile, what.as_str())) {
+            continue;
+        }
+        let ours = figure(&run, key);
+        let paper_up = theirs > paper_wa.unif.unwrap();
+        if (ours > unif) != paper_up {
+            bad.push(format!(
+                "{profile}: {what}: {ours:.3} vs uniform {unif:.3}; the paper: {theirs} vs {}",
+                paper_wa.unif.unwrap()
+            ));
+        }
+    }
+    bad
+}
+
+#[test]
+fn each_drive_profile_reproduces_its_papers_row_on_a_quick_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = DRIVES
+            .chunks(5)
+            .map(|chunk| {
+                let dir = dir.path();
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .flat_map(|(p, n)| check(p, n, dir))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn info_lists_every_profile_and_names_sources() {
+    let out = ssdiq(&["info", "emu:list"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for (p, _) in DRIVES {
+        assert!(
+            text.lines().any(|l| l.split_whitespace().next() == Some(p)),
+            "{p} not listed:\n{text}"
+        );
+    }
+    let out = ssdiq(&["info", "emu:7450max,op=0.3"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains(
+            "op                   = 0.3: set on the command line (the profile says 0.402)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("Table 2 Spec"), "{text}");
+    let out = ssdiq(&["info", "emu:pm9a4"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("\"pm9a4\"") && err.contains("7450max"),
+        "{err}"
+    );
+}
+
+/// The Micron profiles stall a share of their writes (Table 2: write P99.9 near 10 ms under
+/// load); the PM9A3 does not (17 us).
+#[test]
+fn write_tail_under_load_follows_the_papers_colour_class() {
+    let p999 = |profile: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("io.json");
+        let out = ssdiq(&[
+            "io",
+            &format!("emu:{profile},capacity=2GiB"),
+            "--rw",
+            "randwrite",
+            "--rate",
+            "20k",
+            "--time",
+            "5s",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+        v["ops"]["write"]["lat_ns"]["p99.9"].as_f64().unwrap() / 1e3
+    };
+    let micron = p999("7450pro");
+    assert!(micron > 100.0, "7450pro write P99.9 {micron} us: red");
+    let samsung = p999("pm9a3");
+    assert!(samsung < 20.0, "pm9a3 write P99.9 {samsung} us: green");
+}
