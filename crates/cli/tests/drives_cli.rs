@@ -127,28 +127,29 @@ fn check(profile: &str, paper_name: &str, dir: &std::path::Path) -> Vec<String> 
     bad
 }
 
-#[test]
-fn each_drive_profile_reproduces_its_papers_row_on_a_quick_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let bad: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = DRIVES
-            .chunks(5)
-            .map(|chunk| {
-                let dir = dir.path();
-                s.spawn(move || {
-                    chunk
-                        .iter()
-                        .flat_map(|(p, n)| check(p, n, dir))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
-    });
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
+/// One test per profile: its quick run against its row of the paper.
+macro_rules! profile_test {
+    ($($test:ident => $i:expr),* $(,)?) => {$(
+        #[test]
+        fn $test() {
+            let (profile, paper_name) = DRIVES[$i];
+            let dir = tempfile::tempdir().unwrap();
+            let bad = check(profile, paper_name, dir.path());
+            assert!(bad.is_empty(), "{}", bad.join("\n"));
+        }
+    )*};
+}
+
+profile_test! {
+    pm9a3_reproduces_its_papers_row => 0,
+    pe8110_reproduces_its_papers_row => 1,
+    p5520_reproduces_its_papers_row => 2,
+    sn640_reproduces_its_papers_row => 3,
+    micron_7450pro_reproduces_its_papers_row => 4,
+    micron_7450max_reproduces_its_papers_row => 5,
+    pm1733_reproduces_its_papers_row => 6,
+    cm7r_reproduces_its_papers_row => 7,
+    i4i_reproduces_its_papers_row => 8,
 }
 
 #[test]
