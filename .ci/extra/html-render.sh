@@ -2,7 +2,7 @@
 # Opens the HTML pages ssdiq writes in headless Chromium, at 1400 px and at a laptop's 1000 px,
 # and fails on a page that is blank, cut (taller or wider than the screenshot), or missing its
 # tables or charts: the report of a real `ssdiq run --quick`, a three-drive comparison of real
-# runs, the same drive against the SSD-iq paper's drives, and an `ssdiq sim` sweep.
+# runs, the same drive against the SSD-iq paper's drives, an `ssdiq sim` sweep and every study.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # Debian's python3 with Pillow decodes the screenshots (png_check.py falls back to its own,
@@ -56,3 +56,16 @@ check_html against "$out/against.html" 18 'Micron 7450 PRO'
 $ssdiq sim --capacity 256MiB --block 1MiB --op 7%,15%,28% --gc greedy,2r-fifo \
     --pattern uniform,twozone:80/20 --writes 2x --quiet --html "$out/sim.html" >/dev/null
 check_html sim "$out/sim.html" 2 'Write amplification against over-provisioning'
+
+# Every study's page, quick, on a small emulated drive (gc-unit on one with 3 MiB superblocks).
+for s in skew readonly latency-load block-size queue-depth; do
+    $ssdiq study "$s" emu:default,capacity=2GiB --quick --quiet --out "$out/study-$s" >/dev/null
+done
+$ssdiq study gc-unit emu:default,capacity=1GiB,full_capacity=1GiB,units_per_block=1,buffer_kib=4096 \
+    --quick --quiet --out "$out/study-gc-unit" >/dev/null
+check_html study-skew "$out/study-skew/study.html" 2 'WAF against Zipf skew'
+check_html study-readonly "$out/study-readonly/study.html" 1 'WAF against the read-only share'
+check_html study-gc-unit "$out/study-gc-unit/study.html" 1 'GC unit: 3MiB'
+check_html study-latency-load "$out/study-latency-load/study.html" 2 'Read latency against write load'
+check_html study-block-size "$out/study-block-size/study.html" 2 'Throughput against request size'
+check_html study-queue-depth "$out/study-queue-depth/study.html" 2 'IOPS against queue depth'

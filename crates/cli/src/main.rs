@@ -34,6 +34,7 @@ enum Command {
     Pattern(cmd::pattern::Args),
     Trace(cmd::trace::Args),
     Store(cmd::store::Args),
+    Study(cmd::study::Args),
 }
 
 fn main() -> ExitCode {
@@ -44,11 +45,11 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
-    // `run`, `io`, `store` and `sim` drain their job at the first Ctrl-C; the others just end
+    // `run`, `io`, `store`, `sim` and `study` drain their job at the first Ctrl-C; the others just end
     // (but never while a result file is being written).
     if !matches!(
         cli.command,
-        Command::Run(_) | Command::Io(_) | Command::Store(_) | Command::Sim(_)
+        Command::Run(_) | Command::Io(_) | Command::Store(_) | Command::Sim(_) | Command::Study(_)
     ) {
         if let Err(e) = ssdiq_engine::signals::exit_on_signals() {
             return error::report(&e.into());
@@ -63,6 +64,7 @@ fn main() -> ExitCode {
         Command::Pattern(a) => cmd::pattern::main(a),
         Command::Trace(a) => cmd::trace::main(a),
         Command::Store(a) => cmd::store::main(a),
+        Command::Study(a) => cmd::study::main(a),
     };
     match result {
         Ok(code) => code,

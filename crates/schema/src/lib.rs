@@ -10,6 +10,7 @@ pub mod job;
 pub mod latency;
 pub mod run;
 pub mod sim;
+pub mod study;
 
 pub use job::JobSecond;
 pub use latency::{CdfPoint, LatencySummary, OpSummary};
@@ -18,3 +19,4 @@ pub use run::{
     RunInfo, RunResult, SecondPoint, SeriesPoint, Spec, StepResult, StepValue, TargetInfo, SCHEMA,
 };
 pub use sim::{SimDoc, SimParams, SimRun, SimSeriesPoint, SimShardDoc, SimTrace};
+pub use study::{StudyDoc, StudyPoint};

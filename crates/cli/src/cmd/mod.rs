@@ -19,5 +19,7 @@ pub mod sim_slurm;
 pub mod slurm_cli;
 pub mod store;
 pub mod store_out;
+pub mod study;
+pub mod study_out;
 pub mod trace;
 pub mod trace_args;

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every study full length on the emulated drives of docs/studies.md and prints each
+# study's findings and wall time (the figures of docs/studies.md).
+# Usage: bench/studies.sh [OUT_DIR] [TARGET...]   (default: emu:default emu:p5520 emu:7450max)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-target/studies}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(emu:default emu:p5520 emu:7450max)
+cargo build --release --quiet
+bin=target/release/ssdiq
+studies=$("$bin" study list | awk '/^[a-z]/ {print $1}')
+for t in "${targets[@]}"; do
+    for s in $studies; do
+        dir="$out/${t//[:,=]/_}/$s"
+        echo "== $s on $t"
+        "$bin" study "$s" "$t" --out "$dir" 2>/dev/null
+    done
+done

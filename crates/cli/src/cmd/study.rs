@@ -1,0 +1,171 @@
+//! `ssdiq study NAME [TARGET]`: one of the papers' experiments as a sweep of points
+//! (`ssdiq study list` names them). Same order as `run`: validate everything and open the
+//! target with its safety checks (bad input: one line, exit 2, nothing written) -> check the
+//! output directory -> run with progress on stderr -> write study.json, points.csv,
+//! study.html -> findings on stdout. Ctrl-C keeps the finished points, marked partial
+//! (exit 130); a failed I/O keeps them too and names the error (exit 1).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ssdiq_suite::study::{self, StudyOptions, STUDIES};
+use ssdiq_workload::units::parse_size;
+
+use super::run_bars::Bars;
+use super::run_out;
+use super::run_target::suite_usage;
+use super::study_out;
+use crate::error::{usage, OrUsage};
+
+#[derive(clap::Args)]
+#[command(
+    about = "Run one of the papers' experiments (skew, gc-unit, latency-load, ...) on a drive",
+    after_help = "Examples:\n  ssdiq study list\n  ssdiq study skew --quick\n  ssdiq study gc-unit emu:7450max --out results/gc-unit\n  ssdiq study latency-load /dev/nvme1n1 --allow-destroy /dev/nvme1n1 --spec-rand-write 70\n\n\
+Each study resets the drive (emulated: to empty; file: truncated; block device: as `ssdiq run`\n\
+does) wherever it needs a known state, and writes study.json, points.csv and study.html into\n\
+--out. docs/studies.md describes every study and shows full-length results."
+)]
+pub struct Args {
+    /// The study (`list` prints them all).
+    name: String,
+    /// emu:PROFILE[,key=value...], a block device, or a file (with --size).
+    #[arg(default_value = "emu:default")]
+    target: String,
+    /// Fewer points and shorter ones: a demonstration, numbers rough.
+    #[arg(long)]
+    quick: bool,
+    /// Output directory (default: ssdiq-results/study-NAME-<target>-<UTC time>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Seed of the request streams.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Random 4 KiB write kIOPS of the datasheet: latency-load's 100% (default: the emulated
+    /// profile's datasheet, else the measured rate).
+    #[arg(long, value_name = "kIOPS")]
+    spec_rand_write: Option<String>,
+    /// Size of a file target (created, or recreated with --recreate).
+    #[arg(long)]
+    size: Option<String>,
+    /// Allow recreating an existing file target (its content is lost).
+    #[arg(long)]
+    recreate: bool,
+    /// Allow overwriting this block device even if it looks in use (name it again).
+    #[arg(long, value_name = "DEVICE")]
+    allow_destroy: Option<PathBuf>,
+    /// No progress and no findings; print only the output directory.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn list() -> String {
+    let mut s = String::new();
+    for st in STUDIES {
+        s.push_str(&format!(
+            "{:<14} {}\n{:<14} ({})\n",
+            st.name, st.title, "", st.source
+        ));
+    }
+    s
+}
+
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    let stop = ssdiq_engine::signals::stop_on_signals()?;
+    if args.name == "list" {
+        print!("{}", list());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(st) = study::find(&args.name) else {
+        let names: Vec<&str> = STUDIES.iter().map(|s| s.name).collect();
+        return Err(usage(format!(
+            "unknown study \"{}\": expected one of {} (ssdiq study list)",
+            args.name,
+            names.join(", ")
+        )));
+    };
+    let spec_iops = match &args.spec_rand_write {
+        None => None,
+        Some(s) => {
+            let (lo, hi) = ssdiq_suite::spec::PLAUSIBLE;
+            let v = s
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && (lo..=hi).contains(x))
+                .ok_or_else(|| {
+                    usage(format!(
+                        "invalid --spec-rand-write \"{s}\": expected kIOPS, a positive number from {lo} to {hi:e}"
+                    ))
+                })?;
+            Some(v * 1e3)
+        }
+    };
+    let size = args
+        .size
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .or_usage()?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| run_out::default_dir(&format!("study-{}-{}", st.name, args.target)));
+    if out.exists() && !out.is_dir() {
+        return Err(usage(format!(
+            "invalid --out \"{}\": exists and is not a directory",
+            out.display()
+        )));
+    }
+    crate::output::check_dir_writable(&out, &study_out::FILES)?;
+    let mut target = super::run_target::open(
+        &args.target,
+        size,
+        args.allow_destroy.as_deref(),
+        args.recreate,
+    )?;
+    let spec_iops = spec_iops.or_else(|| {
+        target
+            .builtin_spec()
+            .and_then(|s| s.rand_write_kiops)
+            .map(|k| k * 1e3)
+    });
+    ssdiq_engine::signals::drain_on_signals();
+
+    let bars = Bars::new(args.quiet);
+    let opts = StudyOptions {
+        quick: args.quick,
+        seed: args.seed,
+        spec_rand_write_iops: spec_iops,
+    };
+    let doc = study::run(st, target.as_mut(), &opts, stop, &bars);
+    bars.clear();
+    let doc = doc.map_err(suite_usage)?;
+    study_out::write_all(&out, &doc)?;
+    if args.quiet {
+        println!("{}", out.display());
+    } else {
+        println!("{} on {}: {}", doc.study, doc.target.name, doc.title);
+        for f in &doc.findings {
+            println!("  {f}");
+        }
+        println!(
+            "{} points in {:.1} s wall{}",
+            doc.points.len(),
+            doc.wall_s,
+            if doc.partial { ", partial" } else { "" }
+        );
+        println!(
+            "results: {}/{{study.json,points.csv,study.html}}",
+            out.display()
+        );
+    }
+    if let Some(e) = &doc.error {
+        eprintln!("ssdiq: error: {e}; the points before it are saved, marked partial");
+        return Ok(ExitCode::from(1));
+    }
+    if doc.partial {
+        eprintln!("ssdiq: interrupted; results are partial");
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,265 @@
+//! What `ssdiq study` writes: `study.json` (the document), `points.csv` (one row per point,
+//! one column per value) and `study.html` (the study's charts in the report's vocabulary, its
+//! findings and the points table), all through `crate::output`.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use ssdiq_report::chart::line::Stroke;
+use ssdiq_report::chart::{palette, Axis, LineChart, Series};
+use ssdiq_report::page::{simple_table, Figure, Page};
+use ssdiq_schema::{StudyDoc, StudyPoint};
+
+use crate::output::{write_json, write_output};
+
+pub const FILES: [&str; 3] = ["study.json", "points.csv", "study.html"];
+
+pub fn write_all(dir: &Path, doc: &StudyDoc) -> anyhow::Result<()> {
+    let _defer = ssdiq_engine::signals::defer_exit();
+    std::fs::create_dir_all(dir)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+    write_json(&dir.join("study.json"), doc)?;
+    write_output(&dir.join("points.csv"), csv(doc).as_bytes())?;
+    write_output(&dir.join("study.html"), html(doc).as_bytes())?;
+    Ok(())
+}
+
+fn value_keys(points: &[StudyPoint]) -> Vec<String> {
+    let keys: BTreeSet<&String> = points.iter().flat_map(|p| p.values.keys()).collect();
+    keys.into_iter().cloned().collect()
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn csv(doc: &StudyDoc) -> String {
+    let keys = value_keys(&doc.points);
+    let mut s = String::from("series,x,x_label,target_s");
+    for k in &keys {
+        s.push(',');
+        s.push_str(k);
+    }
+    s.push('\n');
+    for p in &doc.points {
+        s.push_str(&format!(
+            "{},{},{},{:.6}",
+            csv_field(&p.series),
+            p.x,
+            csv_field(&p.x_label),
+            p.target_s
+        ));
+        for k in &keys {
+            s.push(',');
+            if let Some(v) = p.values.get(k) {
+                s.push_str(&format!("{v}"));
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// One chart of a study: `metrics` as (value key, legend) drawn against x; with one metric,
+/// a line per series, else a line per metric (of the series `only`).
+struct ChartSpec {
+    title: &'static str,
+    only: Option<&'static str>,
+    metrics: &'static [(&'static str, &'static str)],
+    x: &'static str,
+    x_log: bool,
+    y: &'static str,
+    y_log: bool,
+    caption: &'static str,
+}
+
+const WAF: &[(&str, &str)] = &[("waf", "WAF")];
+
+fn specs(study: &str) -> Vec<ChartSpec> {
+    let c = |title, only, metrics, x, x_log, y, y_log, caption| ChartSpec {
+        title,
+        only,
+        metrics,
+        x,
+        x_log,
+        y,
+        y_log,
+        caption,
+    };
+    match study {
+        "skew" => vec![
+            c("WAF against two-zone skew", Some("two-zone"), WAF, "share of writes to the hot zone [%] (50 = uniform)", false, "WAF (steady)", false,
+              "Two-zone W/S: W% of the random writes go to S% of the drive (scrambled). The paper's Figure 3a: naive greedy GC gains little from skew; a drive that separates hot from cold data gains much."),
+            c("WAF against Zipf skew", Some("zipf"), WAF, "Zipf theta (0 = uniform)", false, "WAF (steady)", false,
+              "Random writes with Zipf-distributed page popularity (the paper's Figure 4a)."),
+        ],
+        "readonly" => vec![c("WAF against the read-only share", None, WAF, "share of the drive written once, never again [%]", false, "WAF (steady)", false,
+            "The rest of the drive takes uniform random writes. If the drive kept the cold data apart, the read-only share would act as extra over-provisioning.")],
+        "gc-unit" => vec![c("WAF against zone size", None, WAF, "zone size [MiB]", true, "WAF (steady)", false,
+            "ZNS-like writes: zones written sequentially, each trimmed before it is rewritten. WAF reaches 1 once zones cover whole GC units; several open zones interleave in the drive's units and raise it again (Figure 6b).")],
+        "latency-load" => vec![
+            c("Write latency against load", Some("uniform 4 KiB random writes"), &[("write_avg_us", "average"), ("write_p99_us", "P99"), ("write_p99999_us", "P99.999")], "write load [% of the random-write IOPS]", false, "latency [us]", true,
+              "Latency of the load's own 4 KiB random writes (Poisson arrivals, timed from arrival), as in the paper's Figure 8."),
+            c("Read latency against write load", Some("uniform 4 KiB random writes"), &[("read_probe_avg_us", "average"), ("read_probe_p99_us", "P99"), ("read_probe_p99999_us", "P99.999")], "write load [% of the random-write IOPS]", false, "latency [us]", true,
+              "A QD 1 read probe beside the write load."),
+        ],
+        "block-size" => vec![
+            c("Throughput against request size", None, &[("mb_s", "MB/s")], "request size [KiB]", true, "MB/s", false,
+              "QD 32, one thread; random writes after a warm-up of random writes (steady state)."),
+            c("P99 latency against request size", None, &[("p99_us", "P99")], "request size [KiB]", true, "latency [us]", true, ""),
+        ],
+        "queue-depth" => vec![
+            c("IOPS against queue depth", None, &[("kiops", "kIOPS")], "queue depth", true, "kIOPS", false,
+              "4 KiB random reads on the filled drive; random writes after a warm-up."),
+            c("P99 latency against queue depth", None, &[("p99_us", "P99")], "queue depth", true, "latency [us]", true, ""),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+fn series_names(points: &[StudyPoint]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for p in points {
+        if !out.contains(&p.series.as_str()) {
+            out.push(&p.series);
+        }
+    }
+    out
+}
+
+fn chart(doc: &StudyDoc, spec: &ChartSpec) -> LineChart {
+    let axis = |label: &str, log: bool| {
+        if log {
+            Axis::log(label)
+        } else {
+            Axis::linear(label)
+        }
+    };
+    let mut c = LineChart::new(
+        spec.title,
+        axis(spec.x, spec.x_log),
+        axis(spec.y, spec.y_log),
+    );
+    let points_of = |series: &str, key: &str| -> Vec<[f64; 2]> {
+        doc.points
+            .iter()
+            .filter(|p| p.series == series)
+            .filter_map(|p| p.values.get(key).map(|v| [p.x, *v]))
+            .collect()
+    };
+    if spec.metrics.len() == 1 {
+        let (key, _) = spec.metrics[0];
+        for (i, s) in series_names(&doc.points)
+            .into_iter()
+            .filter(|s| spec.only.is_none_or(|o| o == *s))
+            .enumerate()
+        {
+            let pts = points_of(s, key);
+            if !pts.is_empty() {
+                c.series
+                    .push(Series::new(s, palette::series(i), pts).markers());
+            }
+        }
+    } else if let Some(s) = spec.only {
+        let strokes = [Stroke::Thin, Stroke::Solid, Stroke::Dashed];
+        for (i, (key, label)) in spec.metrics.iter().enumerate() {
+            let pts = points_of(s, key);
+            if !pts.is_empty() {
+                c.series.push(
+                    Series::new(*label, palette::series(i), pts)
+                        .stroke(strokes[i % strokes.len()])
+                        .markers(),
+                );
+            }
+        }
+    }
+    c
+}
+
+fn number(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+pub fn html(doc: &StudyDoc) -> String {
+    let mut page = Page::new(
+        &format!("ssdiq study {}: {}", doc.study, doc.target.name),
+        &format!(
+            "{}. Source: {}.{}{}",
+            doc.title,
+            doc.source,
+            if doc.quick {
+                " Quick run: shortened, numbers rough."
+            } else {
+                ""
+            },
+            if doc.partial {
+                " Partial: the study ended before its last point."
+            } else {
+                ""
+            }
+        ),
+    );
+    page.heading("findings", "Findings");
+    let mut findings = doc.findings.clone();
+    if let Some(e) = &doc.error {
+        findings.push(format!("error: {e}"));
+    }
+    if findings.is_empty() {
+        findings.push("no point was measured".into());
+    }
+    page.raw(&format!(
+        "<ul>{}</ul>",
+        findings
+            .iter()
+            .map(|f| format!("<li>{}</li>", ssdiq_report::page::esc(f)))
+            .collect::<String>()
+    ));
+    let figures: Vec<Figure> = specs(&doc.study)
+        .iter()
+        .map(|s| (chart(doc, s), s.caption))
+        .filter(|(c, _)| c.has_data())
+        .map(|(c, cap)| Figure::line(&c, cap))
+        .collect();
+    if !figures.is_empty() {
+        page.heading("charts", "Charts");
+        page.grid(figures);
+    }
+    page.heading("method", "Method");
+    page.para("", &doc.method);
+    page.heading("points", "Points");
+    let keys = value_keys(&doc.points);
+    let mut header: Vec<&str> = vec!["series", "point"];
+    header.extend(keys.iter().map(String::as_str));
+    header.push("target s");
+    let rows: Vec<Vec<String>> = doc
+        .points
+        .iter()
+        .map(|p| {
+            let mut r = vec![p.series.clone(), p.x_label.clone()];
+            r.extend(
+                keys.iter()
+                    .map(|k| p.values.get(k).map(|v| number(*v)).unwrap_or_default()),
+            );
+            r.push(format!("{:.2}", p.target_s));
+            r
+        })
+        .collect();
+    page.raw(&simple_table("points", &header, &rows, 2));
+    page.finish(&format!(
+        "seed {}; {} point{}; {:.1} s wall. Values: WAF = media bytes / host bytes as the drive counts them; MB/s decimal; latencies in microseconds.",
+        doc.seed,
+        doc.points.len(),
+        if doc.points.len() == 1 { "" } else { "s" },
+        doc.wall_s
+    ))
+}

@@ -1,0 +1,288 @@
+//! `ssdiq study`: each study on the emulated SSD (quick), gc-unit's exact inference on drives
+//! of three superblock sizes, a study on a file and on a loop device, bad input, and Ctrl-C.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{json, ok, s, ssdiq};
+use serde_json::Value;
+
+/// A small drive: quick studies take about a second each.
+const SMALL: &str = "emu:default,capacity=2GiB";
+
+fn study(name: &str, target: &str, out: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["study", name, target, "--out", s(out), "--quiet"];
+    args.extend_from_slice(extra);
+    ok(&args);
+    let doc = json(&out.join("study.json"));
+    assert_eq!(doc["schema"], "ssdiq/1");
+    assert_eq!(doc["kind"], "study");
+    assert_eq!(doc["study"], name);
+    assert_eq!(doc["partial"], false);
+    let csv = std::fs::read_to_string(out.join("points.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        doc["points"].as_array().unwrap().len() + 1,
+        "{csv}"
+    );
+    let html = std::fs::read_to_string(out.join("study.html")).unwrap();
+    assert!(html.contains("<svg"), "a chart");
+    doc
+}
+
+fn points<'a>(doc: &'a Value, series: &str) -> Vec<&'a Value> {
+    doc["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["series"] == series)
+        .collect()
+}
+
+fn value(p: &Value, key: &str) -> f64 {
+    p["values"][key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} missing in {p}"))
+}
+
+fn at<'a>(doc: &'a Value, series: &str, x: f64) -> &'a Value {
+    points(doc, series)
+        .into_iter()
+        .find(|p| p["x"].as_f64() == Some(x))
+        .unwrap_or_else(|| panic!("no point {series} at {x}"))
+}
+
+#[test]
+fn gc_unit_finds_the_superblock_of_three_drives_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1, 2 and 4 program units per die of 16 dies x 192 KiB: superblocks of 3, 6 and 12 MiB.
+    // The buffer is 4 MiB: a 64 MiB one would hold whole zones of a 1 GiB drive and absorb the
+    // ones trimmed while buffered.
+    for (units, mib) in [(1u64, 3u64), (2, 6), (4, 12)] {
+        let target = format!(
+            "emu:default,capacity=1GiB,full_capacity=1GiB,units_per_block={units},buffer_kib=4096"
+        );
+        let info = ok(&["info", &target]);
+        let info = String::from_utf8_lossy(&info.stdout);
+        assert!(info.contains(&format!("superblock {mib}MiB")), "{info}");
+        let out = dir.path().join(format!("u{units}"));
+        let doc = study("gc-unit", &target, &out, &["--quick"]);
+        assert_eq!(
+            doc["result"]["gc_unit_bytes"].as_f64(),
+            Some((mib << 20) as f64),
+            "{target}: {}",
+            doc["findings"]
+        );
+        let one = "one zone open";
+        assert!(value(at(&doc, one, mib as f64), "waf") <= 1.01);
+        // Every smaller zone size was tried and is clearly above 1.
+        for smaller in 1..mib {
+            let w = value(at(&doc, one, smaller as f64), "waf");
+            assert!(w > 1.03, "{smaller} MiB zones on {mib} MiB units: WAF {w}");
+        }
+    }
+}
+
+#[test]
+fn skew_and_readonly_measure_steady_waf() {
+    let dir = tempfile::tempdir().unwrap();
+    let skew = study("skew", SMALL, &dir.path().join("skew"), &["--quick"]);
+    assert_eq!(points(&skew, "two-zone").len(), 3);
+    assert_eq!(points(&skew, "zipf").len(), 3);
+    // Two-zone 50/50 and Zipf theta 0 are both uniform: same WAF within noise.
+    let u1 = value(at(&skew, "two-zone", 50.0), "waf");
+    let u2 = value(at(&skew, "zipf", 0.0), "waf");
+    assert!(u1 > 2.0 && (u1 / u2 - 1.0).abs() < 0.05, "{u1} vs {u2}");
+    assert_eq!(skew["result"]["waf_uniform"].as_f64(), Some(u1));
+
+    let ro = study("readonly", SMALL, &dir.path().join("ro"), &["--quick"]);
+    let pts = points(&ro, "read-only share");
+    let xs: Vec<f64> = pts.iter().map(|p| p["x"].as_f64().unwrap()).collect();
+    assert_eq!(xs, [0.0, 50.0, 90.0]);
+    let w0 = value(pts[0], "waf");
+    assert!((w0 / u1 - 1.0).abs() < 0.05, "uniform twice: {w0} vs {u1}");
+    // The same seed gives the same points.
+    let again = study("readonly", SMALL, &dir.path().join("ro2"), &["--quick"]);
+    assert_eq!(again["points"], ro["points"]);
+}
+
+#[test]
+fn latency_load_rises_with_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = study("latency-load", SMALL, &dir.path().join("ll"), &["--quick"]);
+    let series = "uniform 4 KiB random writes";
+    let pts = points(&doc, series);
+    assert_eq!(pts.len(), 3);
+    // The profile's datasheet says 70 kIOPS: 10% is 7 kIOPS offered, and achieved.
+    let low = at(&doc, series, 10.0);
+    assert!((value(low, "offered_kiops") - 7.0).abs() < 1e-9);
+    assert!((value(low, "write_kiops") / 7.0 - 1.0).abs() < 0.05);
+    let high = at(&doc, series, 100.0);
+    assert!(value(high, "read_probe_avg_us") > value(low, "read_probe_avg_us"));
+    // --spec-rand-write moves 100%.
+    let doc = study(
+        "latency-load",
+        SMALL,
+        &dir.path().join("ll2"),
+        &["--quick", "--spec-rand-write", "20"],
+    );
+    assert!((value(at(&doc, series, 100.0), "offered_kiops") - 20.0).abs() < 1e-9);
+}
+
+#[test]
+fn block_size_and_queue_depth() {
+    let dir = tempfile::tempdir().unwrap();
+    let bs = study("block-size", SMALL, &dir.path().join("bs"), &["--quick"]);
+    for rw in ["read", "randread", "write", "randwrite"] {
+        assert_eq!(points(&bs, rw).len(), 3, "{rw}");
+    }
+    assert!(value(at(&bs, "read", 1024.0), "mb_s") > 4.0 * value(at(&bs, "read", 4.0), "mb_s"));
+    let qd = study("queue-depth", SMALL, &dir.path().join("qd"), &["--quick"]);
+    let q1 = value(at(&qd, "randread", 1.0), "kiops");
+    let q64 = value(at(&qd, "randread", 64.0), "kiops");
+    assert!(q64 > 4.0 * q1, "QD 64 {q64} vs QD 1 {q1} kIOPS");
+}
+
+#[test]
+fn a_study_on_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.img");
+    let doc = study(
+        "queue-depth",
+        s(&f),
+        &dir.path().join("out"),
+        &["--quick", "--size", "64M"],
+    );
+    assert_eq!(doc["target"]["emulated"], false);
+    assert!(value(at(&doc, "randread", 8.0), "kiops") > 0.0);
+    // An existing file is not recreated without --recreate.
+    let o = ssdiq(&[
+        "study",
+        "queue-depth",
+        s(&f),
+        "--quick",
+        "--size",
+        "64M",
+        "--out",
+        s(&dir.path().join("out2")),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!dir.path().join("out2").exists());
+}
+
+#[test]
+fn a_study_on_a_loop_device_refuses_a_filesystem_until_named() {
+    use common::loopdev;
+    let _g = loopdev::serial();
+    if !loopdev::is_root() {
+        eprintln!("skipped: needs root for loop devices");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let Some((img, lo)) = loopdev::ext4_on_loop(dir.path(), 64 << 20) else {
+        eprintln!("skipped: no loop device or mkfs.ext4");
+        return;
+    };
+    let before = loopdev::checksum(&img);
+    let dev = lo.dev.as_str();
+    let out = dir.path().join("out");
+    let o = ssdiq(&["study", "block-size", dev, "--quick", "--out", s(&out)]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!out.exists());
+    assert_eq!(loopdev::checksum(&img), before, "refused, yet written");
+    let doc = study(
+        "block-size",
+        dev,
+        &out,
+        &["--quick", "--allow-destroy", dev],
+    );
+    assert_eq!(points(&doc, "read").len(), 3);
+}
+
+#[test]
+fn bad_input_is_one_line_exit_2_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = s(&out);
+    for (args, needle) in [
+        (vec!["study", "skw", "--out", o], "unknown study \"skw\""),
+        (
+            vec![
+                "study",
+                "latency-load",
+                "--spec-rand-write",
+                "fast",
+                "--out",
+                o,
+            ],
+            "invalid --spec-rand-write \"fast\"",
+        ),
+        (vec!["study", "skew", "emu:nosuch", "--out", o], "nosuch"),
+        (
+            vec!["study", "skew", "emu:default", "--size", "1G", "--out", o],
+            "--size",
+        ),
+    ] {
+        common::usage_error(&args, needle);
+        assert!(!out.exists(), "{args:?} wrote {out:?}");
+    }
+    let file = dir.path().join("f");
+    std::fs::write(&file, b"x").unwrap();
+    common::usage_error(&["study", "skew", "--out", s(&file)], "not a directory");
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+}
+
+#[test]
+fn list_names_every_study() {
+    let o = ok(&["study", "list"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    for name in [
+        "skew",
+        "readonly",
+        "gc-unit",
+        "latency-load",
+        "block-size",
+        "queue-depth",
+    ] {
+        assert!(text.contains(name), "{name}: {text}");
+    }
+}
+
+#[test]
+fn sigint_keeps_the_points_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    // Full-length skew on the 16 GiB default drive: 13 points of about a second each.
+    let child = Command::new(env!("CARGO_BIN_EXE_ssdiq"))
+        .args(["study", "skew", "--out", s(&out)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(3000));
+    let st = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let doc = json(&out.join("study.json"));
+    assert_eq!(doc["partial"], true);
+    let n = doc["points"].as_array().unwrap().len();
+    assert!(n < 13, "{n} points");
+    assert!(out.join("study.html").exists() && out.join("points.csv").exists());
+}

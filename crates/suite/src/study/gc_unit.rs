@@ -1,0 +1,181 @@
+//! `gc-unit`: the ZNS-like sweep of SSD-iq §5 (Figure 6): zones written sequentially, one at a
+//! time, each trimmed whole before it is rewritten, in random order. When a zone covers whole
+//! GC units (superblocks) and starts on one, every unit the drive erases holds one zone's data
+//! and is wholly invalid when the zone is trimmed: WAF = 1. The smallest such zone size is the
+//! drive's GC unit (`result.gc_unit_bytes`).
+//!
+//! Search: zone sizes in steps of 1 MiB up to 64 MiB, then doubling up to an eighth of the
+//! drive, in increasing order; the first size whose steady WAF is at most 1 + [`TOLERANCE`]
+//! is the answer once twice that size confirms it. Then (full length only) the multiple
+//! writers follow-up of Figure 6b: 2, 4 and 8 zones open at once at twice the unit found.
+//!
+//! Invariants: every job's byte bound is a whole number of zones (trims and writes), so each job ends on a zone
+//! boundary and the next starts on one (a job cut mid-zone would shift every later zone
+//! against the drive's units).
+
+use std::collections::BTreeMap;
+
+use ssdiq_schema::StudyPoint;
+use ssdiq_workload::units::format_size;
+use ssdiq_workload::Op;
+
+use super::bench::{values, Bench};
+use crate::observe::Unit;
+use crate::target::SuiteError;
+
+const MIB: u64 = 1 << 20;
+/// WAF at or below 1 + this counts as 1 (the emulated drive's buffer can even take it below 1:
+/// a zone trimmed while still buffered is never programmed).
+pub const TOLERANCE: f64 = 0.01;
+const BS: u64 = 128 * 1024;
+const QD: u32 = 4;
+pub const ONE_WRITER: &str = "one zone open";
+
+/// Drive writes of warm-up and of measurement. Quick runs keep them: zones smaller than the
+/// unit only show their WAF once the drive has used up the units that happen to be wholly
+/// invalid, after about two drive writes (a shorter run finds too small a unit); quick runs
+/// skip the multiple-writers follow-up instead.
+fn drive_writes(_quick: bool) -> (f64, f64) {
+    (2.0, 1.0)
+}
+
+/// The zone sizes tried, in order.
+pub fn candidates(capacity: u64) -> Vec<u64> {
+    let max = capacity / 8;
+    let mut out: Vec<u64> = (1..=64).map(|i| i * MIB).filter(|&s| s <= max).collect();
+    let mut s = 128 * MIB;
+    while s <= max {
+        out.push(s);
+        s *= 2;
+    }
+    out
+}
+
+/// Steady WAF of zones of `zone` bytes with `open` zones open; `None` when stopped.
+fn measure(
+    b: &mut Bench<'_>,
+    zone: u64,
+    open: u32,
+) -> Result<Option<super::bench::Measured>, SuiteError> {
+    let (warm, measured) = drive_writes(b.quick);
+    let pattern = format!("zns:{}x{open}", format_size(zone));
+    b.reset()?;
+    for (i, dw) in [warm, measured].into_iter().enumerate() {
+        if b.stopped() {
+            return Ok(None);
+        }
+        let mut j = b.job("write", &pattern, BS, QD);
+        let zones = ((j.range_bytes as f64 * dw) / zone as f64).ceil().max(1.0) as u64;
+        // The bound counts trimmed bytes too: each zone is one zone of trims and one of writes.
+        j.bound.bytes = Some(2 * zones * zone);
+        let m = b.run(j)?;
+        if i == 1 && !b.stopped() {
+            return Ok(Some(m));
+        }
+    }
+    Ok(None)
+}
+
+fn point(b: &mut Bench<'_>, zone: u64, open: u32) -> Result<Option<f64>, SuiteError> {
+    let (warm, measured) = drive_writes(b.quick);
+    let series = if open == 1 {
+        ONE_WRITER.to_string()
+    } else {
+        format!("{open} zones open")
+    };
+    b.begin(
+        format!("zones of {}, {open} open", format_size(zone)),
+        Unit::Bytes,
+        b.capacity() as f64 * (warm + measured),
+    );
+    let Some(m) = measure(b, zone, open)? else {
+        return Ok(None);
+    };
+    let v = values(&[
+        ("waf", m.waf),
+        ("zone_bytes", Some(zone as f64)),
+        ("open_zones", Some(open as f64)),
+        ("write_mb_s", m.mb_s(Op::Write)),
+    ]);
+    b.point(series, zone as f64 / MIB as f64, format_size(zone), v);
+    Ok(m.waf)
+}
+
+pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
+    let cands = candidates(b.capacity());
+    // The count is not known before the unit is found: plan for the sweep's worst case.
+    b.plan(cands.len() + if b.quick { 0 } else { 3 });
+    let mut found = None;
+    let mut i = 0;
+    while i < cands.len() {
+        let zone = cands[i];
+        let Some(waf) = point(b, zone, 1)? else {
+            return Ok(());
+        };
+        if waf <= 1.0 + TOLERANCE {
+            // Confirm at twice the size (unless the sweep already has it).
+            let twice = 2 * zone;
+            if twice > b.capacity() / 4 {
+                found = Some(zone);
+                break;
+            }
+            let Some(w2) = point(b, twice, 1)? else {
+                return Ok(());
+            };
+            if w2 <= 1.0 + TOLERANCE {
+                found = Some(zone);
+                break;
+            }
+        }
+        i += 1;
+    }
+    if let (Some(unit), false) = (found, b.quick) {
+        for open in [2, 4, 8] {
+            if point(b, 2 * unit, open)?.is_none() {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The smallest zone size with WAF <= 1 + tolerance that a zone of twice its size confirms
+/// (or that is the largest size tried).
+pub fn unit_of(points: &[StudyPoint]) -> Option<u64> {
+    let ok = |p: &StudyPoint| p.values.get("waf").is_some_and(|w| *w <= 1.0 + TOLERANCE);
+    let one: Vec<&StudyPoint> = points.iter().filter(|p| p.series == ONE_WRITER).collect();
+    let bytes = |p: &StudyPoint| p.values.get("zone_bytes").map(|b| *b as u64);
+    one.iter()
+        .filter(|p| ok(p))
+        .filter_map(|p| bytes(p))
+        .filter(|&z| {
+            let twice = one.iter().find(|q| bytes(q) == Some(2 * z));
+            twice.is_none_or(|q| ok(q))
+        })
+        .min()
+}
+
+pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
+    let mut result = BTreeMap::new();
+    let mut findings = Vec::new();
+    match unit_of(points) {
+        Some(u) => {
+            result.insert("gc_unit_bytes".into(), u as f64);
+            findings.push(format!(
+                "GC unit: {} (smallest zone size with WAF <= {:.2} with one zone open)",
+                format_size(u),
+                1.0 + TOLERANCE
+            ));
+        }
+        None => findings.push(format!(
+            "no zone size tried reached WAF <= {:.2}: the GC unit is larger than the largest zone tried (an eighth of the drive), or the drive does not place zones apart",
+            1.0 + TOLERANCE
+        )),
+    }
+    for p in points.iter().filter(|p| p.series != ONE_WRITER) {
+        if let Some(w) = p.values.get("waf") {
+            findings.push(format!("{} of {}: WAF {w:.2}", p.series, p.x_label));
+        }
+    }
+    (result, findings)
+}

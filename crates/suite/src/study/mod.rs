@@ -1,0 +1,154 @@
+//! Studies: the papers' experiments beyond Tables 2 and 3, each a named sweep of points on one
+//! target (`ssdiq study NAME`). A study resets the drive for every configuration that needs a
+//! known state, measures each point with engine jobs and the drive's write counters, and
+//! concludes in numbers (`result`) and in words (`findings`).
+//!
+//! Invariants:
+//! - Nothing here prints; progress goes to the [`Observer`], one phase per point.
+//! - A stop request ends the study after the running job drains; the document keeps every
+//!   finished point and says `partial`. An error does the same and names itself.
+//! - Same seed, same target: same points (every job's seed derives from the study's).
+
+mod bench;
+mod gc_unit;
+mod latency_load;
+mod readonly;
+mod skew;
+mod sweep;
+mod wa;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
+
+use ssdiq_schema::{StudyDoc, StudyPoint, SCHEMA};
+
+pub use bench::Bench;
+pub use gc_unit::{candidates as gc_unit_candidates, TOLERANCE as GC_UNIT_TOLERANCE};
+
+use crate::observe::Observer;
+use crate::target::{SuiteError, SuiteTarget};
+
+type Conclude = fn(&[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>);
+
+/// A study of the catalogue.
+pub struct Study {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub source: &'static str,
+    pub x_axis: &'static str,
+    pub method: &'static str,
+    conclude: Conclude,
+}
+
+pub const STUDIES: &[Study] = &[
+    Study {
+        name: "skew",
+        title: "Steady write amplification against the skew of random writes",
+        source: "SSD-iq (ssd-iq.txt), Figures 3a and 4a",
+        x_axis: "two-zone: share of writes to the hot zone [%]; Zipf: theta",
+        method: "Per point: reset, one sequential fill (512 KiB, QD 4), 4 KiB random writes at QD 32 with the pattern for a warm-up (2 drive writes; quick: 1), then WAF = media bytes / host bytes over one more drive write (quick: 0.5).",
+        conclude: skew::conclude,
+    },
+    Study {
+        name: "readonly",
+        title: "Steady write amplification against the share of data never rewritten",
+        source: "SSD-iq (ssd-iq.txt), read-only area experiment",
+        x_axis: "share of the drive written once and never again [%]",
+        method: "Per point: reset, one sequential fill, uniform 4 KiB random writes (QD 32) to the rest of the drive for a warm-up (2 drive writes; quick: 1), then WAF over one more drive write (quick: 0.5).",
+        conclude: readonly::conclude,
+    },
+    Study {
+        name: "gc-unit",
+        title: "The drive's GC unit: the smallest zone size at which ZNS-like writes reach WAF 1",
+        source: "SSD-iq (ssd-iq.txt), ZNS-like workload and multiple writers, Figure 6",
+        x_axis: "zone size [MiB]",
+        method: "Per point: reset, zones written sequentially (128 KiB, QD 4), each trimmed whole before it is rewritten, next zone at random; warm-up of 2 drive writes, WAF over one more, every job a whole number of zones. Zone sizes from 1 MiB in 1 MiB steps to 64 MiB, then doubling; the first with WAF <= 1.01 that twice the size confirms is the GC unit. Full length (not --quick): then 2, 4, 8 zones open at twice the unit.",
+        conclude: gc_unit::conclude,
+    },
+    Study {
+        name: "latency-load",
+        title: "Latency against write load",
+        source: "SSD-iq (ssd-iq.txt), Figure 8",
+        x_axis: "write load [% of the drive's random-write IOPS]",
+        method: "Reset, fill, uniform 4 KiB random writes for a warm-up (1 drive write; quick: 0.5); then per load level 20 s (quick: 2 s) of 4 KiB random writes as Poisson arrivals at the level's rate (up to 256 in flight), with read and write probes (QD 1, paced at 1% of the full rate each).",
+        conclude: latency_load::conclude,
+    },
+    Study {
+        name: "block-size",
+        title: "Throughput and latency against request size, sequential and random, read and write",
+        source: "io-access-patterns-ssd.txt, request-size experiments",
+        x_axis: "request size [KiB]",
+        method: "Reset and fill once; sequential and random reads and sequential writes, 5 s each (quick: 0.5 s) at QD 32; then a warm-up of uniform 4 KiB random writes (1 drive write; quick: 0.5) and random writes at each size.",
+        conclude: sweep::conclude,
+    },
+    Study {
+        name: "queue-depth",
+        title: "Random 4 KiB read and write throughput and latency against queue depth",
+        source: "ssd-db-centric-measurements.txt, queue-depth experiments",
+        x_axis: "queue depth",
+        method: "Reset and fill once; random 4 KiB reads at each queue depth, 5 s each (quick: 0.5 s); a warm-up of uniform random writes (1 drive write; quick: 0.5), then random 4 KiB writes at each depth.",
+        conclude: sweep::conclude,
+    },
+];
+
+pub fn find(name: &str) -> Option<&'static Study> {
+    STUDIES.iter().find(|s| s.name == name)
+}
+
+pub struct StudyOptions {
+    pub quick: bool,
+    pub seed: u64,
+    /// The drive's datasheet random-write IOPS (latency-load's 100%), if known.
+    pub spec_rand_write_iops: Option<f64>,
+}
+
+/// Runs `study` on `target`. Errors before the first point are returned; later ones end the
+/// study with the points so far and `error` set.
+pub fn run(
+    study: &Study,
+    target: &mut dyn SuiteTarget,
+    o: &StudyOptions,
+    stop: Arc<AtomicBool>,
+    observer: &dyn Observer,
+) -> Result<StudyDoc, SuiteError> {
+    let started = Instant::now();
+    let identity = target.identity();
+    let mut b = Bench::new(target, stop, observer, o.seed, o.quick);
+    let outcome = match study.name {
+        "skew" => skew::run(&mut b),
+        "readonly" => readonly::run(&mut b),
+        "gc-unit" => gc_unit::run(&mut b),
+        "latency-load" => latency_load::run(&mut b, o.spec_rand_write_iops),
+        "block-size" => sweep::run_block_size(&mut b),
+        "queue-depth" => sweep::run_queue_depth(&mut b),
+        other => unreachable!("study {other} is in the catalogue but has no procedure"),
+    };
+    let stopped = b.stopped();
+    let points = std::mem::take(&mut b.points);
+    let error = match outcome {
+        Ok(()) => None,
+        Err(e) if points.is_empty() && e.is_usage() => return Err(e),
+        Err(e) => Some(e.to_string()),
+    };
+    let (result, findings) = (study.conclude)(&points);
+    Ok(StudyDoc {
+        schema: SCHEMA.into(),
+        kind: "study".into(),
+        study: study.name.into(),
+        title: study.title.into(),
+        source: study.source.into(),
+        target: identity,
+        quick: o.quick,
+        seed: o.seed,
+        method: study.method.into(),
+        x_axis: study.x_axis.into(),
+        points,
+        result,
+        findings,
+        partial: stopped || error.is_some(),
+        error,
+        wall_s: started.elapsed().as_secs_f64(),
+    })
+}

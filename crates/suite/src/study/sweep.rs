@@ -1,0 +1,182 @@
+//! `block-size` and `queue-depth`: throughput and latency of the four basic access patterns
+//! against request size (io-access-patterns-ssd, Figure 2 style) and of random 4 KiB reads
+//! and writes against queue depth (ssd-db-centric-measurements). Reads run on the filled drive
+//! before any random write; random writes follow a warm-up of uniform random writes, so they
+//! run in the steady state.
+
+use std::collections::BTreeMap;
+
+use ssdiq_schema::StudyPoint;
+use ssdiq_workload::units::format_size;
+use ssdiq_workload::Op;
+
+use super::bench::{values, Bench};
+use crate::observe::Unit;
+use crate::target::SuiteError;
+
+/// Target seconds per point.
+fn seconds(quick: bool) -> f64 {
+    if quick {
+        0.5
+    } else {
+        5.0
+    }
+}
+
+fn warm_drive_writes(quick: bool) -> f64 {
+    if quick {
+        0.5
+    } else {
+        1.0
+    }
+}
+
+fn block_sizes(quick: bool) -> Vec<u64> {
+    let kib: &[u64] = if quick {
+        &[4, 64, 1024]
+    } else {
+        &[4, 8, 16, 32, 64, 128, 256, 512, 1024]
+    };
+    kib.iter().map(|k| k * 1024).collect()
+}
+
+fn queue_depths(quick: bool) -> &'static [u32] {
+    if quick {
+        &[1, 8, 64]
+    } else {
+        &[1, 2, 4, 8, 16, 32, 64, 128, 256]
+    }
+}
+
+fn prepare(b: &mut Bench<'_>) -> Result<bool, SuiteError> {
+    b.begin("fill", Unit::Bytes, b.capacity() as f64);
+    b.reset()?;
+    b.fill()?;
+    Ok(!b.stopped())
+}
+
+fn warm(b: &mut Bench<'_>) -> Result<bool, SuiteError> {
+    let dw = warm_drive_writes(b.quick);
+    b.begin(
+        "random-write warm-up",
+        Unit::Bytes,
+        b.capacity() as f64 * dw,
+    );
+    let mut j = b.job("randwrite", "uniform", 4096, 32);
+    j.bound.bytes = Some(((j.range_bytes as f64 * dw) as u64).next_multiple_of(4096));
+    b.run(j)?;
+    Ok(!b.stopped())
+}
+
+fn measure(
+    b: &mut Bench<'_>,
+    rw: &str,
+    bs: u64,
+    qd: u32,
+    x: f64,
+    x_label: String,
+) -> Result<bool, SuiteError> {
+    let secs = seconds(b.quick);
+    b.begin(format!("{rw} {x_label}"), Unit::Seconds, secs);
+    let pattern = if rw.starts_with("rand") {
+        "uniform"
+    } else {
+        "seq"
+    };
+    let mut j = b.job(rw, pattern, bs, qd);
+    j.bound.time_ns = Some((secs * 1e9) as u64);
+    let m = b.run(j)?;
+    if b.stopped() {
+        return Ok(false);
+    }
+    let op = if rw.contains("read") {
+        Op::Read
+    } else {
+        Op::Write
+    };
+    let v = values(&[
+        ("mb_s", m.mb_s(op)),
+        ("kiops", m.kiops(op)),
+        ("avg_us", m.mean_us(op)),
+        ("p99_us", m.quantile_us(op, 0.99)),
+        ("p999_us", m.quantile_us(op, 0.999)),
+        ("waf", if op == Op::Write { m.waf } else { None }),
+    ]);
+    b.point(rw, x, x_label, v);
+    Ok(true)
+}
+
+pub const BS_QD: u32 = 32;
+
+pub fn run_block_size(b: &mut Bench<'_>) -> Result<(), SuiteError> {
+    let sizes = block_sizes(b.quick);
+    b.plan(4 * sizes.len());
+    if !prepare(b)? {
+        return Ok(());
+    }
+    for rw in ["read", "randread", "write"] {
+        for &bs in &sizes {
+            if !measure(b, rw, bs, BS_QD, bs as f64 / 1024.0, format_size(bs))? {
+                return Ok(());
+            }
+        }
+    }
+    if !warm(b)? {
+        return Ok(());
+    }
+    for &bs in &sizes {
+        if !measure(
+            b,
+            "randwrite",
+            bs,
+            BS_QD,
+            bs as f64 / 1024.0,
+            format_size(bs),
+        )? {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+pub fn run_queue_depth(b: &mut Bench<'_>) -> Result<(), SuiteError> {
+    let qds = queue_depths(b.quick);
+    b.plan(2 * qds.len());
+    if !prepare(b)? {
+        return Ok(());
+    }
+    for &qd in qds {
+        if !measure(b, "randread", 4096, qd, qd as f64, format!("QD {qd}"))? {
+            return Ok(());
+        }
+    }
+    if !warm(b)? {
+        return Ok(());
+    }
+    for &qd in qds {
+        if !measure(b, "randwrite", 4096, qd, qd as f64, format!("QD {qd}"))? {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// The best throughput of each access pattern and where it is reached.
+pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
+    let mut result = BTreeMap::new();
+    let mut findings = Vec::new();
+    let mut series: Vec<&str> = points.iter().map(|p| p.series.as_str()).collect();
+    series.dedup();
+    for s in series {
+        let best = points
+            .iter()
+            .filter(|p| p.series == s)
+            .filter_map(|p| p.values.get("mb_s").map(|m| (p, *m)))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((p, mb_s)) = best {
+            result.insert(format!("{s}_best_mb_s"), mb_s);
+            findings.push(format!("{s}: best {mb_s:.0} MB/s at {}", p.x_label));
+        }
+    }
+    (result, findings)
+}
