@@ -113,7 +113,7 @@ fn skew_and_readonly_measure_steady_waf() {
 fn latency_load_rises_with_load() {
     let dir = tempfile::tempdir().unwrap();
     let doc = study("latency-load", SMALL, &dir.path().join("ll"), &["--quick"]);
-    let series = "uniform 4 KiB random writes";
+    let series = "write load";
     let pts = points(&doc, series);
     assert_eq!(pts.len(), 3);
     // The profile's datasheet says 70 kIOPS: 10% is 7 kIOPS offered, and achieved.

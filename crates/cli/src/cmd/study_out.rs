@@ -102,9 +102,9 @@ fn specs(study: &str) -> Vec<ChartSpec> {
         "gc-unit" => vec![c("WAF against zone size", None, WAF, "zone size [MiB]", true, "WAF (steady)", false,
             "ZNS-like writes: zones written sequentially, each trimmed before it is rewritten. WAF reaches 1 once zones cover whole GC units; several open zones interleave in the drive's units and raise it again (Figure 6b).")],
         "latency-load" => vec![
-            c("Write latency against load", Some("uniform 4 KiB random writes"), &[("write_avg_us", "average"), ("write_p99_us", "P99"), ("write_p99999_us", "P99.999")], "write load [% of the random-write IOPS]", false, "latency [us]", true,
+            c("Write latency against load", Some("write load"), &[("write_avg_us", "average"), ("write_p99_us", "P99"), ("write_p99999_us", "P99.999")], "write load [% of the random-write IOPS]", false, "latency [us]", true,
               "Latency of the load's own 4 KiB random writes (Poisson arrivals, timed from arrival), as in the paper's Figure 8."),
-            c("Read latency against write load", Some("uniform 4 KiB random writes"), &[("read_probe_avg_us", "average"), ("read_probe_p99_us", "P99"), ("read_probe_p99999_us", "P99.999")], "write load [% of the random-write IOPS]", false, "latency [us]", true,
+            c("Read latency against write load", Some("write load"), &[("read_probe_avg_us", "average"), ("read_probe_p99_us", "P99"), ("read_probe_p99999_us", "P99.999")], "write load [% of the random-write IOPS]", false, "latency [us]", true,
               "A QD 1 read probe beside the write load."),
         ],
         "block-size" => vec![
@@ -151,6 +151,9 @@ fn chart(doc: &StudyDoc, spec: &ChartSpec) -> LineChart {
             .filter_map(|p| p.values.get(key).map(|v| [p.x, *v]))
             .collect()
     };
+    if spec.title.contains("two-zone") {
+        c.x = c.x.clone().not_from_zero();
+    }
     if spec.metrics.len() == 1 {
         let (key, _) = spec.metrics[0];
         for (i, s) in series_names(&doc.points)
@@ -180,6 +183,44 @@ fn chart(doc: &StudyDoc, spec: &ChartSpec) -> LineChart {
     c
 }
 
+/// A value key as a column header: `write_p99999_us` -> `write P99.999 [us]`.
+fn in_words(key: &str) -> String {
+    let (name, unit) = [
+        ("_mb_s", "MB/s"),
+        ("_kiops", "kIOPS"),
+        ("_us", "us"),
+        ("_iops", "IOPS"),
+    ]
+    .iter()
+    .find_map(|(suffix, unit)| {
+        let bare = key == &suffix[1..];
+        let name = if bare {
+            Some("")
+        } else {
+            key.strip_suffix(suffix)
+        };
+        name.map(|n| (n, Some(*unit)))
+    })
+    .unwrap_or((key, None));
+    let words: Vec<String> = name
+        .split('_')
+        .map(|w| match w {
+            "waf" => "WAF".to_string(),
+            "p99" => "P99".to_string(),
+            "p999" => "P99.9".to_string(),
+            "p99999" => "P99.999".to_string(),
+            "avg" => "avg".to_string(),
+            other => other.to_string(),
+        })
+        .collect();
+    let name = words.join(" ");
+    match unit {
+        Some(u) if name.is_empty() => u.to_string(),
+        Some(u) => format!("{name} [{u}]"),
+        None => name,
+    }
+}
+
 fn number(v: f64) -> String {
     if v.abs() >= 100.0 {
         format!("{v:.0}")
@@ -192,7 +233,12 @@ fn number(v: f64) -> String {
 
 pub fn html(doc: &StudyDoc) -> String {
     let mut page = Page::new(
-        &format!("ssdiq study {}: {}", doc.study, doc.target.name),
+        // A target's overrides break after their commas, not off the page's edge.
+        &format!(
+            "ssdiq study {}: {}",
+            doc.study,
+            doc.target.name.replace(',', ", ")
+        ),
         &format!(
             "{}. Source: {}.{}{}",
             doc.title,
@@ -238,8 +284,9 @@ pub fn html(doc: &StudyDoc) -> String {
     page.para("", &doc.method);
     page.heading("points", "Points");
     let keys = value_keys(&doc.points);
+    let words: Vec<String> = keys.iter().map(|k| in_words(k)).collect();
     let mut header: Vec<&str> = vec!["series", "point"];
-    header.extend(keys.iter().map(String::as_str));
+    header.extend(words.iter().map(String::as_str));
     header.push("target s");
     let rows: Vec<Vec<String>> = doc
         .points
@@ -262,4 +309,18 @@ pub fn html(doc: &StudyDoc) -> String {
         if doc.points.len() == 1 { "" } else { "s" },
         doc.wall_s
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_words;
+
+    #[test]
+    fn headers_in_words() {
+        assert_eq!(in_words("write_p99999_us"), "write P99.999 [us]");
+        assert_eq!(in_words("mb_s"), "MB/s");
+        assert_eq!(in_words("waf"), "WAF");
+        assert_eq!(in_words("read_probe_avg_us"), "read probe avg [us]");
+        assert_eq!(in_words("zone_bytes"), "zone bytes");
+    }
 }

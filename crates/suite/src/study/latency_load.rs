@@ -37,7 +37,7 @@ fn lengths(quick: bool) -> (f64, f64) {
     }
 }
 
-pub const SERIES: &str = "uniform 4 KiB random writes";
+pub const SERIES: &str = "write load";
 
 /// `spec_iops`: the drive's random-write IOPS (datasheet), if known.
 pub fn run(b: &mut Bench<'_>, spec_iops: Option<f64>) -> Result<(), SuiteError> {
