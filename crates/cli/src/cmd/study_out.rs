@@ -301,7 +301,12 @@ pub fn html(doc: &StudyDoc) -> String {
             r
         })
         .collect();
-    page.raw(&simple_table("points", &header, &rows, 2));
+    // Studies with many values (latency-load has 14) scroll their table sideways on a narrow
+    // screen instead of widening the page.
+    page.raw(&format!(
+        "<div style=\"overflow-x:auto\">{}</div>",
+        simple_table("points", &header, &rows, 2)
+    ));
     page.finish(&format!(
         "seed {}; {} point{}; {:.1} s wall. Values: WAF = media bytes / host bytes as the drive counts them; MB/s decimal; latencies in microseconds.",
         doc.seed,
