@@ -130,7 +130,8 @@ pub struct Args {
     slurm_opt: Vec<String>,
 }
 
-fn spec_flag(name: &str, v: &Option<String>) -> anyhow::Result<Option<f64>> {
+/// A `--spec-*` flag's value, checked against the plausible range (also `ssdiq study`).
+pub fn spec_flag(name: &str, v: &Option<String>) -> anyhow::Result<Option<f64>> {
     let Some(s) = v else { return Ok(None) };
     let (lo, hi) = ssdiq_suite::spec::PLAUSIBLE;
     match s.trim().parse::<f64>() {

@@ -64,13 +64,18 @@ pub const FILES: [&str; 5] = [
 /// Bad input if `dir` exists but is not a directory, or it or its files cannot be written;
 /// nothing is created here.
 pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
+    check_dir_for(dir, &FILES)
+}
+
+/// [`check_dir`] for a command writing `files` (`ssdiq study`).
+pub fn check_dir_for(dir: &Path, files: &[&str]) -> anyhow::Result<()> {
     if dir.exists() && !dir.is_dir() {
         return Err(usage(format!(
             "invalid --out \"{}\": exists and is not a directory",
             dir.display()
         )));
     }
-    crate::output::check_dir_writable(dir, &FILES)
+    crate::output::check_dir_writable(dir, files)
 }
 
 pub fn write_all(dir: &Path, r: &RunResult) -> anyhow::Result<()> {

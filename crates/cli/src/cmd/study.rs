@@ -83,23 +83,8 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             names.join(", ")
         )));
     };
-    let spec_iops = match &args.spec_rand_write {
-        None => None,
-        Some(s) => {
-            let (lo, hi) = ssdiq_suite::spec::PLAUSIBLE;
-            let v = s
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite() && (lo..=hi).contains(x))
-                .ok_or_else(|| {
-                    usage(format!(
-                        "invalid --spec-rand-write \"{s}\": expected kIOPS, a positive number from {lo} to {hi:e}"
-                    ))
-                })?;
-            Some(v * 1e3)
-        }
-    };
+    let spec_iops =
+        super::run::spec_flag("spec-rand-write", &args.spec_rand_write)?.map(|kiops| kiops * 1e3);
     let size = args
         .size
         .as_deref()
@@ -110,13 +95,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| run_out::default_dir(&format!("study-{}-{}", st.name, args.target)));
-    if out.exists() && !out.is_dir() {
-        return Err(usage(format!(
-            "invalid --out \"{}\": exists and is not a directory",
-            out.display()
-        )));
-    }
-    crate::output::check_dir_writable(&out, &study_out::FILES)?;
+    run_out::check_dir_for(&out, &study_out::FILES)?;
     let mut target = super::run_target::open(
         &args.target,
         size,
