@@ -13,6 +13,9 @@ MAIN = {
     "latency-load": ("write_p99999_us", "write P99.999 [us] / read probe P99.999 [us]"),
     "block-size": ("mb_s", "MB/s"),
     "queue-depth": ("kiops", "kIOPS"),
+    "streams": ("waf", "WAF"),
+    "concurrency": ("mb_s", "MB/s"),
+    "io-scheduler": ("mb_s", "MB/s"),
 }
 
 

@@ -58,7 +58,7 @@ $ssdiq sim --capacity 256MiB --block 1MiB --op 7%,15%,28% --gc greedy,2r-fifo \
 check_html sim "$out/sim.html" 2 'Write amplification against over-provisioning'
 
 # Every study's page, quick, on a small emulated drive (gc-unit on one with 3 MiB superblocks).
-for s in skew readonly latency-load block-size queue-depth; do
+for s in skew readonly latency-load block-size queue-depth streams concurrency empty-full variance; do
     $ssdiq study "$s" emu:default,capacity=2GiB --quick --quiet --out "$out/study-$s" >/dev/null
 done
 $ssdiq study gc-unit emu:default,capacity=1GiB,full_capacity=1GiB,units_per_block=1,buffer_kib=4096 \
@@ -69,3 +69,13 @@ check_html study-gc-unit "$out/study-gc-unit/study.html" 1 'GC unit: 3MiB'
 check_html study-latency-load "$out/study-latency-load/study.html" 2 'Read latency against write load'
 check_html study-block-size "$out/study-block-size/study.html" 2 'Throughput against request size'
 check_html study-queue-depth "$out/study-queue-depth/study.html" 2 'IOPS against queue depth'
+check_html study-streams "$out/study-streams/study.html" 1 'WAF against the number of sequential streams'
+check_html study-concurrency "$out/study-concurrency/study.html" 2 'Read throughput against concurrent jobs'
+check_html study-empty-full "$out/study-empty-full/study.html" 2 'Throughput per test, empty and full drive'
+check_html study-variance "$out/study-variance/study.html" 3 'WAF of each run'
+# The I/O-scheduler study needs a block device: a loop device when this runs as root.
+if [ "$(id -u)" = 0 ] && truncate -s 32M "$out/sched.img" && lo=$(losetup -f --show "$out/sched.img" 2>/dev/null); then
+    $ssdiq study io-scheduler "$lo" --quick --quiet --out "$out/study-io-scheduler" >/dev/null
+    losetup -d "$lo"
+    check_html study-io-scheduler "$out/study-io-scheduler/study.html" 1 'Read throughput against request size, per I/O scheduler'
+fi

@@ -110,6 +110,83 @@ fn skew_and_readonly_measure_steady_waf() {
 }
 
 #[test]
+fn interleaved_sequential_streams_amplify_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = study("streams", SMALL, &dir.path().join("st"), &["--quick"]);
+    let series = "sequential streams";
+    let one = value(at(&doc, series, 1.0), "waf");
+    let many = value(at(&doc, series, 16.0), "waf");
+    let uniform = value(points(&doc, "uniform random (reference)")[0], "waf");
+    assert!(one < 1.01, "a lone sequential stream needs no GC: {one}");
+    assert!(
+        many > 1.5 && many < uniform,
+        "16 streams {many}, uniform {uniform}"
+    );
+    assert_eq!(doc["result"]["waf_streams_16"].as_f64(), Some(many));
+}
+
+#[test]
+fn concurrent_jobs_on_their_own_regions_scale_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = study("concurrency", SMALL, &dir.path().join("cc"), &["--quick"]);
+    for series in ["read 4KiB", "randread 4KiB"] {
+        let xs: Vec<f64> = points(&doc, series)
+            .iter()
+            .map(|p| p["x"].as_f64().unwrap())
+            .collect();
+        assert_eq!(xs, [1.0, 4.0, 16.0], "{series}");
+        let one = value(at(&doc, series, 1.0), "mb_s");
+        let sixteen = value(at(&doc, series, 16.0), "mb_s");
+        assert!(
+            sixteen > 4.0 * one,
+            "{series}: 16 jobs {sixteen} vs 1 job {one} MB/s"
+        );
+    }
+    assert!(doc["result"]["seq_over_random_4KiB_jobs_1"]
+        .as_f64()
+        .is_some());
+}
+
+#[test]
+fn empty_and_full_drive_run_the_same_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = study("empty-full", SMALL, &dir.path().join("ef"), &["--quick"]);
+    let (empty, full) = (points(&doc, "empty"), points(&doc, "full"));
+    assert_eq!(empty.len(), 6);
+    let labels = |ps: &[&Value]| -> Vec<String> {
+        ps.iter()
+            .map(|p| p["x_label"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(labels(&empty), labels(&full));
+    assert!(labels(&empty).contains(&"skip-seq write 4KiB".to_string()));
+    // One thread at QD 1: latency and IOPS agree (Little's law).
+    for p in empty.iter().chain(&full) {
+        let (iops, avg) = (value(p, "kiops") * 1e3, value(p, "avg_us") * 1e-6);
+        assert!((iops * avg - 1.0).abs() < 0.05, "{p}");
+    }
+    assert!(doc["result"]["max_full_vs_empty_change"].as_f64().is_some());
+    // The dot charts name every test.
+    let html = std::fs::read_to_string(dir.path().join("ef/study.html")).unwrap();
+    assert!(html.contains("random read 4KiB"), "test rows in the chart");
+}
+
+#[test]
+fn variance_repeats_from_a_reset_with_new_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = study("variance", SMALL, &dir.path().join("va"), &["--quick"]);
+    let reads = points(&doc, "randread 4KiB");
+    let writes = points(&doc, "randwrite 4KiB");
+    assert_eq!((reads.len(), writes.len()), (3, 3));
+    // New random streams: the runs are not copies of each other, yet close on an emulator.
+    let p99: Vec<f64> = reads.iter().map(|p| value(p, "p99_us")).collect();
+    assert!(p99.windows(2).any(|w| w[0] != w[1]), "{p99:?}");
+    let cv = doc["result"]["randread_kiops_cv"].as_f64().unwrap();
+    assert!(cv > 0.0 && cv < 0.1, "{cv}");
+    assert!(doc["result"]["write_max_over_median"].as_f64().unwrap() >= 1.0);
+}
+
+#[test]
 fn latency_load_rises_with_load() {
     let dir = tempfile::tempdir().unwrap();
     let doc = study("latency-load", SMALL, &dir.path().join("ll"), &["--quick"]);
@@ -208,6 +285,54 @@ fn a_study_on_a_loop_device_refuses_a_filesystem_until_named() {
 }
 
 #[test]
+fn io_scheduler_measures_every_scheduler_and_restores_the_device_s() {
+    use common::loopdev;
+    let _g = loopdev::serial();
+    if !loopdev::is_root() {
+        eprintln!("skipped: needs root for loop devices");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let Some(lo) = loopdev::Loop::attach(&loopdev::backing(dir.path(), "sched.img", 32 << 20))
+    else {
+        eprintln!("skipped: no loop device");
+        return;
+    };
+    let name = lo.dev.trim_start_matches("/dev/");
+    let file = format!("/sys/block/{name}/queue/scheduler");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let available: Vec<String> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(['[', ']']).to_string())
+        .collect();
+    // Start from a scheduler that is not the first one, to see it come back.
+    let start = available.last().unwrap().clone();
+    std::fs::write(&file, &start).unwrap();
+    let doc = study(
+        "io-scheduler",
+        &lo.dev,
+        &dir.path().join("out"),
+        &["--quick"],
+    );
+    for sched in &available {
+        for rw in ["read", "randread"] {
+            let pts = points(&doc, &format!("{sched} {rw}"));
+            assert_eq!(pts.len(), 2, "{sched} {rw}");
+            assert!(value(pts[0], "mb_s") > 0.0);
+        }
+    }
+    let after = std::fs::read_to_string(&file).unwrap();
+    assert!(after.contains(&format!("[{start}]")), "restored: {after}");
+    assert!(doc["result"]["max_spread"].as_f64().is_some());
+    // The emulated SSD has no Linux scheduler: a usage error, nothing written.
+    let out = dir.path().join("emu");
+    let o = ssdiq(&["study", "io-scheduler", "--quick", "--out", s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("needs a block device"));
+    assert!(!out.exists());
+}
+
+#[test]
 fn bad_input_is_one_line_exit_2_nothing_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
@@ -251,6 +376,11 @@ fn list_names_every_study() {
         "latency-load",
         "block-size",
         "queue-depth",
+        "streams",
+        "concurrency",
+        "io-scheduler",
+        "empty-full",
+        "variance",
     ] {
         assert!(text.contains(name), "{name}: {text}");
     }

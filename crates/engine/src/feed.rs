@@ -206,6 +206,7 @@ impl Feed {
             seed: ssdiq_workload::rng::derive_seed(job.seed, 0x9e0b_e000 + index as u64),
             thread: 0,
             threads: 1,
+            own_region: false,
         };
         Feed {
             stream: RequestStream::new(&Pattern::Uniform, mix, cfg)

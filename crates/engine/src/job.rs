@@ -173,6 +173,9 @@ pub struct Job {
     /// Requests in flight per thread.
     pub qd: u32,
     pub threads: u32,
+    /// Each thread addresses its own 1/threads of the range, random patterns too (fio's
+    /// jobs on separate files); otherwise random patterns draw over the whole range.
+    pub own_regions: bool,
     /// Bytes of the target the job addresses, from offset 0.
     pub range_bytes: u64,
     pub bound: Bound,
@@ -226,6 +229,7 @@ impl Job {
             offset_align: bs,
             qd: 1,
             threads: 1,
+            own_regions: false,
             range_bytes,
             bound: Bound {
                 bytes: Some(range_bytes),
@@ -431,6 +435,7 @@ impl Job {
             seed: self.seed,
             thread,
             threads: self.threads,
+            own_region: self.own_regions,
         }
     }
 
@@ -452,6 +457,7 @@ impl Job {
             offset_align: self.offset_align,
             qd: self.qd,
             threads: self.threads,
+            own_regions: self.own_regions,
             range_bytes: self.range_bytes,
             size_bound: self.bound.bytes,
             time_bound_s: self.bound.time_ns.map(|t| t as f64 / 1e9),
@@ -513,6 +519,9 @@ pub struct JobInfo {
     pub offset_align: u64,
     pub qd: u32,
     pub threads: u32,
+    /// Present (true) when every thread has its own region (`--own-regions`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub own_regions: bool,
     pub range_bytes: u64,
     pub size_bound: Option<u64>,
     pub time_bound_s: Option<f64>,

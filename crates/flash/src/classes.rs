@@ -29,7 +29,9 @@ pub fn pattern_classes(pattern: &Pattern, pages: u64) -> Classes {
             Classes::Random(vec![(1.0, 1.0 - fraction), (0.0, *fraction)])
         }
         Pattern::Zipf { theta } => Classes::Random(zipf_classes(pages, *theta)),
-        Pattern::Seq | Pattern::Window { .. } | Pattern::Zns { .. } => Classes::Sequential,
+        Pattern::Seq | Pattern::Window { .. } | Pattern::Zns { .. } | Pattern::Streams { .. } => {
+            Classes::Sequential
+        }
         Pattern::SkipSeq { .. } => Classes::Unknown,
     }
 }

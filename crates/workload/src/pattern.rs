@@ -36,6 +36,18 @@ pub enum Pattern {
     /// Zones of `zone_bytes` written sequentially, `open` zones at once, each trimmed before
     /// it is rewritten.
     Zns { zone_bytes: u64, open: u32 },
+    /// `n` sequential write streams over equal regions, interleaved at random with weights
+    /// 1, 1.2, 1.4, ... (the SSD-iq artifact's `benchslow` streams), each wrapping in its
+    /// region: sequential data of different lifetimes arriving at once.
+    Streams { n: u32 },
+}
+
+/// Most streams of `streams:N`.
+pub const MAX_STREAMS: u32 = 4096;
+
+/// Relative weight of stream `i` (0-based) of `streams:N`.
+pub fn stream_weight(i: u32) -> f64 {
+    1.0 + 0.2 * i as f64
 }
 
 /// `invalid pattern "zipf:-1": THETA must be > 0`
@@ -47,7 +59,7 @@ pub struct PatternError {
 }
 
 pub const GRAMMAR: &str = "seq | uniform | randperm | zipf:THETA | twozone:W/S | \
-zones:W1@S1,W2@S2,... | readonly:F | skipseq:P | window:N | zns:SIZE[xK]";
+zones:W1@S1,W2@S2,... | readonly:F | skipseq:P | window:N | zns:SIZE[xK] | streams:N";
 
 impl Pattern {
     pub fn parse(input: &str) -> Result<Self, PatternError> {
@@ -173,6 +185,20 @@ impl Pattern {
                     };
                 Ok(Pattern::Zns { zone_bytes, open })
             }
+            "streams" => {
+                let text = need("N")?;
+                let n = text
+                    .trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=MAX_STREAMS).contains(n))
+                    .ok_or_else(|| {
+                        err(format!(
+                            "N must be an integer from 1 to {MAX_STREAMS}, got \"{text}\""
+                        ))
+                    })?;
+                Ok(Pattern::Streams { n })
+            }
             other => Err(err(format!(
                 "unknown pattern \"{other}\"; expected {GRAMMAR}"
             ))),
@@ -183,7 +209,11 @@ impl Pattern {
     pub fn is_sequential(&self) -> bool {
         matches!(
             self,
-            Pattern::Seq | Pattern::SkipSeq { .. } | Pattern::Window { .. } | Pattern::Zns { .. }
+            Pattern::Seq
+                | Pattern::SkipSeq { .. }
+                | Pattern::Window { .. }
+                | Pattern::Zns { .. }
+                | Pattern::Streams { .. }
         )
     }
 
@@ -239,6 +269,7 @@ impl fmt::Display for Pattern {
                 }
                 Ok(())
             }
+            Pattern::Streams { n } => write!(f, "streams:{n}"),
         }
     }
 }
@@ -274,6 +305,7 @@ mod tests {
             "window:64",
             "zns:1GiB",
             "zns:256MiBx4",
+            "streams:8",
         ] {
             let p = Pattern::parse(s).unwrap();
             assert_eq!(p.to_string(), s);
@@ -301,6 +333,10 @@ mod tests {
             ("skipseq:1.5", "invalid pattern \"skipseq:1.5\": P must be in [0, 1)"),
             ("window:0", "invalid pattern \"window:0\": N must be an integer >= 1, got \"0\""),
             ("zns:0", "invalid pattern \"zns:0\": SIZE must be > 0"),
+            (
+                "streams:0",
+                "invalid pattern \"streams:0\": N must be an integer from 1 to 4096, got \"0\"",
+            ),
             ("zns:1Gx0", "invalid pattern \"zns:1Gx0\": K must be an integer >= 1, got \"0\""),
             ("seq:3", "invalid pattern \"seq:3\": seq takes no argument"),
         ];

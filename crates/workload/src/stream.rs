@@ -30,6 +30,9 @@ pub struct StreamConfig {
     pub seed: u64,
     pub thread: u32,
     pub threads: u32,
+    /// Every thread works on its own contiguous 1/threads of the range, random patterns
+    /// too (fio's jobs on separate files): the pattern runs over that region alone.
+    pub own_region: bool,
 }
 
 impl StreamConfig {
@@ -40,6 +43,7 @@ impl StreamConfig {
             seed,
             thread: 0,
             threads: 1,
+            own_region: false,
         }
     }
 
@@ -128,6 +132,12 @@ enum Kind {
         open: Vec<OpenZone>,
         next: usize,
     },
+    Streams {
+        thresholds: Vec<u64>,
+        starts: Vec<u64>,
+        lens: Vec<u64>,
+        pos: Vec<u64>,
+    },
 }
 
 /// An endless stream of page draws for one thread.
@@ -135,10 +145,41 @@ enum Kind {
 pub struct PageStream {
     rng: SeededRng,
     kind: Kind,
+    /// First page of the thread's own region (`own_region`), added to every draw.
+    base: u64,
 }
+
+const PURPOSE_OWN_REGION: u64 = 5;
 
 impl PageStream {
     pub fn new(pattern: &Pattern, cfg: StreamConfig) -> Result<Self, PatternError> {
+        if !cfg.own_region || cfg.threads <= 1 {
+            return Self::over_range(pattern, cfg);
+        }
+        if cfg.thread >= cfg.threads || cfg.threads as u64 > cfg.pages {
+            return Err(PatternError {
+                input: pattern.to_string(),
+                reason: format!(
+                    "{} threads cannot each have a region of {} pages",
+                    cfg.threads, cfg.pages
+                ),
+            });
+        }
+        let (start, end) = cfg.region(cfg.pages);
+        let inner = StreamConfig {
+            pages: end - start,
+            seed: derive_seed(cfg.seed, PURPOSE_OWN_REGION + ((cfg.thread as u64) << 8)),
+            thread: 0,
+            threads: 1,
+            own_region: false,
+            ..cfg
+        };
+        let mut s = Self::over_range(pattern, inner)?;
+        s.base = start;
+        Ok(s)
+    }
+
+    fn over_range(pattern: &Pattern, cfg: StreamConfig) -> Result<Self, PatternError> {
         let err = |reason: String| PatternError {
             input: pattern.to_string(),
             reason,
@@ -300,13 +341,53 @@ impl PageStream {
                     next: 0,
                 }
             }
+            Pattern::Streams { n: k } => {
+                let (s, e) = cfg.region(n);
+                let len = e - s;
+                let k = *k as u64;
+                if len < k {
+                    return Err(err(format!(
+                        "{len} pages cannot hold {k} streams (one page each at least)"
+                    )));
+                }
+                let total: f64 = (0..k as u32).map(crate::pattern::stream_weight).sum();
+                let mut cw = 0.0;
+                let thresholds = (0..k as u32)
+                    .map(|i| {
+                        cw += crate::pattern::stream_weight(i);
+                        if i as u64 + 1 == k {
+                            u64::MAX
+                        } else {
+                            frac_to_u64(cw / total)
+                        }
+                    })
+                    .collect();
+                let bounds: Vec<u64> = (0..=k).map(|i| s + len * i / k).collect();
+                Kind::Streams {
+                    thresholds,
+                    starts: bounds[..k as usize].to_vec(),
+                    lens: bounds.windows(2).map(|w| w[1] - w[0]).collect(),
+                    pos: vec![0; k as usize],
+                }
+            }
         };
-        Ok(Self { rng, kind })
+        Ok(Self { rng, kind, base: 0 })
     }
 
     /// The next draw. Never ends: sequential patterns wrap, permutations start a new pass.
     #[inline]
     pub fn next_draw(&mut self) -> Draw {
+        match self.draw_in_range() {
+            Draw::Page(p) => Draw::Page(self.base + p),
+            Draw::Trim { start, pages } => Draw::Trim {
+                start: self.base + start,
+                pages,
+            },
+        }
+    }
+
+    #[inline]
+    fn draw_in_range(&mut self) -> Draw {
         let rng = &mut self.rng;
         match &mut self.kind {
             Kind::Seq { start, len, pos } => {
@@ -425,6 +506,23 @@ impl PageStream {
                 *next = (slot + 1) % open.len();
                 Draw::Page(p)
             }
+            Kind::Streams {
+                thresholds,
+                starts,
+                lens,
+                pos,
+            } => {
+                let r = rng.next_u64();
+                let i = thresholds
+                    .partition_point(|&t| t <= r)
+                    .min(thresholds.len() - 1);
+                let p = starts[i] + pos[i];
+                pos[i] += 1;
+                if pos[i] == lens[i] {
+                    pos[i] = 0;
+                }
+                Draw::Page(p)
+            }
         }
     }
 }
@@ -503,6 +601,7 @@ mod tests {
                 seed,
                 thread,
                 threads,
+                own_region: false,
             },
         )
         .unwrap()
@@ -530,6 +629,7 @@ mod tests {
             "skipseq:0.5",
             "window:16",
             "zns:64KiBx2",
+            "streams:3",
         ] {
             let draws = |seed| {
                 let mut s = stream(p, 1000, seed, 1, 2);
@@ -561,6 +661,85 @@ mod tests {
     }
 
     #[test]
+    fn streams_are_sequential_in_equal_regions_with_the_artifact_weights() {
+        let (n, k) = (1000u64, 4u64);
+        let mut s = stream("streams:4", n, 5, 0, 1);
+        let draws = 200_000;
+        let mut counts = [0u64; 4];
+        let mut last: [Option<u64>; 4] = [None; 4];
+        for p in pages_of(&mut s, draws) {
+            let i = (p / (n / k)) as usize;
+            counts[i] += 1;
+            if let Some(prev) = last[i] {
+                let start = i as u64 * n / k;
+                assert_eq!(p, start + (prev - start + 1) % (n / k), "stream {i} jumped");
+            } else {
+                assert_eq!(p, i as u64 * n / k, "stream {i} starts at its region");
+            }
+            last[i] = Some(p);
+        }
+        // Weights 1, 1.2, 1.4, 1.6 of 5.2; binomial sd at 200k draws is below 0.0011.
+        for (i, c) in counts.iter().enumerate() {
+            let want = crate::pattern::stream_weight(i as u32) / 5.2;
+            let got = *c as f64 / draws as f64;
+            assert!((got - want).abs() < 0.005, "stream {i}: {got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn streams_split_per_thread_and_need_a_page_each() {
+        let mut b = stream("streams:2", 20, 1, 1, 2);
+        assert!(pages_of(&mut b, 1000)
+            .iter()
+            .all(|&p| (10..20).contains(&p)));
+        let e = PageStream::new(
+            &Pattern::parse("streams:8").unwrap(),
+            StreamConfig::single(5, 4096, 1),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("5 pages cannot hold 8 streams"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn own_regions_keep_every_pattern_inside_the_thread_s_region() {
+        for p in ["uniform", "zipf:0.9", "randperm", "seq", "zns:16KiBx2"] {
+            let pat = Pattern::parse(p).unwrap();
+            let mut firsts = Vec::new();
+            for thread in 0..3u32 {
+                let cfg = StreamConfig {
+                    own_region: true,
+                    thread,
+                    threads: 3,
+                    ..StreamConfig::single(300, 4096, 9)
+                };
+                let mut s = PageStream::new(&pat, cfg).unwrap();
+                let lo = thread as u64 * 100;
+                let mut seen = std::collections::HashSet::new();
+                for _ in 0..2_000 {
+                    let (a, b) = match s.next_draw() {
+                        Draw::Page(x) => (x, x + 1),
+                        Draw::Trim { start, pages } => (start, start + pages),
+                    };
+                    assert!(lo <= a && b <= lo + 100, "{p} thread {thread}: {a}..{b}");
+                    seen.insert(a - lo);
+                }
+                assert!(seen.len() > 50, "{p}: the whole region is used");
+                let rel = |d: Draw| match d {
+                    Draw::Page(x) => x - lo,
+                    Draw::Trim { start, .. } => start - lo,
+                };
+                firsts.push((0..20).map(|_| rel(s.next_draw())).collect::<Vec<_>>());
+            }
+            if p != "seq" {
+                assert_ne!(firsts[0], firsts[1], "{p}: threads draw independently");
+            }
+        }
+    }
+
+    #[test]
     fn seq_splits_into_thread_regions_and_wraps() {
         let mut a = stream("seq", 10, 0, 0, 2);
         let mut b = stream("seq", 10, 0, 1, 2);
@@ -581,6 +760,7 @@ mod tests {
                     seed: 0,
                     thread: t,
                     threads,
+                    own_region: false,
                 }
                 .region(n);
                 for p in pages_of(&mut s, (end - start) as usize) {
@@ -726,6 +906,7 @@ mod tests {
             seed: 0,
             thread: 0,
             threads: 2,
+            own_region: false,
         };
         assert!(PageStream::new(&pat, cfg).is_err());
         let pat = Pattern::parse("twozone:90/0.001").unwrap();

@@ -71,6 +71,10 @@ pub struct Args {
     /// Submitting threads.
     #[arg(long, default_value_t = 1)]
     threads: u32,
+    /// Give every thread its own 1/threads of the range, random patterns too (like fio jobs
+    /// on separate files); by default only sequential patterns split the range.
+    #[arg(long)]
+    own_regions: bool,
     /// Range of the target to use, from offset 0 (default: the whole device or file).
     #[arg(long)]
     size: Option<String>,
@@ -251,6 +255,7 @@ fn job_from_args(
     }
     job.qd = args.qd;
     job.threads = args.threads;
+    job.own_regions = args.own_regions;
     let time_ns = args
         .time
         .as_deref()

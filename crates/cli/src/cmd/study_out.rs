@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use ssdiq_report::chart::line::Stroke;
-use ssdiq_report::chart::{palette, Axis, LineChart, Series};
+use ssdiq_report::chart::{palette, Axis, DotChart, DotRow, LineChart, Series};
 use ssdiq_report::page::{simple_table, Figure, Page};
 use ssdiq_schema::{StudyDoc, StudyPoint};
 
@@ -107,6 +107,24 @@ fn specs(study: &str) -> Vec<ChartSpec> {
             c("Read latency against write load", Some("write load"), &[("read_probe_avg_us", "average"), ("read_probe_p99_us", "P99"), ("read_probe_p99999_us", "P99.999")], "write load [% of the random-write IOPS]", false, "latency [us]", true,
               "A QD 1 read probe beside the write load."),
         ],
+        "streams" => vec![c("WAF against the number of sequential streams", None, WAF, "sequential write streams", true, "WAF (steady)", false,
+            "Every write belongs to a sequential stream; the streams are interleaved at random (weights 1, 1.2, 1.4, ...). The dot on the right is uniform random writes. A drive that kept the streams apart would stay at WAF 1.")],
+        "concurrency" => vec![
+            c("Read throughput against concurrent jobs", None, &[("mb_s", "MB/s")], "concurrent jobs (QD 1 each, own region)", true, "MB/s", false,
+              "The paper's Figure 4: with one process, random reads of small blocks lag far behind sequential ones; more concurrent processes close the gap."),
+            c("Mean read latency against concurrent jobs", None, &[("avg_us", "mean")], "concurrent jobs (QD 1 each, own region)", true, "latency [us]", true, ""),
+        ],
+        "io-scheduler" => vec![
+            c("Read throughput against request size, per I/O scheduler", None, &[("mb_s", "MB/s")], "request size [KiB]", true, "MB/s", false,
+              "One thread at QD 1 (the paper's Figure 3): the scheduler has nothing to merge or reorder, so the lines of a pattern should lie on one another."),
+        ],
+        "variance" => vec![
+            c("IOPS of each run", None, &[("kiops", "kIOPS")], "run", false, "kIOPS", false,
+              "Each run starts from a reset and a fill, with a new random stream."),
+            c("P99 latency of each run", None, &[("p99_us", "P99")], "run", false, "latency [us]", true, ""),
+            c("WAF of each run", Some("randwrite 4KiB"), WAF, "run", false, "WAF", false,
+              "One drive write of random writes after the fill (not steady state: the transition is part of it)."),
+        ],
         "block-size" => vec![
             c("Throughput against request size", None, &[("mb_s", "MB/s")], "request size [KiB]", true, "MB/s", false,
               "QD 32, one thread; random writes after a warm-up of random writes (steady state)."),
@@ -151,7 +169,7 @@ fn chart(doc: &StudyDoc, spec: &ChartSpec) -> LineChart {
             .filter_map(|p| p.values.get(key).map(|v| [p.x, *v]))
             .collect()
     };
-    if spec.title.contains("two-zone") {
+    if spec.title.contains("two-zone") || spec.x == "run" {
         c.x = c.x.clone().not_from_zero();
     }
     if spec.metrics.len() == 1 {
@@ -181,6 +199,50 @@ fn chart(doc: &StudyDoc, spec: &ChartSpec) -> LineChart {
         }
     }
     c
+}
+
+/// Studies whose points are tests, not a sweep: one row per test, one mark per series.
+fn dot_charts(doc: &StudyDoc) -> Vec<Figure> {
+    let charts: &[(&str, &str, &str, &str)] = match doc.study.as_str() {
+        "empty-full" => &[
+            ("Throughput per test, empty and full drive", "mb_s", "MB/s",
+             "One thread at QD 1 on the test file. The paper found no significant difference between an empty and a full drive."),
+            ("Mean latency per test, empty and full drive", "avg_us", "latency [us]", ""),
+        ],
+        _ => &[],
+    };
+    let series = series_names(&doc.points);
+    let mut out = Vec::new();
+    for (title, key, axis, caption) in charts {
+        let mut c = DotChart::new(*title, Axis::log(*axis), &series);
+        let mut tests: Vec<(&str, f64)> = Vec::new();
+        for p in &doc.points {
+            if !tests.iter().any(|t| t.1 == p.x) {
+                tests.push((&p.x_label, p.x));
+            }
+        }
+        for (i, (label, x)) in tests.into_iter().enumerate() {
+            let values = series
+                .iter()
+                .map(|s| {
+                    doc.points
+                        .iter()
+                        .find(|p| p.series == *s && p.x == x)
+                        .and_then(|p| p.values.get(*key).copied())
+                })
+                .collect();
+            c.rows.push(DotRow {
+                label: label.to_string(),
+                colour: palette::series(i / 2),
+                values,
+                spread: Vec::new(),
+            });
+        }
+        if c.has_data() {
+            out.push(Figure::dots(&c, caption));
+        }
+    }
+    out
 }
 
 /// A value key as a column header: `write_p99999_us` -> `write P99.999 [us]`.
@@ -270,12 +332,13 @@ pub fn html(doc: &StudyDoc) -> String {
             .map(|f| format!("<li>{}</li>", ssdiq_report::page::esc(f)))
             .collect::<String>()
     ));
-    let figures: Vec<Figure> = specs(&doc.study)
+    let mut figures: Vec<Figure> = specs(&doc.study)
         .iter()
         .map(|s| (chart(doc, s), s.caption))
         .filter(|(c, _)| c.has_data())
         .map(|(c, cap)| Figure::line(&c, cap))
         .collect();
+    figures.extend(dot_charts(doc));
     if !figures.is_empty() {
         page.heading("charts", "Charts");
         page.grid(figures);

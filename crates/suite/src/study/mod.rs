@@ -10,11 +10,17 @@
 //! - Same seed, same target: same points (every job's seed derives from the study's).
 
 mod bench;
+mod concurrency;
+mod empty_full;
 mod gc_unit;
+mod io_scheduler;
 mod latency_load;
 mod readonly;
+mod scheduler;
 mod skew;
+mod streams;
 mod sweep;
+mod variance;
 mod wa;
 
 use std::collections::BTreeMap;
@@ -76,6 +82,46 @@ pub const STUDIES: &[Study] = &[
         conclude: latency_load::conclude,
     },
     Study {
+        name: "streams",
+        title: "Steady write amplification of interleaved sequential write streams",
+        source: "SSD-iq (ssd-iq.txt), section 4.7 \"Sequential writes aren't enough\"; the artifact's benchslow",
+        x_axis: "sequential write streams",
+        method: "Per point: reset, one sequential fill, then 4 KiB writes at QD 32 from N sequential streams over equal regions of the drive, interleaved at random with weights 1, 1.2, 1.4, ... (pattern streams:N): a warm-up of 2 drive writes (quick: 1), then WAF over one more drive write (quick: 0.5). Last, uniform random writes the same way, as the reference.",
+        conclude: streams::conclude,
+    },
+    Study {
+        name: "concurrency",
+        title: "Sequential and random reads against the number of concurrent jobs",
+        source: "io-access-patterns-ssd.txt, section 4.3 and Figure 4",
+        x_axis: "concurrent jobs",
+        method: "Reset and fill once; then per block size (4, 16, 64 KiB; quick: 4 KiB) sequential and random reads by 1 to 32 jobs (quick: 1, 4, 16), each job one thread at QD 1 on its own region of the drive (an equal share), 5 s per point (quick: 0.5 s).",
+        conclude: concurrency::conclude,
+    },
+    Study {
+        name: "io-scheduler",
+        title: "Sequential and random reads under each Linux I/O scheduler",
+        source: "io-access-patterns-ssd.txt, section 4.2 and Figure 3",
+        x_axis: "request size [KiB]",
+        method: "Block devices only. Reset and fill once; then for each scheduler the device offers (sysfs queue/scheduler: none, mq-deadline, kyber, bfq, ...) sequential and random reads by one thread at QD 1, request sizes 4 to 128 KiB (quick: 4 and 64 KiB), 5 s per point (quick: 0.5 s). The device's scheduler is restored afterwards.",
+        conclude: io_scheduler::conclude,
+    },
+    Study {
+        name: "empty-full",
+        title: "The access-pattern set on an empty and on a full drive",
+        source: "ssd-db-centric-measurements.txt, Figures 1 and 2, \"Slower when full?\"",
+        x_axis: "test (pattern, operation, request size)",
+        method: "Empty: reset, then a test file (1 GiB, or a quarter of a smaller drive) at the start of the drive written sequentially. Sequential, random (each page once) and skip-sequential (each page skipped with probability 0.5) reads and writes of 4 KiB and 32 KiB (quick: 4 KiB) on the test file, one thread at QD 1, each one pass of the file or 5 s (quick: 0.5 s), whichever ends first. Full: the whole drive written sequentially, then the same tests.",
+        conclude: empty_full::conclude,
+    },
+    Study {
+        name: "variance",
+        title: "Run-to-run variance of random reads and writes",
+        source: "ssd-db-centric-measurements.txt, section 6 (variance of write latency)",
+        x_axis: "run",
+        method: "Five runs (quick: three), each: reset, sequential fill, 4 KiB random reads at QD 32 for 5 s (quick: 0.5 s), then 4 KiB random writes at QD 32 for one drive write (quick: 0.5), every job with a new random stream. Per metric: mean, range and coefficient of variation over the runs; within each run, the slowest write against the median.",
+        conclude: variance::conclude,
+    },
+    Study {
         name: "block-size",
         title: "Throughput and latency against request size, sequential and random, read and write",
         source: "io-access-patterns-ssd.txt, request-size experiments",
@@ -123,6 +169,11 @@ pub fn run(
         "latency-load" => latency_load::run(&mut b, o.spec_rand_write_iops),
         "block-size" => sweep::run_block_size(&mut b),
         "queue-depth" => sweep::run_queue_depth(&mut b),
+        "streams" => streams::run(&mut b),
+        "concurrency" => concurrency::run(&mut b),
+        "io-scheduler" => io_scheduler::run(&mut b),
+        "empty-full" => empty_full::run(&mut b),
+        "variance" => variance::run(&mut b),
         other => unreachable!("study {other} is in the catalogue but has no procedure"),
     };
     let stopped = b.stopped();

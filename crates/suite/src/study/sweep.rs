@@ -15,7 +15,7 @@ use crate::observe::Unit;
 use crate::target::SuiteError;
 
 /// Target seconds per point.
-fn seconds(quick: bool) -> f64 {
+pub fn seconds(quick: bool) -> f64 {
     if quick {
         0.5
     } else {
@@ -48,7 +48,7 @@ fn queue_depths(quick: bool) -> &'static [u32] {
     }
 }
 
-fn prepare(b: &mut Bench<'_>) -> Result<bool, SuiteError> {
+pub fn prepare(b: &mut Bench<'_>) -> Result<bool, SuiteError> {
     b.begin("fill", Unit::Bytes, b.capacity() as f64);
     b.reset()?;
     b.fill()?;
@@ -68,6 +68,14 @@ fn warm(b: &mut Bench<'_>) -> Result<bool, SuiteError> {
     Ok(!b.stopped())
 }
 
+/// `threads` submitters of `qd` each; with more than one, each on its own region.
+pub struct Shape<'s> {
+    pub rw: &'s str,
+    pub bs: u64,
+    pub qd: u32,
+    pub threads: u32,
+}
+
 fn measure(
     b: &mut Bench<'_>,
     rw: &str,
@@ -76,14 +84,41 @@ fn measure(
     x: f64,
     x_label: String,
 ) -> Result<bool, SuiteError> {
+    let shape = Shape {
+        rw,
+        bs,
+        qd,
+        threads: 1,
+    };
+    measure_shape(b, &shape, rw, x, x_label)
+}
+
+/// Measures one point of `shape` for `seconds(quick)` and records it in `series`.
+pub fn measure_shape(
+    b: &mut Bench<'_>,
+    shape: &Shape<'_>,
+    series: &str,
+    x: f64,
+    x_label: String,
+) -> Result<bool, SuiteError> {
+    let Shape {
+        rw,
+        bs,
+        qd,
+        threads,
+    } = *shape;
     let secs = seconds(b.quick);
-    b.begin(format!("{rw} {x_label}"), Unit::Seconds, secs);
+    b.begin(format!("{series} {x_label}"), Unit::Seconds, secs);
     let pattern = if rw.starts_with("rand") {
         "uniform"
     } else {
         "seq"
     };
     let mut j = b.job(rw, pattern, bs, qd);
+    j.threads = threads;
+    j.own_regions = threads > 1;
+    // Time alone bounds the point: on a small device a pass of the range ends far sooner.
+    j.bound.bytes = None;
     j.bound.time_ns = Some((secs * 1e9) as u64);
     let m = b.run(j)?;
     if b.stopped() {
@@ -102,7 +137,7 @@ fn measure(
         ("p999_us", m.quantile_us(op, 0.999)),
         ("waf", if op == Op::Write { m.waf } else { None }),
     ]);
-    b.point(rw, x, x_label, v);
+    b.point(series, x, x_label, v);
     Ok(true)
 }
 
