@@ -58,7 +58,8 @@ $ssdiq sim --capacity 256MiB --block 1MiB --op 7%,15%,28% --gc greedy,2r-fifo \
 check_html sim "$out/sim.html" 2 'Write amplification against over-provisioning'
 
 # Every study's page, quick, on a small emulated drive (gc-unit on one with 3 MiB superblocks).
-for s in skew readonly latency-load block-size queue-depth streams concurrency empty-full variance; do
+for s in skew readonly latency-load block-size queue-depth streams concurrency empty-full variance \
+         parallelism locality permuted random-fill data-dependence; do
     $ssdiq study "$s" emu:default,capacity=2GiB --quick --quiet --out "$out/study-$s" >/dev/null
 done
 $ssdiq study gc-unit emu:default,capacity=1GiB,full_capacity=1GiB,units_per_block=1,buffer_kib=4096 \
@@ -73,6 +74,11 @@ check_html study-streams "$out/study-streams/study.html" 1 'WAF against the numb
 check_html study-concurrency "$out/study-concurrency/study.html" 2 'Read throughput against concurrent jobs'
 check_html study-empty-full "$out/study-empty-full/study.html" 2 'Throughput per test, empty and full drive'
 check_html study-variance "$out/study-variance/study.html" 3 'WAF of each run'
+check_html study-parallelism "$out/study-parallelism/study.html" 1 'Sequential read IOPS against queue depth'
+check_html study-locality "$out/study-locality/study.html" 1 'Sequential and shuffled reads against read size'
+check_html study-permuted "$out/study-permuted/study.html" 1 'Sequential, permuted and shuffled 4 KiB reads'
+check_html study-random-fill "$out/study-random-fill/study.html" 1 'Fill throughput against the share of the drive written'
+check_html study-data-dependence "$out/study-data-dependence/study.html" 1 'Sequential write throughput per data pattern'
 # The I/O-scheduler study needs a block device: a loop device when this runs as root.
 if [ "$(id -u)" = 0 ] && truncate -s 32M "$out/sched.img" && lo=$(losetup -f --show "$out/sched.img" 2>/dev/null); then
     $ssdiq study io-scheduler "$lo" --quick --quiet --out "$out/study-io-scheduler" >/dev/null

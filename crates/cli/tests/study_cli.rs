@@ -138,13 +138,22 @@ fn concurrent_jobs_on_their_own_regions_scale_reads() {
         let one = value(at(&doc, series, 1.0), "mb_s");
         let sixteen = value(at(&doc, series, 16.0), "mb_s");
         assert!(
-            sixteen > 4.0 * one,
+            sixteen > 3.0 * one,
             "{series}: 16 jobs {sixteen} vs 1 job {one} MB/s"
         );
     }
-    assert!(doc["result"]["seq_over_random_4KiB_jobs_1"]
+    // The paper's finding: one job reads sequentially much faster than randomly (here the
+    // flash page register; on its drives readahead), many jobs close the gap.
+    let one = doc["result"]["seq_over_random_4KiB_jobs_1"]
         .as_f64()
-        .is_some());
+        .unwrap();
+    let many = doc["result"]["seq_over_random_4KiB_jobs_max"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        one > 1.5 && many < one,
+        "seq/random: 1 job {one}, 16 jobs {many}"
+    );
 }
 
 #[test]
@@ -187,6 +196,72 @@ fn variance_repeats_from_a_reset_with_new_streams() {
 }
 
 #[test]
+fn ftl_read_studies_parallelism_locality_permuted() {
+    let dir = tempfile::tempdir().unwrap();
+    let par = study("parallelism", SMALL, &dir.path().join("par"), &["--quick"]);
+    let one = "1 queue, 1 block";
+    let q1 = value(at(&par, one, 1.0), "kiops");
+    let q64 = value(at(&par, one, 64.0), "kiops");
+    assert!(q64 > 3.0 * q1, "QD 64 {q64} vs QD 1 {q1}");
+    assert_eq!(points(&par, "4 queues, 4 blocks").len(), 3);
+    assert!(par["result"]["qd_scaling"].as_f64().unwrap() > 3.0);
+
+    // 4 KiB sequential reads share the 16 KiB flash page a random read senses alone.
+    let loc = study("locality", SMALL, &dir.path().join("loc"), &["--quick"]);
+    let seq = value(at(&loc, "sequential", 4.0), "mb_s");
+    let shuf = value(at(&loc, "shuffled", 4.0), "mb_s");
+    assert!(seq > 1.5 * shuf, "sequential {seq} vs shuffled {shuf} MB/s");
+    assert!(value(at(&loc, "shuffled", 1024.0), "mb_s") > 10.0 * shuf);
+
+    let per = study("permuted", SMALL, &dir.path().join("per"), &["--quick"]);
+    for series in ["sequential", "permuted", "random"] {
+        assert_eq!(points(&per, series).len(), 2, "{series}");
+    }
+    let p8 = value(at(&per, "permuted", 8.0), "kiops");
+    let r8 = value(at(&per, "random", 8.0), "kiops");
+    assert!(p8 > r8, "permuted {p8} vs random {r8} kIOPS at QD 16");
+}
+
+#[test]
+fn ftl_write_studies_random_fill_and_data_dependence() {
+    let dir = tempfile::tempdir().unwrap();
+    let fill = study("random-fill", SMALL, &dir.path().join("fill"), &["--quick"]);
+    let rnd = points(&fill, "random order, 4 KiB, QD 1");
+    assert_eq!(rnd.len(), 20);
+    assert_eq!(points(&fill, "sequential, 512 KiB, QD 4").len(), 20);
+    assert_eq!(rnd[19]["x"].as_f64(), Some(100.0));
+    // Every block written once on a fresh drive: nothing to collect.
+    let waf = value(rnd[19], "fill_waf");
+    assert!((waf - 1.0).abs() < 0.01, "{waf}");
+    assert!(
+        fill["result"]["sequential_over_random_fill"]
+            .as_f64()
+            .unwrap()
+            > 1.5
+    );
+
+    let data = study(
+        "data-dependence",
+        SMALL,
+        &dir.path().join("data"),
+        &["--quick"],
+    );
+    for state in ["trimmed", "full"] {
+        let pts = points(&data, state);
+        assert_eq!(pts.len(), 5, "{state}");
+        let labels: Vec<&str> = pts.iter().map(|p| p["x_label"].as_str().unwrap()).collect();
+        assert_eq!(
+            labels,
+            ["0x00", "0xff", "0xaa", "LBA-stamped", "write-zeroes"]
+        );
+        let spread = data["result"][format!("{state}_data_spread")]
+            .as_f64()
+            .unwrap();
+        assert!(spread < 0.05, "the emulated drive ignores data: {spread}");
+    }
+}
+
+#[test]
 fn latency_load_rises_with_load() {
     let dir = tempfile::tempdir().unwrap();
     let doc = study("latency-load", SMALL, &dir.path().join("ll"), &["--quick"]);
@@ -216,7 +291,11 @@ fn block_size_and_queue_depth() {
     for rw in ["read", "randread", "write", "randwrite"] {
         assert_eq!(points(&bs, rw).len(), 3, "{rw}");
     }
-    assert!(value(at(&bs, "read", 1024.0), "mb_s") > 4.0 * value(at(&bs, "read", 4.0), "mb_s"));
+    // Sequential 4 KiB reads share their flash pages' sensing, random ones do not.
+    assert!(value(at(&bs, "read", 1024.0), "mb_s") > 2.0 * value(at(&bs, "read", 4.0), "mb_s"));
+    assert!(
+        value(at(&bs, "randread", 1024.0), "mb_s") > 4.0 * value(at(&bs, "randread", 4.0), "mb_s")
+    );
     let qd = study("queue-depth", SMALL, &dir.path().join("qd"), &["--quick"]);
     let q1 = value(at(&qd, "randread", 1.0), "kiops");
     let q64 = value(at(&qd, "randread", 64.0), "kiops");
@@ -381,6 +460,11 @@ fn list_names_every_study() {
         "io-scheduler",
         "empty-full",
         "variance",
+        "parallelism",
+        "locality",
+        "permuted",
+        "random-fill",
+        "data-dependence",
     ] {
         assert!(text.contains(name), "{name}: {text}");
     }

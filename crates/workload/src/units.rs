@@ -199,7 +199,11 @@ pub fn parse_rate(input: &str) -> Result<Rate, UnitError> {
     if value <= 0.0 {
         return Err(bad("must be > 0"));
     }
-    Ok(Rate::IoPerSec(value * mult))
+    let rate = value * mult;
+    if !rate.is_finite() {
+        return Err(bad("too large"));
+    }
+    Ok(Rate::IoPerSec(rate))
 }
 
 /// `60s`, `10m`, `1h`, `2d`, `500ms`, `90` (seconds). Returns nanoseconds.
@@ -311,6 +315,12 @@ mod tests {
         assert_eq!(parse_rate("25kiops").unwrap(), Rate::IoPerSec(25_000.0));
         assert!(parse_rate("fast").is_err());
         assert!(parse_rate("0").is_err());
+        // A number past f64's range is an error, not an infinite rate (found by fuzz_parsers).
+        let huge = format!("7{}", "0".repeat(400));
+        assert!(parse_rate(&huge)
+            .unwrap_err()
+            .to_string()
+            .contains("too large"));
         assert_eq!(parse_duration_ns("60s").unwrap(), 60_000_000_000);
         assert_eq!(parse_duration_ns("2m").unwrap(), 120_000_000_000);
         assert_eq!(parse_duration_ns("500ms").unwrap(), 500_000_000);

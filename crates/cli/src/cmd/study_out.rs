@@ -125,6 +125,22 @@ fn specs(study: &str) -> Vec<ChartSpec> {
             c("WAF of each run", Some("randwrite 4KiB"), WAF, "run", false, "WAF", false,
               "One drive write of random writes after the fill (not steady state: the transition is part of it)."),
         ],
+        "parallelism" => vec![
+            c("Sequential read IOPS against queue depth", None, &[("kiops", "kIOPS")], "queue depth (per queue)", true, "kIOPS", true,
+              "The paper's Figure 5.4: IOPS scale with the queue depth, hardly with the number of queues."),
+        ],
+        "locality" => vec![
+            c("Sequential and shuffled reads against read size", None, &[("mb_s", "MB/s")], "read size [KiB]", true, "MB/s", true,
+              "QD 1 over the same section; the paper measured sequential reads 10x faster than shuffled ones on its drives."),
+        ],
+        "permuted" => vec![
+            c("Sequential, permuted and shuffled 4 KiB reads", None, &[("kiops", "kIOPS")], "shuffle window [blocks] (QD = twice the window)", true, "kIOPS", false,
+              "Permuted: sequential order shuffled within each window; if the drive reordered its queue, permuted reads would run as fast as sequential ones."),
+        ],
+        "random-fill" => vec![
+            c("Fill throughput against the share of the drive written", None, &[("mb_s", "MB/s")], "share of the drive written [%]", false, "MB/s", true,
+              "Each point: the throughput of that 5% of the drive."),
+        ],
         "block-size" => vec![
             c("Throughput against request size", None, &[("mb_s", "MB/s")], "request size [KiB]", true, "MB/s", false,
               "QD 32, one thread; random writes after a warm-up of random writes (steady state)."),
@@ -204,6 +220,10 @@ fn chart(doc: &StudyDoc, spec: &ChartSpec) -> LineChart {
 /// Studies whose points are tests, not a sweep: one row per test, one mark per series.
 fn dot_charts(doc: &StudyDoc) -> Vec<Figure> {
     let charts: &[(&str, &str, &str, &str)] = match doc.study.as_str() {
+        "data-dependence" => &[
+            ("Sequential write throughput per data pattern", "mb_s", "MB/s",
+             "128 KiB writes at QD 64; the paper found the data written made no difference, and write-zeroes fast on most drives."),
+        ],
         "empty-full" => &[
             ("Throughput per test, empty and full drive", "mb_s", "MB/s",
              "One thread at QD 1 on the test file. The paper found no significant difference between an empty and a full drive."),

@@ -380,6 +380,7 @@ impl Drive {
         let t1 = now + self.t.read_overhead_ns;
         let mut ready = t1 + self.t.dram_ns;
         let (mut key, mut n, mut die) = (u64::MAX, 0u64, 0usize);
+        // The read unit and die of the run of pages being gathered.
         let rp = self.t.read_pages as u64;
         let up = self.t.unit_pages as u64;
         let nd = self.t.dies as u64;
@@ -396,14 +397,14 @@ impl Drive {
                 continue;
             }
             if n > 0 {
-                ready = ready.max(self.die_read(die, t1, n));
+                ready = ready.max(self.die_read(die, t1, n, key));
             }
             key = k;
             n = 1;
             die = ((ppn / up) % nd) as usize;
         }
         if n > 0 {
-            ready = ready.max(self.die_read(die, t1, n));
+            ready = ready.max(self.die_read(die, t1, n, key));
         }
         let x = (pages as f64 * self.t.link_ns_per_page) as u64;
         let s = now.max(self.link_out);
@@ -414,12 +415,15 @@ impl Drive {
     /// A host flash read of `pages` pages on `die` arriving at `t`: the die's tR (and any
     /// read-retry steps), then the transfer on its channel. Returns when the data is out.
     #[inline]
-    fn die_read(&mut self, die: usize, t: u64, pages: u64) -> u64 {
+    fn die_read(&mut self, die: usize, t: u64, pages: u64, unit: u64) -> u64 {
         let x = (pages as f64 * self.t.xfer_ns_per_page) as u64;
+        if let Some(at) = self.dies[die].registered(unit, t) {
+            return self.channel(die, at, x);
+        }
         let dur = self.flash_read_ns(x);
         // A suspension moves the die's event.
         self.dirty = true;
-        let done = self.dies[die].read(t, dur, self.t.suspend);
+        let done = self.dies[die].read(t, dur, self.t.suspend, unit);
         self.channel(die, done, x)
     }
 

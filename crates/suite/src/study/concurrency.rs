@@ -40,12 +40,7 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     for &bs in sizes {
         for rw in ["read", "randread"] {
             for &threads in js {
-                let shape = Shape {
-                    rw,
-                    bs,
-                    qd: 1,
-                    threads,
-                };
+                let shape = Shape::new(rw, bs, 1).threads(threads);
                 let label = format!("{threads} job{}", if threads == 1 { "" } else { "s" });
                 if !measure_shape(b, &shape, &series(rw, bs), threads as f64, label)? {
                     return Ok(());

@@ -33,12 +33,7 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
         guard.set(&sched)?;
         for rw in ["read", "randread"] {
             for &bs in sizes {
-                let shape = Shape {
-                    rw,
-                    bs,
-                    qd: 1,
-                    threads: 1,
-                };
+                let shape = Shape::new(rw, bs, 1);
                 let series = format!("{sched} {rw}");
                 let x = bs as f64 / 1024.0;
                 if !measure_shape(b, &shape, &series, x, format_size(bs))? {

@@ -12,6 +12,8 @@
 mod bench;
 mod concurrency;
 mod empty_full;
+mod ftl_reads;
+mod ftl_writes;
 mod gc_unit;
 mod io_scheduler;
 mod latency_load;
@@ -122,6 +124,46 @@ pub const STUDIES: &[Study] = &[
         conclude: variance::conclude,
     },
     Study {
+        name: "parallelism",
+        title: "Sequential read IOPS against queues, queue depth and read size",
+        source: "what-does-the-ftl-do.txt, sections 3.3.1 and 5.1",
+        x_axis: "queue depth (per queue)",
+        method: "Reset and fill once; sequential reads of 1, 2, 3, 4 blocks of 4 KiB by 1, 2, 4 queues (one thread each, its own region) at QD 1, 2, 4, 8, 16, 64 per queue, 1 s each (quick: 1 and 4 queues, 1 and 4 blocks, QD 1, 8, 64, 0.25 s).",
+        conclude: ftl_reads::conclude_parallelism,
+    },
+    Study {
+        name: "locality",
+        title: "Sequential against shuffled reads, power-of-two read sizes",
+        source: "what-does-the-ftl-do.txt, sections 3.3.2 and 5.7",
+        x_axis: "read size [KiB]",
+        method: "Reset and fill once; reads of an 8 GiB section at the start of the drive (half of a smaller drive), sequentially and in a shuffled order (every request once per pass), 4 KiB to 1 MiB in powers of two (quick: 4 KiB, 64 KiB, 1 MiB), QD 1, 1 s each (quick: 0.25 s).",
+        conclude: ftl_reads::conclude_locality,
+    },
+    Study {
+        name: "permuted",
+        title: "Does the drive reorder its queue? Reads permuted within small windows",
+        source: "what-does-the-ftl-do.txt, sections 3.3.3 and 5.8",
+        x_axis: "shuffle window [blocks] (QD = twice the window)",
+        method: "Reset and fill once; 4 KiB reads of the section of locality, sequential, permuted within consecutive windows of 2, 4, 8 requests (pattern window:N; quick: 2, 8), and shuffled, each at QD twice the window, 1 s each (quick: 0.25 s). A drive that reorders its queue reads permuted sequences as fast as sequential ones.",
+        conclude: ftl_reads::conclude_permuted,
+    },
+    Study {
+        name: "random-fill",
+        title: "Filling the drive in a random order, one block at a time",
+        source: "what-does-the-ftl-do.txt, sections 3.3.5 and 5.9",
+        x_axis: "share of the drive written [%]",
+        method: "Reset; every 4 KiB block of the drive written exactly once in a random order at QD 1; throughput of every 5% of the drive; then reset and a sequential fill (512 KiB, QD 4) the same way, as the reference. --quick changes nothing: the fill is the experiment.",
+        conclude: ftl_writes::conclude_random_fill,
+    },
+    Study {
+        name: "data-dependence",
+        title: "Does the data written change the write speed?",
+        source: "what-does-the-ftl-do.txt, sections 3.3.6 and 5.10",
+        x_axis: "test (data written)",
+        method: "Per test: reset (and, for the full drive, a sequential fill), then sequential 128 KiB writes at QD 64 for one drive write or 5 s (quick: 0.5 s), whichever ends first, of all-zero, all-one, 0xaa and LBA-stamped data (each 512-byte sector starts with its LBA), and the write-zeroes command.",
+        conclude: ftl_writes::conclude_data_dependence,
+    },
+    Study {
         name: "block-size",
         title: "Throughput and latency against request size, sequential and random, read and write",
         source: "io-access-patterns-ssd.txt, request-size experiments",
@@ -174,6 +216,11 @@ pub fn run(
         "io-scheduler" => io_scheduler::run(&mut b),
         "empty-full" => empty_full::run(&mut b),
         "variance" => variance::run(&mut b),
+        "parallelism" => ftl_reads::run_parallelism(&mut b),
+        "locality" => ftl_reads::run_locality(&mut b),
+        "permuted" => ftl_reads::run_permuted(&mut b),
+        "random-fill" => ftl_writes::run_random_fill(&mut b),
+        "data-dependence" => ftl_writes::run_data_dependence(&mut b),
         other => unreachable!("study {other} is in the catalogue but has no procedure"),
     };
     let stopped = b.stopped();

@@ -68,12 +68,57 @@ fn warm(b: &mut Bench<'_>) -> Result<bool, SuiteError> {
     Ok(!b.stopped())
 }
 
-/// `threads` submitters of `qd` each; with more than one, each on its own region.
+/// One point's job: `threads` submitters of `qd` each (with more than one, each on its own
+/// region), `pattern` (default: uniform for rand* mixes, seq otherwise) over the first `range`
+/// bytes (default: the whole drive), for `seconds` (default: the study's point length).
+#[derive(Clone, Copy)]
 pub struct Shape<'s> {
     pub rw: &'s str,
     pub bs: u64,
     pub qd: u32,
     pub threads: u32,
+    pub pattern: Option<&'s str>,
+    pub range: Option<u64>,
+    pub seconds: Option<f64>,
+}
+
+impl<'s> Shape<'s> {
+    pub fn new(rw: &'s str, bs: u64, qd: u32) -> Self {
+        Shape {
+            rw,
+            bs,
+            qd,
+            threads: 1,
+            pattern: None,
+            range: None,
+            seconds: None,
+        }
+    }
+
+    pub fn threads(self, threads: u32) -> Self {
+        Shape { threads, ..self }
+    }
+
+    pub fn pattern(self, pattern: &'s str) -> Self {
+        Shape {
+            pattern: Some(pattern),
+            ..self
+        }
+    }
+
+    pub fn range(self, range: u64) -> Self {
+        Shape {
+            range: Some(range),
+            ..self
+        }
+    }
+
+    pub fn seconds(self, seconds: f64) -> Self {
+        Shape {
+            seconds: Some(seconds),
+            ..self
+        }
+    }
 }
 
 fn measure(
@@ -84,16 +129,10 @@ fn measure(
     x: f64,
     x_label: String,
 ) -> Result<bool, SuiteError> {
-    let shape = Shape {
-        rw,
-        bs,
-        qd,
-        threads: 1,
-    };
-    measure_shape(b, &shape, rw, x, x_label)
+    measure_shape(b, &Shape::new(rw, bs, qd), rw, x, x_label)
 }
 
-/// Measures one point of `shape` for `seconds(quick)` and records it in `series`.
+/// Measures one point of `shape` and records it in `series`.
 pub fn measure_shape(
     b: &mut Bench<'_>,
     shape: &Shape<'_>,
@@ -106,15 +145,19 @@ pub fn measure_shape(
         bs,
         qd,
         threads,
+        ..
     } = *shape;
-    let secs = seconds(b.quick);
+    let secs = shape.seconds.unwrap_or(seconds(b.quick));
     b.begin(format!("{series} {x_label}"), Unit::Seconds, secs);
-    let pattern = if rw.starts_with("rand") {
-        "uniform"
-    } else {
-        "seq"
+    let pattern = match shape.pattern {
+        Some(p) => p,
+        None if rw.starts_with("rand") => "uniform",
+        None => "seq",
     };
     let mut j = b.job(rw, pattern, bs, qd);
+    if let Some(r) = shape.range {
+        j.range_bytes = r / bs * bs;
+    }
     j.threads = threads;
     j.own_regions = threads > 1;
     // Time alone bounds the point: on a small device a pass of the range ends far sooner.
