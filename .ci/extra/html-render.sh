@@ -59,7 +59,7 @@ check_html sim "$out/sim.html" 2 'Write amplification against over-provisioning'
 
 # Every study's page, quick, on a small emulated drive (gc-unit on one with 3 MiB superblocks).
 for s in skew readonly latency-load block-size queue-depth streams concurrency empty-full variance \
-         parallelism locality permuted random-fill data-dependence; do
+         parallelism locality permuted alignment random-fill data-dependence; do
     $ssdiq study "$s" emu:default,capacity=2GiB --quick --quiet --out "$out/study-$s" >/dev/null
 done
 $ssdiq study gc-unit emu:default,capacity=1GiB,full_capacity=1GiB,units_per_block=1,buffer_kib=4096 \
@@ -77,6 +77,7 @@ check_html study-variance "$out/study-variance/study.html" 3 'WAF of each run'
 check_html study-parallelism "$out/study-parallelism/study.html" 1 'Sequential read IOPS against queue depth'
 check_html study-locality "$out/study-locality/study.html" 1 'Sequential and shuffled reads against read size'
 check_html study-permuted "$out/study-permuted/study.html" 1 'Sequential, permuted and shuffled 4 KiB reads'
+check_html study-alignment "$out/study-alignment/study.html" 1 '1 MiB sequential reads against their offset'
 check_html study-random-fill "$out/study-random-fill/study.html" 1 'Fill throughput against the share of the drive written'
 check_html study-data-dependence "$out/study-data-dependence/study.html" 1 'Sequential write throughput per data pattern'
 # The I/O-scheduler study needs a block device: a loop device when this runs as root.

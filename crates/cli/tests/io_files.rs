@@ -460,3 +460,59 @@ fn short_transfers_are_counted_as_errors() {
         }
     }
 }
+
+#[test]
+fn offset_and_own_regions_place_the_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("o.img");
+    let j = dir.path().join("o.json");
+    // 4 KiB LBA-stamped writes of 64 KiB starting at 1 MiB: the file holds offset + size,
+    // the first MiB stays a hole (zeros), the written bytes carry their own offsets.
+    ok(&[
+        "io",
+        s(&f),
+        "--size",
+        "64k",
+        "--offset",
+        "1M",
+        "--rw",
+        "write",
+        "--bs",
+        "4k",
+        "--data",
+        "lba",
+        "--json",
+        s(&j),
+    ]);
+    let bytes = std::fs::read(&f).unwrap();
+    assert_eq!(bytes.len(), (1 << 20) + (64 << 10));
+    assert!(
+        bytes[..1 << 20].iter().all(|&b| b == 0),
+        "nothing before the offset"
+    );
+    assert!(
+        bytes[1 << 20..].iter().any(|&b| b != 0),
+        "the range is written"
+    );
+    assert_eq!(json(&j)["job"]["offset_bytes"], 1 << 20);
+    // Threads on their own regions: uniform random reads by 4 threads still run (and say so).
+    let j2 = dir.path().join("r.json");
+    ok(&[
+        "io",
+        s(&f),
+        "--rw",
+        "randread",
+        "--threads",
+        "4",
+        "--own-regions",
+        "--io-size",
+        "1M",
+        "--json",
+        s(&j2),
+    ]);
+    assert_eq!(json(&j2)["job"]["own_regions"], true);
+    // An offset at or past the end is bad input.
+    let o = ssdiq(&["io", s(&f), "--rw", "read", "--offset", "2M"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid --offset \"2M\""));
+}

@@ -223,6 +223,22 @@ fn ftl_read_studies_parallelism_locality_permuted() {
 }
 
 #[test]
+fn alignment_offsets_every_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = study("alignment", SMALL, &dir.path().join("al"), &["--quick"]);
+    let aligned = value(points(&doc, "aligned (offset 0)")[0], "mb_s");
+    let offs = points(&doc, "offset");
+    let xs: Vec<f64> = offs.iter().map(|p| p["x"].as_f64().unwrap()).collect();
+    assert_eq!(xs, [4.0, 64.0, 512.0]);
+    for p in offs {
+        assert!(value(p, "mb_s") <= aligned * 1.05, "{p}");
+    }
+    assert!(doc["result"]["worst_offset_over_aligned"]
+        .as_f64()
+        .is_some());
+}
+
+#[test]
 fn ftl_write_studies_random_fill_and_data_dependence() {
     let dir = tempfile::tempdir().unwrap();
     let fill = study("random-fill", SMALL, &dir.path().join("fill"), &["--quick"]);
@@ -463,6 +479,7 @@ fn list_names_every_study() {
         "parallelism",
         "locality",
         "permuted",
+        "alignment",
         "random-fill",
         "data-dependence",
     ] {

@@ -183,17 +183,25 @@ impl EmuExecutor {
     }
 
     fn check(&self, job: &Job) -> Result<(), EngineError> {
-        for (flag, v) in [("--bs", job.bs), ("--offset-align", job.offset_align)] {
+        for (flag, v) in [
+            ("--bs", job.bs),
+            ("--offset-align", job.offset_align),
+            // Zero is aligned; the emulated drive checks a non-zero offset.
+            (
+                "--offset",
+                job.offset_bytes + LBA_BYTES * u64::from(job.offset_bytes == 0),
+            ),
+        ] {
             if !v.is_multiple_of(LBA_BYTES) {
                 return Err(invalid(format!(
                     "invalid {flag} \"{v}\": the emulated drive has {LBA_BYTES}-byte logical blocks; expected a multiple of {LBA_BYTES}"
                 )));
             }
         }
-        if job.range_bytes > self.capacity_bytes() {
+        if job.extent() > self.capacity_bytes() {
             return Err(invalid(format!(
                 "invalid --size \"{}\": beyond the emulated drive's capacity of {}",
-                format_size(job.range_bytes),
+                format_size(job.extent()),
                 format_size(self.capacity_bytes())
             )));
         }

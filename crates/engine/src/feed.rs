@@ -157,6 +157,8 @@ pub struct Feed {
     probe_index: Option<u32>,
     unit: u64,
     bs: u64,
+    /// The job's first byte, added to every offset.
+    base: u64,
     /// Uniform variates for Poisson gaps.
     arrivals: SeededRng,
     /// Whether the feed issues reads, writes (for buffers).
@@ -179,6 +181,7 @@ impl Feed {
             probe_index: None,
             unit: job.offset_align,
             bs: job.bs,
+            base: job.offset_bytes,
             arrivals: SeededRng::substream(
                 ssdiq_workload::rng::derive_seed(job.seed, PURPOSE_ARRIVALS),
                 thread as u64,
@@ -216,6 +219,7 @@ impl Feed {
             probe_index: Some(index),
             unit: job.offset_align,
             bs: job.bs,
+            base: job.offset_bytes,
             arrivals: SeededRng::substream(
                 ssdiq_workload::rng::derive_seed(job.seed, PURPOSE_PROBE_ARRIVALS),
                 index as u64,
@@ -264,7 +268,7 @@ impl Feed {
             let io = Io {
                 stream: StreamId::main(r.op),
                 op: r.op,
-                offset: r.page * self.bs,
+                offset: self.base + r.page * self.bs,
                 len,
             };
             let before = shared.issued.fetch_add(len, Ordering::Relaxed);
@@ -293,7 +297,7 @@ impl Feed {
                 StreamId::main(r.op)
             },
             op: r.op,
-            offset: r.page * self.unit,
+            offset: self.base + r.page * self.unit,
             len,
         };
         if self.probe {

@@ -176,7 +176,10 @@ pub struct Job {
     /// Each thread addresses its own 1/threads of the range, random patterns too (fio's
     /// jobs on separate files); otherwise random patterns draw over the whole range.
     pub own_regions: bool,
-    /// Bytes of the target the job addresses, from offset 0.
+    /// First byte the job addresses (fio's `offset`); its I/Os fall in
+    /// `[offset_bytes, offset_bytes + range_bytes)`.
+    pub offset_bytes: u64,
+    /// Bytes of the target the job addresses, from `offset_bytes`.
     pub range_bytes: u64,
     pub bound: Bound,
     pub rate: Option<Rate>,
@@ -230,6 +233,7 @@ impl Job {
             qd: 1,
             threads: 1,
             own_regions: false,
+            offset_bytes: 0,
             range_bytes,
             bound: Bound {
                 bytes: Some(range_bytes),
@@ -423,6 +427,11 @@ impl Job {
         Ok(())
     }
 
+    /// The end of the bytes the job addresses: `offset_bytes + range_bytes`.
+    pub fn extent(&self) -> u64 {
+        self.offset_bytes.saturating_add(self.range_bytes)
+    }
+
     /// Units the pattern draws: `offset_align`-sized slots at which a `bs` request fits.
     pub fn slots(&self) -> u64 {
         (self.range_bytes - self.bs) / self.offset_align + 1
@@ -458,6 +467,7 @@ impl Job {
             qd: self.qd,
             threads: self.threads,
             own_regions: self.own_regions,
+            offset_bytes: self.offset_bytes,
             range_bytes: self.range_bytes,
             size_bound: self.bound.bytes,
             time_bound_s: self.bound.time_ns.map(|t| t as f64 / 1e9),
@@ -509,6 +519,10 @@ impl From<Rate> for RateInfo {
     }
 }
 
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
 /// The serialisable description of a job (the `"job"` object of the JSON result).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JobInfo {
@@ -522,6 +536,9 @@ pub struct JobInfo {
     /// Present (true) when every thread has its own region (`--own-regions`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub own_regions: bool,
+    /// Present when the job starts past byte 0 (`--offset`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub offset_bytes: u64,
     pub range_bytes: u64,
     pub size_bound: Option<u64>,
     pub time_bound_s: Option<f64>,

@@ -148,6 +148,13 @@ impl TargetFacts {
                     self.path.display()
                 )));
             }
+            if !job.offset_bytes.is_multiple_of(lbs) {
+                return Err(EngineError::Invalid(format!(
+                    "invalid --offset \"{}\": not a multiple of the logical block size {lbs} of {} (O_DIRECT); use a multiple or --buffered",
+                    job.offset_bytes,
+                    self.path.display()
+                )));
+            }
             if !job.offset_align.is_multiple_of(lbs) {
                 return Err(EngineError::Invalid(format!(
                     "invalid --offset-align \"{}\": not a multiple of the logical block size {lbs} of {} (O_DIRECT)",
@@ -158,10 +165,10 @@ impl TargetFacts {
         }
         if self.kind == TargetKind::Block {
             let size = self.size.unwrap_or(0);
-            if job.range_bytes > size {
+            if job.extent() > size {
                 return Err(EngineError::Invalid(format!(
                     "invalid --size \"{}\": beyond the end of {} ({} bytes)",
-                    format_size(job.range_bytes),
+                    format_size(job.extent()),
                     self.path.display(),
                     size
                 )));
@@ -208,7 +215,7 @@ impl Target {
         }
         match facts.kind {
             TargetKind::Block if writes => flags |= libc::O_EXCL,
-            TargetKind::File if writes || facts.size.unwrap_or(0) < job.range_bytes => {
+            TargetKind::File if writes || facts.size.unwrap_or(0) < job.extent() => {
                 oo.write(true).create(true);
             }
             _ => {}
@@ -246,13 +253,13 @@ impl Target {
                 EngineError::io(format!("cannot open {}", facts.path.display()), e)
             }
         })?;
-        if facts.kind == TargetKind::File && facts.size.unwrap_or(0) < job.range_bytes {
-            file.set_len(job.range_bytes).map_err(|e| {
+        if facts.kind == TargetKind::File && facts.size.unwrap_or(0) < job.extent() {
+            file.set_len(job.extent()).map_err(|e| {
                 EngineError::io(
                     format!(
                         "cannot extend {} to {} bytes",
                         facts.path.display(),
-                        job.range_bytes
+                        job.extent()
                     ),
                     e,
                 )

@@ -118,6 +118,9 @@ pub struct Args {
     /// Alignment of random offsets (default: --bs).
     #[arg(long)]
     offset_align: Option<String>,
+    /// First byte of the target the job addresses (fio's offset); --size counts from here.
+    #[arg(long)]
+    offset: Option<String>,
     /// Precondition before measuring: seq writes the whole range once.
     #[arg(long)]
     fill: Option<String>,
@@ -239,14 +242,32 @@ fn job_from_args(
         .map(parse_size)
         .transpose()
         .or_usage()?;
+    let offset = args
+        .offset
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .or_usage()?
+        .unwrap_or(0);
     let range = match size {
         Some(s) => s,
-        None => default_range(bs)?,
+        None => {
+            let whole = default_range(bs)?;
+            if offset >= whole {
+                return Err(usage(format!(
+                    "invalid --offset \"{}\": at or beyond the end of the target ({})",
+                    args.offset.as_deref().unwrap_or_default(),
+                    format_size(whole)
+                )));
+            }
+            (whole - offset) / bs * bs
+        }
     };
     if range == 0 {
         return Err(usage("invalid --size \"0\": must be > 0"));
     }
     let mut job = Job::new(target, mix, bs, range);
+    job.offset_bytes = offset;
     if let Some(p) = &args.pattern {
         job.pattern = Pattern::parse(p).or_usage()?;
     }
@@ -419,6 +440,15 @@ fn real_setup(
             .then(|| trace.and_then(TraceSetup::natural_range))
             .flatten()
     });
+    // A file must hold the job's extent: --offset plus --size.
+    let offset = args
+        .offset
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .or_usage()?
+        .unwrap_or(0);
+    let size = size.map(|s| s.saturating_add(offset));
     let plan = file_target::plan(&args.target, size, args.recreate, file_target::Use::Io)?;
     let facts = TargetFacts::probe(&args.target).map_err(engine_usage)?;
     let job = build_job(args, &facts, trace)?;

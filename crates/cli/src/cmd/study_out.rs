@@ -137,6 +137,10 @@ fn specs(study: &str) -> Vec<ChartSpec> {
             c("Sequential, permuted and shuffled 4 KiB reads", None, &[("kiops", "kIOPS")], "shuffle window [blocks] (QD = twice the window)", true, "kIOPS", false,
               "Permuted: sequential order shuffled within each window; if the drive reordered its queue, permuted reads would run as fast as sequential ones."),
         ],
+        "alignment" => vec![
+            c("1 MiB sequential reads against their offset", None, &[("mb_s", "MB/s")], "offset [KiB]", true, "MB/s", false,
+              "QD 64. An offset read spans one more flash page than an aligned one; the dot is the aligned reads."),
+        ],
         "random-fill" => vec![
             c("Fill throughput against the share of the drive written", None, &[("mb_s", "MB/s")], "share of the drive written [%]", false, "MB/s", true,
               "Each point: the throughput of that 5% of the drive."),

@@ -4,7 +4,8 @@
 //! - `locality`: sequential against shuffled reads of a section of the drive, power-of-two
 //!   sizes;
 //! - `permuted`: reads permuted within windows of 2, 4, 8 blocks at QD twice the window,
-//!   beside sequential and random reads at the same depth (does the drive reorder its queue?).
+//!   beside sequential and random reads at the same depth (does the drive reorder its queue?);
+//! - `alignment`: sequential 1 MiB reads at QD 64 offset by powers of two (section 3.3.4).
 
 use std::collections::BTreeMap;
 
@@ -214,6 +215,68 @@ pub fn conclude_permuted(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<S
             } else {
                 " (sequential and random alike: nothing to reorder for)".into()
             }
+        ));
+    }
+    (result, findings)
+}
+
+/// Request size of the alignment study (a common maximum transfer size).
+const ALIGN_BS: u64 = 1 << 20;
+
+pub fn run_alignment(b: &mut Bench<'_>) -> Result<(), SuiteError> {
+    // The emulated drive's logical blocks are 4 KiB; other targets may take 512-byte offsets
+    // (a 4Kn device or file refuses them: those points are left out).
+    let first = if b.target().job_target().starts_with("emu:") {
+        12
+    } else {
+        9
+    };
+    let offsets: Vec<u64> = if b.quick {
+        vec![1 << first, 1 << 16, ALIGN_BS / 2]
+    } else {
+        (first..20).map(|k| 1u64 << k).collect()
+    };
+    b.plan(offsets.len() + 1);
+    if !prepare(b)? {
+        return Ok(());
+    }
+    let secs = point_seconds(b.quick);
+    let shape = Shape::new("read", ALIGN_BS, 64).seconds(secs);
+    let x0 = offsets[0] as f64 / 1024.0;
+    if !measure_shape(b, &shape, "aligned (offset 0)", x0, "offset 0".into())? {
+        return Ok(());
+    }
+    for off in offsets {
+        let label = format!("offset {}", format_size(off));
+        match measure_shape(b, &shape.offset(off), "offset", off as f64 / 1024.0, label) {
+            Ok(true) => {}
+            Ok(false) => return Ok(()),
+            Err(e) if e.is_usage() && off < 4096 => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+pub fn conclude_alignment(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
+    let mut result = BTreeMap::new();
+    let mut findings = Vec::new();
+    let aligned = points
+        .iter()
+        .find(|p| p.series.starts_with("aligned"))
+        .and_then(|p| p.values.get("mb_s").copied());
+    let worst = points
+        .iter()
+        .filter(|p| p.series == "offset")
+        .filter_map(|p| Some((p, *p.values.get("mb_s")?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    if let (Some(a), Some((p, w))) = (aligned, worst) {
+        result.insert("worst_offset_over_aligned".into(), w / a);
+        findings.push(format!("aligned 1 MiB reads at QD 64: {a:.0} MB/s"));
+        findings.push(format!(
+            "slowest offset: {} at {w:.0} MB/s ({:+.1}% against aligned)",
+            p.x_label,
+            (w / a - 1.0) * 100.0
         ));
     }
     (result, findings)

@@ -148,6 +148,14 @@ pub const STUDIES: &[Study] = &[
         conclude: ftl_reads::conclude_permuted,
     },
     Study {
+        name: "alignment",
+        title: "Sequential reads offset from the drive's alignment",
+        source: "what-does-the-ftl-do.txt, sections 3.3.4 and 5.5",
+        x_axis: "offset [KiB]",
+        method: "Reset and fill once; sequential 1 MiB reads at QD 64, aligned and offset by every power of two from the logical block (512 B; 4 KiB on the emulated drive) to 512 KiB (quick: three offsets), 1 s each (quick: 0.25 s).",
+        conclude: ftl_reads::conclude_alignment,
+    },
+    Study {
         name: "random-fill",
         title: "Filling the drive in a random order, one block at a time",
         source: "what-does-the-ftl-do.txt, sections 3.3.5 and 5.9",
@@ -219,6 +227,7 @@ pub fn run(
         "parallelism" => ftl_reads::run_parallelism(&mut b),
         "locality" => ftl_reads::run_locality(&mut b),
         "permuted" => ftl_reads::run_permuted(&mut b),
+        "alignment" => ftl_reads::run_alignment(&mut b),
         "random-fill" => ftl_writes::run_random_fill(&mut b),
         "data-dependence" => ftl_writes::run_data_dependence(&mut b),
         other => unreachable!("study {other} is in the catalogue but has no procedure"),

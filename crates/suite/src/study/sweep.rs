@@ -80,6 +80,8 @@ pub struct Shape<'s> {
     pub pattern: Option<&'s str>,
     pub range: Option<u64>,
     pub seconds: Option<f64>,
+    /// First byte addressed; the range then ends where it would from 0, less a block.
+    pub offset: u64,
 }
 
 impl<'s> Shape<'s> {
@@ -92,7 +94,12 @@ impl<'s> Shape<'s> {
             pattern: None,
             range: None,
             seconds: None,
+            offset: 0,
         }
+    }
+
+    pub fn offset(self, offset: u64) -> Self {
+        Shape { offset, ..self }
     }
 
     pub fn threads(self, threads: u32) -> Self {
@@ -157,6 +164,10 @@ pub fn measure_shape(
     let mut j = b.job(rw, pattern, bs, qd);
     if let Some(r) = shape.range {
         j.range_bytes = r / bs * bs;
+    }
+    if shape.offset > 0 {
+        j.offset_bytes = shape.offset;
+        j.range_bytes = (j.range_bytes - bs.min(j.range_bytes)) / bs * bs;
     }
     j.threads = threads;
     j.own_regions = threads > 1;
