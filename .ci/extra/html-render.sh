@@ -59,7 +59,8 @@ check_html sim "$out/sim.html" 2 'Write amplification against over-provisioning'
 
 # Every study's page, quick, on a small emulated drive (gc-unit on one with 3 MiB superblocks).
 for s in skew readonly latency-load block-size queue-depth streams concurrency empty-full variance \
-         parallelism locality permuted alignment random-fill data-dependence; do
+         parallelism locality permuted alignment random-fill data-dependence \
+         pts-iops pts-throughput pts-latency pts-wsat pts-hir pts-xsr pts-dirth; do
     $ssdiq study "$s" emu:default,capacity=2GiB --quick --quiet --out "$out/study-$s" >/dev/null
 done
 $ssdiq study gc-unit emu:default,capacity=1GiB,full_capacity=1GiB,units_per_block=1,buffer_kib=4096 \
@@ -79,6 +80,13 @@ check_html study-locality "$out/study-locality/study.html" 1 'Sequential and shu
 check_html study-permuted "$out/study-permuted/study.html" 1 'Sequential, permuted and shuffled 4 KiB reads'
 check_html study-alignment "$out/study-alignment/study.html" 1 '1 MiB sequential reads against their offset'
 check_html study-random-fill "$out/study-random-fill/study.html" 1 'Fill throughput against the share of the drive written'
+check_html study-pts-iops "$out/study-pts-iops/study.html" 2 'Steady-state tracking: 4 KiB random-write IOPS per round'
+check_html study-pts-throughput "$out/study-pts-throughput/study.html" 2 'Sequential throughput against block size'
+check_html study-pts-latency "$out/study-pts-latency/study.html" 3 '99.999% response time against block size'
+check_html study-pts-wsat "$out/study-pts-wsat/study.html" 1 'IOPS against the total written'
+check_html study-pts-hir "$out/study-pts-hir/study.html" 2 'IOPS of each 5 s burst against time'
+check_html study-pts-xsr "$out/study-pts-xsr/study.html" 1 'Write throughput against time, per phase'
+check_html study-pts-dirth "$out/study-pts-dirth/study.html" 3 'IOPS against queue depth, per mix and thread count'
 check_html study-data-dependence "$out/study-data-dependence/study.html" 1 'Sequential write throughput per data pattern'
 # The I/O-scheduler study needs a block device: a loop device when this runs as root.
 if [ "$(id -u)" = 0 ] && truncate -s 32M "$out/sched.img" && lo=$(losetup -f --show "$out/sched.img" 2>/dev/null); then

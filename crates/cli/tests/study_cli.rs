@@ -277,6 +277,90 @@ fn ftl_write_studies_random_fill_and_data_dependence() {
     }
 }
 
+/// The tracking rounds of a PTS study and its verdict.
+fn tracking(doc: &Value) -> (usize, &Value) {
+    let rounds = points(doc, "tracking");
+    let last = *rounds.last().expect("tracking rounds");
+    for (i, p) in rounds.iter().enumerate() {
+        assert_eq!(p["x"].as_f64(), Some((i + 1) as f64));
+    }
+    (rounds.len(), last)
+}
+
+#[test]
+fn pts_steady_state_tests_report_their_window() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, cells) in [("pts-iops", 9), ("pts-throughput", 4), ("pts-latency", 6)] {
+        let doc = study(
+            name,
+            SMALL,
+            &dir.path().join(name),
+            &["--quick", "--pts-cell", "500ms"],
+        );
+        let (n, last) = tracking(&doc);
+        assert!((1..=25).contains(&n), "{name}: {n} rounds");
+        let reached = value(last, "ss_reached");
+        assert_eq!(doc["result"]["ss_reached"].as_f64(), Some(reached));
+        // Stopped early only with steady state; then the window met both rules.
+        if n < 25 {
+            assert_eq!(reached, 1.0, "{name}");
+            assert!(value(last, "ss_range_pct") <= 20.0 && value(last, "ss_excursion_pct") <= 10.0);
+        }
+        assert_eq!(value(last, "cell_s"), 0.5);
+        let reported = doc["points"].as_array().unwrap().len() - n;
+        assert_eq!(reported, cells, "{name}: one averaged point per cell");
+    }
+}
+
+#[test]
+fn pts_wsat_hir_xsr_dirth_follow_their_procedures() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--quick", "--pts-cell", "500ms"];
+    // WSAT: from a purged drive into saturation (2 drive writes in quick).
+    let w = study("pts-wsat", SMALL, &dir.path().join("w"), &args);
+    let pts = points(&w, "4 KiB random writes, T4Q32");
+    let dw = value(pts.last().unwrap(), "drive_writes");
+    assert!((dw - 2.0).abs() < 0.01, "{dw}");
+    let (fob, sat) = (
+        w["result"]["fob_iops"].as_f64().unwrap(),
+        w["result"]["saturated_iops"].as_f64().unwrap(),
+    );
+    assert!(sat < 0.5 * fob, "saturated {sat} vs fresh {fob}");
+    // HIR: 3 bursts per wait state, at 5 s + wait spacing, then the baseline.
+    let h = study("pts-hir", SMALL, &dir.path().join("h"), &args);
+    let five = points(&h, "wait 5 s");
+    assert_eq!(five.len(), 3);
+    assert!(value(five[1], "iops") > 0.0);
+    let xs: Vec<f64> = five.iter().map(|p| p["x"].as_f64().unwrap()).collect();
+    assert_eq!(xs, [5.0, 15.0, 25.0]);
+    assert_eq!(points(&h, "wait 50 s").len(), 3);
+    assert_eq!(points(&h, "baseline (no wait)").len(), 1);
+    // XSR: three phases in order of time.
+    let x = study("pts-xsr", SMALL, &dir.path().join("x"), &args);
+    let phase = |s: &str| {
+        points(&x, s)
+            .iter()
+            .map(|p| p["x"].as_f64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    let (a, b, c) = (
+        phase("1 sequential 1 MiB"),
+        phase("2 random 8 KiB"),
+        phase("3 sequential 1 MiB"),
+    );
+    assert!(!a.is_empty() && !b.is_empty() && !c.is_empty());
+    assert!(a.last() < b.first() && b.last() < c.first());
+    // DIRTH: the quick matrix, every demand measured.
+    let d = study("pts-dirth", SMALL, &dir.path().join("d"), &args);
+    for s in ["0/100 T4", "0/100 T1", "100/0 T4", "100/0 T1"] {
+        assert_eq!(points(&d, s).len(), 3, "{s}");
+    }
+    let q1 = value(at(&d, "100/0 T1", 1.0), "iops");
+    let q32 = value(at(&d, "100/0 T4", 32.0), "iops");
+    assert!(q32 > 4.0 * q1, "reads scale with demand: {q1} -> {q32}");
+    common::usage_error(&["study", "pts-iops", "--pts-cell", "soon"], "soon");
+}
+
 #[test]
 fn latency_load_rises_with_load() {
     let dir = tempfile::tempdir().unwrap();
@@ -482,6 +566,13 @@ fn list_names_every_study() {
         "alignment",
         "random-fill",
         "data-dependence",
+        "pts-iops",
+        "pts-throughput",
+        "pts-latency",
+        "pts-wsat",
+        "pts-hir",
+        "pts-xsr",
+        "pts-dirth",
     ] {
         assert!(text.contains(name), "{name}: {text}");
     }

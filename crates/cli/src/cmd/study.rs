@@ -20,7 +20,7 @@ use crate::error::{usage, OrUsage};
 #[derive(clap::Args)]
 #[command(
     about = "Run one of the papers' experiments (skew, gc-unit, latency-load, ...) on a drive",
-    after_help = "Examples:\n  ssdiq study list\n  ssdiq study skew --quick\n  ssdiq study gc-unit emu:7450max --out results/gc-unit\n  ssdiq study latency-load /dev/nvme1n1 --allow-destroy /dev/nvme1n1 --spec-rand-write 70\n\n\
+    after_help = "Examples:\n  ssdiq study list\n  ssdiq study skew --quick\n  ssdiq study gc-unit emu:7450max --out results/gc-unit\n  ssdiq study latency-load /dev/nvme1n1 --allow-destroy /dev/nvme1n1 --spec-rand-write 70\n  ssdiq study pts-iops emu:p5520 --pts-cell 5s\n\n\
 Each study resets the drive (emulated: to empty; file: truncated; block device: as `ssdiq run`\n\
 does) wherever it needs a known state, and writes study.json, points.csv and study.html into\n\
 --out. docs/studies.md describes every study and shows full-length results."
@@ -44,6 +44,10 @@ pub struct Args {
     /// profile's datasheet, else the measured rate).
     #[arg(long, value_name = "kIOPS")]
     spec_rand_write: Option<String>,
+    /// Seconds of one SNIA PTS test period (pts-* studies; default: the spec's 60, with
+    /// --quick 1).
+    #[arg(long, value_name = "SECONDS")]
+    pts_cell: Option<String>,
     /// Size of a file target (created, or recreated with --recreate).
     #[arg(long)]
     size: Option<String>,
@@ -85,6 +89,13 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     };
     let spec_iops =
         super::run::spec_flag("spec-rand-write", &args.spec_rand_write)?.map(|kiops| kiops * 1e3);
+    let pts_cell_s = match &args.pts_cell {
+        None => None,
+        Some(t) => {
+            let ns = ssdiq_workload::units::parse_duration_ns(t).or_usage()?;
+            Some(ns as f64 / 1e9)
+        }
+    };
     let size = args
         .size
         .as_deref()
@@ -115,6 +126,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         quick: args.quick,
         seed: args.seed,
         spec_rand_write_iops: spec_iops,
+        pts_cell_s,
     };
     let doc = study::run(st, target.as_mut(), &opts, stop, &bars);
     bars.clear();

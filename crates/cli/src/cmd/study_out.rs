@@ -145,6 +145,44 @@ fn specs(study: &str) -> Vec<ChartSpec> {
             c("Fill throughput against the share of the drive written", None, &[("mb_s", "MB/s")], "share of the drive written [%]", false, "MB/s", true,
               "Each point: the throughput of that 5% of the drive."),
         ],
+        "pts-iops" => vec![
+            c("IOPS against block size per R/W mix (steady-state window)", None, &[("iops", "IOPS")], "block size [KiB]", true, "IOPS", true,
+              "Random I/O, T4Q32; averages over the steady-state window."),
+            c("Steady-state tracking: 4 KiB random-write IOPS per round", Some("tracking"), &[("rw4k_iops", "4 KiB 0/100 IOPS")], "round", false, "IOPS", false,
+              "Steady: over the last 5 rounds, range <= 20% and best-fit excursion <= 10% of their average."),
+        ],
+        "pts-throughput" => vec![
+            c("Sequential throughput against block size (steady-state window)", None, &[("mb_s", "MB/s")], "block size [KiB]", true, "MB/s", false,
+              "100/0: reads, 0/100: writes; T1Q32."),
+            c("Steady-state tracking: 1 MiB write MB/s per round", Some("tracking"), &[("sw1m_mb_s", "1 MiB 0/100 MB/s")], "round", false, "MB/s", false, ""),
+        ],
+        "pts-latency" => vec![
+            c("Average response time against block size (steady-state window)", None, &[("avg_us", "average")], "block size [KiB]", true, "latency [us]", true,
+              "Random I/O at T1Q1 per R/W mix."),
+            c("99.999% response time against block size", None, &[("p99999_us", "99.999%")], "block size [KiB]", true, "latency [us]", true, ""),
+            c("Steady-state tracking: 4 KiB write average response time per round", Some("tracking"), &[("rw4k_avg_us", "4 KiB 0/100 average")], "round", false, "latency [us]", false, ""),
+        ],
+        "pts-wsat" => vec![
+            c("IOPS against the total written", None, &[("iops", "IOPS")], "total written [GB]", false, "IOPS", false,
+              "4 KiB random writes T4Q32 from a purged drive: fresh out of the box, the transition, saturation."),
+        ],
+        "pts-hir" => vec![
+            c("IOPS of each 5 s burst against time, per idle wait", None, &[("iops", "IOPS")], "time since the first burst [s]", false, "IOPS", false,
+              "After steady state; a drive that collects garbage while idle writes faster after longer waits."),
+            c("Preconditioning: 4 KiB random-write IOPS per round", Some("tracking"), &[("rw4k_iops", "4 KiB 0/100 IOPS")], "round", false, "IOPS", false,
+              "Rounds of one test period until steady (5-round window: range <= 20%, excursion <= 10%)."),
+        ],
+        "pts-xsr" => vec![
+            c("Write throughput against time, per phase", None, &[("mb_s", "MB/s")], "time [s]", false, "MB/s", false,
+              "Sequential 1 MiB, random 8 KiB, sequential 1 MiB writes, T1Q32."),
+        ],
+        "pts-dirth" => vec![
+            c("IOPS against queue depth, per mix and thread count", None, &[("iops", "IOPS")], "queue depth (per thread)", true, "IOPS", true,
+              "4 KiB random I/O after steady state."),
+            c("Average response time against queue depth", None, &[("avg_us", "average")], "queue depth (per thread)", true, "latency [us]", true, ""),
+            c("Preconditioning: 4 KiB random-write IOPS per round", Some("tracking"), &[("rw4k_iops", "4 KiB 0/100 IOPS")], "round", false, "IOPS", false,
+              "Rounds of one test period until steady (5-round window: range <= 20%, excursion <= 10%)."),
+        ],
         "block-size" => vec![
             c("Throughput against request size", None, &[("mb_s", "MB/s")], "request size [KiB]", true, "MB/s", false,
               "QD 32, one thread; random writes after a warm-up of random writes (steady state)."),
@@ -189,7 +227,7 @@ fn chart(doc: &StudyDoc, spec: &ChartSpec) -> LineChart {
             .filter_map(|p| p.values.get(key).map(|v| [p.x, *v]))
             .collect()
     };
-    if spec.title.contains("two-zone") || spec.x == "run" {
+    if spec.title.contains("two-zone") || spec.x == "run" || spec.x == "round" {
         c.x = c.x.clone().not_from_zero();
     }
     if spec.metrics.len() == 1 {

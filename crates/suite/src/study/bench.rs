@@ -80,6 +80,8 @@ pub struct Bench<'a> {
     observer: &'a dyn Observer,
     seed: u64,
     pub quick: bool,
+    /// Seconds of a PTS test period (`--pts-cell`); `None`: the spec's 60 s (quick: 1 s).
+    pub pts_cell: Option<f64>,
     jobs: u64,
     planned: usize,
     pub points: Vec<StudyPoint>,
@@ -103,6 +105,7 @@ impl<'a> Bench<'a> {
             observer,
             seed,
             quick,
+            pts_cell: None,
             jobs: 0,
             planned: 0,
             points: Vec::new(),
@@ -118,6 +121,22 @@ impl<'a> Bench<'a> {
 
     pub fn target(&mut self) -> &mut dyn SuiteTarget {
         &mut *self.target
+    }
+
+    /// Seconds of one PTS test period.
+    pub fn pts_cell_s(&self) -> f64 {
+        self.pts_cell.unwrap_or(if self.quick {
+            1.0
+        } else {
+            super::pts::SPEC_CELL_S
+        })
+    }
+
+    /// Lets `ns` pass without I/O on the target's clock (ends early on a stop request).
+    pub fn idle(&mut self, ns: u64) {
+        let ctl = ssdiq_engine::RunControl::new(self.stop.clone(), &ssdiq_engine::NoProgress);
+        self.target.idle(ns, ns.max(1), &ctl);
+        self.point_ns += ns;
     }
 
     pub fn stopped(&self) -> bool {

@@ -17,6 +17,7 @@ mod ftl_writes;
 mod gc_unit;
 mod io_scheduler;
 mod latency_load;
+mod pts;
 mod readonly;
 mod scheduler;
 mod skew;
@@ -172,6 +173,62 @@ pub const STUDIES: &[Study] = &[
         conclude: ftl_writes::conclude_data_dependence,
     },
     Study {
+        name: "pts-iops",
+        title: "SNIA PTS IOPS: random I/O at 7 read/write mixes x 7 block sizes to steady state",
+        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), IOPS test",
+        x_axis: "block size [KiB]",
+        method: "Purge (reset); WIPC: twice the capacity in 128 KiB sequential writes; rounds of random I/O at R/W 100/0, 95/5, 65/35, 50/50, 35/65, 5/95, 0/100 x 1024, 128, 64, 32, 16, 8, 4 KiB (quick: 100/0, 65/35, 0/100 x 1024, 64, 4 KiB), T4Q32, one test period each (60 s; quick: 1 s; --pts-cell), until the 4 KiB 0/100 IOPS is steady over 5 rounds (range <= 20%, excursion <= 10% of the average) or 25 rounds. Reported: averages over the steady-state window. The spec's 0.5 KiB is left out (4 KiB logical blocks).",
+        conclude: pts::conclude_iops,
+    },
+    Study {
+        name: "pts-throughput",
+        title: "SNIA PTS Throughput: sequential 128 KiB and 1 MiB reads and writes to steady state",
+        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), Throughput test",
+        x_axis: "block size [KiB]",
+        method: "Purge; WIPC; rounds of sequential reads and writes of 128 KiB and 1024 KiB, T1Q32, one test period each, until the 1024 KiB write bandwidth is steady (5-round window, 20% range, 10% excursion, at most 25 rounds). The spec brings each block size to its own steady state; here one round holds all four.",
+        conclude: pts::conclude_throughput,
+    },
+    Study {
+        name: "pts-latency",
+        title: "SNIA PTS Latency: T1Q1 response times of random reads, mixes and writes to steady state",
+        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), Latency test",
+        x_axis: "block size [KiB]",
+        method: "Purge; WIPC; rounds of random I/O at R/W 100/0, 65/35, 0/100 x 8 and 4 KiB, T1Q1, one test period each, until the 4 KiB 0/100 average response time is steady. Reported: average, maximum and 99.999th percentile over the window (0.5 KiB left out).",
+        conclude: pts::conclude_latency,
+    },
+    Study {
+        name: "pts-wsat",
+        title: "SNIA PTS Write Saturation: 4 KiB random writes from fresh to saturated",
+        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), WSAT test",
+        x_axis: "total written [GB]",
+        method: "Purge; 4 KiB random writes T4Q32 without a break for 4 drive writes or 6 hours, whichever ends first (quick: 2 drive writes). Reported: IOPS per period (1 s, merged into at most 300 periods) against the total written and time; fresh-out-of-the-box and saturated IOPS.",
+        conclude: pts::conclude_wsat,
+    },
+    Study {
+        name: "pts-hir",
+        title: "SNIA PTS Host Idle Recovery: write bursts after idle waits of 5 to 50 s",
+        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), HIR test",
+        x_axis: "time [s]",
+        method: "Purge; WIPC; rounds of 4 KiB random writes T4Q32 to steady state; then 25 bursts (quick: 3) of 5 s of the same writes each followed by an idle wait of 5 s, then 10, 15, 25 and 50 s; then one test period of writes without waits (return to baseline). Reported: IOPS of every burst against time.",
+        conclude: pts::conclude_hir,
+    },
+    Study {
+        name: "pts-xsr",
+        title: "SNIA PTS Cross Stimulus Recovery: sequential, then random, then sequential writes",
+        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), XSR test",
+        x_axis: "time [s]",
+        method: "Purge; WIPC; 1 MiB sequential writes, 8 KiB random writes, 1 MiB sequential writes, each T1Q32 for 2 drive writes (quick: 0.5) instead of the spec's 8, 6 and 8 hours. Reported: throughput against time, merged into at most 40 periods per phase.",
+        conclude: pts::conclude_xsr,
+    },
+    Study {
+        name: "pts-dirth",
+        title: "SNIA PTS Demand Intensity / Response Time: IOPS and latency over threads x queue depth",
+        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), DIRTH test",
+        x_axis: "queue depth (per thread)",
+        method: "Purge; WIPC; rounds of 4 KiB random writes T4Q32 to steady state; then 4 KiB random I/O at R/W 0/100, 65/35, 100/0 for every thread count 32 ... 1 and queue depth 32 ... 1 (quick: 0/100 and 100/0, T4 and T1, Q32, Q8, Q1), highest demand first, one test period each. Reported: IOPS, average, maximum and 99.999% response time per demand.",
+        conclude: pts::conclude_dirth,
+    },
+    Study {
         name: "block-size",
         title: "Throughput and latency against request size, sequential and random, read and write",
         source: "io-access-patterns-ssd.txt, request-size experiments",
@@ -198,6 +255,8 @@ pub struct StudyOptions {
     pub seed: u64,
     /// The drive's datasheet random-write IOPS (latency-load's 100%), if known.
     pub spec_rand_write_iops: Option<f64>,
+    /// Seconds of a PTS test period (default: the spec's 60; quick: 1).
+    pub pts_cell_s: Option<f64>,
 }
 
 /// Runs `study` on `target`. Errors before the first point are returned; later ones end the
@@ -212,6 +271,7 @@ pub fn run(
     let started = Instant::now();
     let identity = target.identity();
     let mut b = Bench::new(target, stop, observer, o.seed, o.quick);
+    b.pts_cell = o.pts_cell_s;
     let outcome = match study.name {
         "skew" => skew::run(&mut b),
         "readonly" => readonly::run(&mut b),
@@ -230,6 +290,13 @@ pub fn run(
         "alignment" => ftl_reads::run_alignment(&mut b),
         "random-fill" => ftl_writes::run_random_fill(&mut b),
         "data-dependence" => ftl_writes::run_data_dependence(&mut b),
+        "pts-iops" => pts::run_iops(&mut b),
+        "pts-throughput" => pts::run_throughput(&mut b),
+        "pts-latency" => pts::run_latency(&mut b),
+        "pts-wsat" => pts::run_wsat(&mut b),
+        "pts-hir" => pts::run_hir(&mut b),
+        "pts-xsr" => pts::run_xsr(&mut b),
+        "pts-dirth" => pts::run_dirth(&mut b),
         other => unreachable!("study {other} is in the catalogue but has no procedure"),
     };
     let stopped = b.stopped();
