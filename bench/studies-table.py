@@ -16,7 +16,26 @@ MAIN = {
     "streams": ("waf", "WAF"),
     "concurrency": ("mb_s", "MB/s"),
     "io-scheduler": ("mb_s", "MB/s"),
+    "empty-full": ("mb_s", "MB/s"),
+    "variance": ("kiops", "kIOPS"),
+    "parallelism": ("kiops", "kIOPS"),
+    "locality": ("mb_s", "MB/s"),
+    "permuted": ("kiops", "kIOPS"),
+    "alignment": ("mb_s", "MB/s"),
+    "random-fill": ("mb_s", "MB/s"),
+    "data-dependence": ("mb_s", "MB/s"),
+    "controller-reset": ("seconds", "seconds"),
+    "pts-iops": ("iops", "IOPS (steady-state window)"),
+    "pts-throughput": ("mb_s", "MB/s (steady-state window)"),
+    "pts-latency": ("avg_us", "average response time [us] (steady-state window)"),
+    "pts-wsat": ("iops", "IOPS"),
+    "pts-hir": ("iops", "IOPS"),
+    "pts-xsr": ("mb_s", "MB/s"),
+    "pts-dirth": ("iops", "IOPS"),
 }
+
+# Studies whose points are time series: their findings only.
+FINDINGS_ONLY = {"random-fill", "pts-wsat", "pts-hir", "pts-xsr"}
 
 
 def cell(study, p):
@@ -42,11 +61,21 @@ def main(root):
             continue
         names = list(docs)
         print(f"### {study}: {MAIN[study][1]}\n")
+        if study in FINDINGS_ONLY:
+            for n in names:
+                d = docs[n]
+                print(f"`{n}` ({d['wall_s']:.0f} s wall, {len(d['points'])} points):")
+                for f in d["findings"]:
+                    print(f"- {f}")
+                print()
+            continue
         print("| series | point | " + " | ".join(f"`{n}`" for n in names) + " |")
         print("|---|---|" + "---:|" * len(names))
         rows = []
         for n in names:
             for p in docs[n]["points"]:
+                if p["series"] == "tracking":
+                    continue
                 k = (p["series"], p["x_label"])
                 if k not in rows:
                     rows.append(k)

@@ -116,6 +116,17 @@ if [ -n "$RUN" ]; then
         0.9[5-9]*|1.0[0-5]*|1) ok "measured WAF $w from SMART and OCP" ;;
         *) bad "measured WAF '$w', expected ~1.0" ;;
     esac
+
+    # The controller-reset study: three timed runs of the same reads, a controller reset
+    # (NVME_IOCTL_RESET) before the third; the namespace must still work afterwards.
+    echo "== ssdiq study controller-reset --quick on $RUN"
+    ssdiq study controller-reset "$RUN" --quick --allow-destroy "$RUN" --out /tmp/cr --quiet; rc=$?
+    [ $rc = 0 ] && ok "controller-reset study exit 0" || bad "controller-reset study exit $rc"
+    grep -q '"run3_over_run2"' /tmp/cr/study.json \
+        && ok "controller-reset timed three runs" || bad "controller-reset: no run 3 result"
+    grep -o '"findings": \[[^]]*' /tmp/cr/study.json
+    dd if="$RUN" of=/dev/null bs=4096 count=16 iflag=direct 2>/dev/null \
+        && ok "the namespace reads after the controller reset" || bad "namespace unusable after reset"
 fi
 
 echo "== nvme crate hardware tests"

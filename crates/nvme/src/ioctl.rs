@@ -35,6 +35,8 @@ const _: () = assert!(std::mem::size_of::<PassthruCmd64>() == 80);
 pub const NVME_IOCTL_ADMIN64_CMD: u64 = ioc(3, b'N', 0x47, 80);
 /// `_IOWR('N', 0x48, struct nvme_passthru_cmd64)`.
 pub const NVME_IOCTL_IO64_CMD: u64 = ioc(3, b'N', 0x48, 80);
+/// `_IO('N', 0x44)`: resets the controller (on its `/dev/nvmeX` node).
+pub const NVME_IOCTL_RESET: u64 = ioc(0, b'N', 0x44, 0);
 /// `_IO('N', 0x40)`: returns the namespace ID of a namespace device.
 pub const NVME_IOCTL_ID: u64 = ioc(0, b'N', 0x40, 0);
 
@@ -98,6 +100,17 @@ pub fn submit(
     Ok(Outcome::Ok { result: cmd.result })
 }
 
+/// Resets the controller whose `/dev/nvmeX` node `fd` is open (the kernel re-initialises it;
+/// its namespaces stay).
+pub fn reset_controller(fd: RawFd) -> std::io::Result<()> {
+    // SAFETY: NVME_IOCTL_RESET takes no argument.
+    let rc = unsafe { libc::ioctl(fd, NVME_IOCTL_RESET as _) };
+    if rc < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// The namespace ID of an open namespace device (block or generic char device).
 pub fn namespace_id(fd: RawFd) -> std::io::Result<u32> {
     // SAFETY: NVME_IOCTL_ID takes no argument.
@@ -117,6 +130,7 @@ mod tests {
         assert_eq!(NVME_IOCTL_ADMIN64_CMD, 0xC050_4E47);
         assert_eq!(NVME_IOCTL_IO64_CMD, 0xC050_4E48);
         assert_eq!(NVME_IOCTL_ID, 0x4E40);
+        assert_eq!(NVME_IOCTL_RESET, 0x4E44);
     }
 
     #[test]

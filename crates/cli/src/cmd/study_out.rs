@@ -145,6 +145,10 @@ fn specs(study: &str) -> Vec<ChartSpec> {
             c("Fill throughput against the share of the drive written", None, &[("mb_s", "MB/s")], "share of the drive written [%]", false, "MB/s", true,
               "Each point: the throughput of that 5% of the drive."),
         ],
+        "controller-reset" => vec![
+            c("Time of the same random reads, run by run", None, &[("seconds", "seconds")], "run", false, "seconds", false,
+              "Run 1 fills the caches; the controller is reset before run 3."),
+        ],
         "pts-iops" => vec![
             c("IOPS against block size per R/W mix (steady-state window)", None, &[("iops", "IOPS")], "block size [KiB]", true, "IOPS", true,
               "Random I/O, T4Q32; averages over the steady-state window."),

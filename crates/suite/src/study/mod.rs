@@ -11,6 +11,7 @@
 
 mod bench;
 mod concurrency;
+mod controller_reset;
 mod empty_full;
 mod ftl_reads;
 mod ftl_writes;
@@ -173,6 +174,14 @@ pub const STUDIES: &[Study] = &[
         conclude: ftl_writes::conclude_data_dependence,
     },
     Study {
+        name: "controller-reset",
+        title: "Does a controller reset clear the drive's caches?",
+        source: "what-does-the-ftl-do.txt, sections 3.4 and 5.6",
+        x_axis: "run",
+        method: "NVMe namespaces only. Reset and fill; three runs of the same 200,000 random 4 KiB reads at QD 1 (quick: 20,000), timed; the controller is reset (NVME_IOCTL_RESET on /dev/nvmeX) between the second and the third.",
+        conclude: controller_reset::conclude,
+    },
+    Study {
         name: "pts-iops",
         title: "SNIA PTS IOPS: random I/O at 7 read/write mixes x 7 block sizes to steady state",
         source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), IOPS test",
@@ -290,6 +299,7 @@ pub fn run(
         "alignment" => ftl_reads::run_alignment(&mut b),
         "random-fill" => ftl_writes::run_random_fill(&mut b),
         "data-dependence" => ftl_writes::run_data_dependence(&mut b),
+        "controller-reset" => controller_reset::run(&mut b),
         "pts-iops" => pts::run_iops(&mut b),
         "pts-throughput" => pts::run_throughput(&mut b),
         "pts-latency" => pts::run_latency(&mut b),
