@@ -124,7 +124,7 @@ if [ -n "$RUN" ]; then
     [ $rc = 0 ] && ok "controller-reset study exit 0" || bad "controller-reset study exit $rc"
     grep -q '"run3_over_run2"' /tmp/cr/study.json \
         && ok "controller-reset timed three runs" || bad "controller-reset: no run 3 result"
-    grep -o '"findings": \[[^]]*' /tmp/cr/study.json
+    grep -A3 '"findings"' /tmp/cr/study.json
     dd if="$RUN" of=/dev/null bs=4096 count=16 iflag=direct 2>/dev/null \
         && ok "the namespace reads after the controller reset" || bad "namespace unusable after reset"
 fi

@@ -172,3 +172,42 @@ fn paced_probes_keep_their_rate_beside_a_rate_limited_load() {
         "--probe-rate",
     );
 }
+
+#[test]
+fn a_full_rewrite_window_absorbs_a_small_hot_area_the_scaled_one_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let waf = |window: &str| {
+        let j = dir.path().join(format!("{window}.json"));
+        let target = format!("emu:default,capacity=1GiB,rewrite_window={window}");
+        ok(&[
+            "io",
+            &target,
+            "--rw",
+            "randwrite",
+            "--size",
+            "256k",
+            "--io-size",
+            "64M",
+            "--qd",
+            "4",
+            "--json",
+            common::s(&j),
+        ]);
+        common::json(&j)["device"]["waf"].as_f64().unwrap()
+    };
+    // A 256 KiB area rewritten over and over: at 1 GiB the scaled window is about 70 KiB of
+    // the 64 MiB buffer, the full window all of it.
+    let (scaled, full) = (waf("scaled"), waf("full"));
+    assert!(full < 0.8 * scaled, "full {full} vs scaled {scaled}");
+    usage_error(
+        &[
+            "io",
+            "emu:default,rewrite_window=half",
+            "--rw",
+            "read",
+            "--time",
+            "1s",
+        ],
+        "invalid rewrite_window \"half\": expected scaled or full",
+    );
+}

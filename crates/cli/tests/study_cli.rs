@@ -510,7 +510,14 @@ fn io_scheduler_measures_every_scheduler_and_restores_the_device_s() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("needs a block device"));
     assert!(!out.exists());
     // A loop device is no NVMe namespace: the controller-reset study refuses it, writing nothing.
-    let o = ssdiq(&["study", "controller-reset", &lo.dev, "--quick", "--out", s(&out)]);
+    let o = ssdiq(&[
+        "study",
+        "controller-reset",
+        &lo.dev,
+        "--quick",
+        "--out",
+        s(&out),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("needs an NVMe namespace"));
     assert!(!out.exists());

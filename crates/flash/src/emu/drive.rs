@@ -214,6 +214,15 @@ impl Drive {
         let lbas_mb = LBA_BYTES as f64 / 1e6;
         let xfer_ns_per_page = lbas_mb / n.channel_mb_s * 1e9;
         let buffer_pages = (p.buffer.buffer_kib * 1024 / LBA_BYTES).max(1);
+        let window_pages = match p.buffer.rewrite_window.as_str() {
+            "scaled" => ((buffer_pages as f64 * scale).round() as u64).min(buffer_pages),
+            "full" => buffer_pages,
+            other => {
+                return Err(bad(format!(
+                    "invalid rewrite_window \"{other}\": expected scaled or full"
+                )))
+            }
+        };
         let block_scale = units as f64 / n.units_per_block as f64;
         let t = Timing {
             dies,
@@ -242,7 +251,7 @@ impl Drive {
             stall_ns: us(p.host.write_stall_us),
             dram_ns: us(p.host.dram_read_us),
             buffer_pages,
-            window_pages: ((buffer_pages as f64 * scale).round() as u64).min(buffer_pages),
+            window_pages,
             low: p.gc.low_watermark,
             critical: p.gc.critical_watermark,
         };

@@ -200,6 +200,16 @@ pub struct HostParams {
 #[serde(deny_unknown_fields)]
 pub struct BufferParams {
     pub buffer_kib: u64,
+    /// Which buffered rewrites are absorbed: `scaled` (default) only within the share of the
+    /// buffer that stands for the full-size drive (right for traffic that scales with the
+    /// capacity), `full` within the whole buffer (right for hot areas of a fixed size, such
+    /// as a database's double-write buffer, which a full-size drive absorbs whole).
+    #[serde(default = "scaled")]
+    pub rewrite_window: String,
+}
+
+fn scaled() -> String {
+    "scaled".into()
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -223,7 +233,7 @@ pub struct Spec {
 
 /// Keys a profile may leave out (they have defaults), by section, with a value of their type:
 /// an override may still set them.
-const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 10] = [
+const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 11] = [
     ("spec", "seq_read_mb_s", OptionalKind::Number),
     ("spec", "seq_write_mb_s", OptionalKind::Number),
     ("spec", "rand_read_kiops", OptionalKind::Number),
@@ -234,6 +244,7 @@ const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 10] = [
     ("drive", "streams", OptionalKind::Whole),
     ("host", "write_stall_rate", OptionalKind::Number),
     ("host", "write_stall_us", OptionalKind::Number),
+    ("buffer", "rewrite_window", OptionalKind::Text),
 ];
 
 #[derive(Clone, Copy)]
