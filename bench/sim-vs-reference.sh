@@ -48,6 +48,11 @@ configs=(
   "twozone 80/20 2r-fifo|2r-fifo|--pattern zones --zones s0.2_f0.8_s0.8_f0.2|twozone:80/20|$fill|$erase"
   "twozone 90/10 2r-fifo|2r-fifo|--pattern zones --zones s0.1_f0.9_s0.9_f0.1|twozone:90/10|$fill|$erase"
   "zipf 1.0 2r-fifo|2r-fifo|--pattern zipf --zipf 1.0|zipf:1.0|$fill|$erase"
+  # The artifact's benchslow streams: N equal zones, each written sequentially, weights 1, 1.2, ...
+  "streams 2|greedy|--pattern zones-noshuffle --zones s1_f1.0_sequential_s1_f1.2_sequential|streams:2|$fill|$erase"
+  "streams 4|greedy|--pattern zones-noshuffle --zones s1_f1.0_sequential_s1_f1.2_sequential_s1_f1.4_sequential_s1_f1.6_sequential|streams:4|$fill|$erase"
+  "streams 8|greedy|--pattern zones-noshuffle --zones s1_f1.0_sequential_s1_f1.2_sequential_s1_f1.4_sequential_s1_f1.6_sequential_s1_f1.8_sequential_s1_f2.0_sequential_s1_f2.2_sequential_s1_f2.4_sequential|streams:8|$fill|$erase"
+  "streams 16|greedy|--pattern zones-noshuffle --zones s1_f1.0_sequential_s1_f1.2_sequential_s1_f1.4_sequential_s1_f1.6_sequential_s1_f1.8_sequential_s1_f2.0_sequential_s1_f2.2_sequential_s1_f2.4_sequential_s1_f2.6_sequential_s1_f2.8_sequential_s1_f3.0_sequential_s1_f3.2_sequential_s1_f3.4_sequential_s1_f3.6_sequential_s1_f3.8_sequential_s1_f4.0_sequential|streams:16|$fill|$erase"
 )
 
 # "16G" -> "16GiB" for ssdiq (the reference's K/M/G are binary).
