@@ -464,6 +464,37 @@ fn a_study_on_a_loop_device_refuses_a_filesystem_until_named() {
 }
 
 #[test]
+fn read_and_pts_studies_run_on_a_loop_device() {
+    use common::loopdev;
+    let _g = loopdev::serial();
+    if !loopdev::is_root() {
+        eprintln!("skipped: needs root for loop devices");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let Some(lo) = loopdev::Loop::attach(&loopdev::backing(dir.path(), "studies.img", 32 << 20))
+    else {
+        eprintln!("skipped: no loop device");
+        return;
+    };
+    for (name, extra) in [
+        ("concurrency", &[][..]),
+        ("empty-full", &[][..]),
+        ("locality", &[][..]),
+        ("permuted", &[][..]),
+        ("alignment", &[][..]),
+        ("data-dependence", &[][..]),
+        ("pts-latency", &["--pts-cell", "100ms"][..]),
+    ] {
+        let mut args = vec!["--quick"];
+        args.extend_from_slice(extra);
+        let doc = study(name, &lo.dev, &dir.path().join(name), &args);
+        assert_eq!(doc["target"]["name"], lo.dev.as_str(), "{name}");
+        assert!(!doc["points"].as_array().unwrap().is_empty(), "{name}");
+    }
+}
+
+#[test]
 fn io_scheduler_measures_every_scheduler_and_restores_the_device_s() {
     use common::loopdev;
     let _g = loopdev::serial();

@@ -223,6 +223,17 @@ fn build_job(args: &Args, facts: &TargetFacts, trace: Option<&TraceSetup>) -> an
     Ok(job)
 }
 
+/// `--offset` in bytes (0 without it).
+fn offset_arg(args: &Args) -> anyhow::Result<u64> {
+    Ok(args
+        .offset
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .or_usage()?
+        .unwrap_or(0))
+}
+
 /// The job the arguments describe on `target`; `default_range(bs)` is the range used without
 /// `--size`. Every error is a usage error.
 fn job_from_args(
@@ -242,13 +253,7 @@ fn job_from_args(
         .map(parse_size)
         .transpose()
         .or_usage()?;
-    let offset = args
-        .offset
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .or_usage()?
-        .unwrap_or(0);
+    let offset = offset_arg(args)?;
     let range = match size {
         Some(s) => s,
         None => {
@@ -441,13 +446,7 @@ fn real_setup(
             .flatten()
     });
     // A file must hold the job's extent: --offset plus --size.
-    let offset = args
-        .offset
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .or_usage()?
-        .unwrap_or(0);
+    let offset = offset_arg(args)?;
     let size = size.map(|s| s.saturating_add(offset));
     let plan = file_target::plan(&args.target, size, args.recreate, file_target::Use::Io)?;
     let facts = TargetFacts::probe(&args.target).map_err(engine_usage)?;

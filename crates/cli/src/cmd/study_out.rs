@@ -287,7 +287,7 @@ fn dot_charts(doc: &StudyDoc) -> Vec<Figure> {
                 tests.push((&p.x_label, p.x));
             }
         }
-        for (i, (label, x)) in tests.into_iter().enumerate() {
+        for (label, x) in tests {
             let values = series
                 .iter()
                 .map(|s| {
@@ -299,7 +299,8 @@ fn dot_charts(doc: &StudyDoc) -> Vec<Figure> {
                 .collect();
             c.rows.push(DotRow {
                 label: label.to_string(),
-                colour: palette::series(i / 2),
+                // The marks tell the series apart; one colour keeps the rows calm.
+                colour: palette::series(0),
                 values,
                 spread: Vec::new(),
             });

@@ -143,7 +143,7 @@ pub const STUDIES: &[Study] = &[
     },
     Study {
         name: "permuted",
-        title: "Does the drive reorder its queue? Reads permuted within small windows",
+        title: "Reads permuted within small windows (does the drive reorder its queue)",
         source: "what-does-the-ftl-do.txt, sections 3.3.3 and 5.8",
         x_axis: "shuffle window [blocks] (QD = twice the window)",
         method: "Reset and fill once; 4 KiB reads of the section of locality, sequential, permuted within consecutive windows of 2, 4, 8 requests (pattern window:N; quick: 2, 8), and shuffled, each at QD twice the window, 1 s each (quick: 0.25 s). A drive that reorders its queue reads permuted sequences as fast as sequential ones.",
@@ -167,7 +167,7 @@ pub const STUDIES: &[Study] = &[
     },
     Study {
         name: "data-dependence",
-        title: "Does the data written change the write speed?",
+        title: "Write speed against the data written",
         source: "what-does-the-ftl-do.txt, sections 3.3.6 and 5.10",
         x_axis: "test (data written)",
         method: "Per test: reset (and, for the full drive, a sequential fill), then sequential 128 KiB writes at QD 64 for one drive write or 5 s (quick: 0.5 s), whichever ends first, of all-zero, all-one, 0xaa and LBA-stamped data (each 512-byte sector starts with its LBA), and the write-zeroes command.",
@@ -175,7 +175,7 @@ pub const STUDIES: &[Study] = &[
     },
     Study {
         name: "controller-reset",
-        title: "Does a controller reset clear the drive's caches?",
+        title: "The same random reads before and after a controller reset (does it clear caches)",
         source: "what-does-the-ftl-do.txt, sections 3.4 and 5.6",
         x_axis: "run",
         method: "NVMe namespaces only. Reset and fill; three runs of the same 200,000 random 4 KiB reads at QD 1 (quick: 20,000), timed; the controller is reset (NVME_IOCTL_RESET on /dev/nvmeX) between the second and the third.",

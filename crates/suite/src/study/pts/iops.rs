@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use ssdiq_schema::StudyPoint;
 
-use super::{conclude_steady, kib, mix_label, record_window, rounds, size_label, Cell};
+use super::{conclude_steady, mix_label, Cell};
 use crate::study::bench::Bench;
 use crate::target::SuiteError;
 
@@ -23,16 +23,7 @@ fn cells(quick: bool) -> Vec<Cell> {
     for &r in mixes {
         for &k in sizes {
             let bs = k * 1024;
-            out.push(Cell {
-                series: mix_label(r),
-                x: kib(bs),
-                x_label: size_label(bs),
-                read_pct: r,
-                random: true,
-                bs,
-                threads: 4,
-                qd: 32,
-            });
+            out.push(Cell::grid(r, true, bs, 4, 32));
         }
     }
     out
@@ -40,19 +31,13 @@ fn cells(quick: bool) -> Vec<Cell> {
 
 pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     let cells = cells(b.quick);
-    b.plan(1 + super::steady::MAX_ROUNDS + cells.len());
-    if !super::purge_and_precondition(b)? {
-        return Ok(());
-    }
-    let track = cells
-        .iter()
-        .position(|c| c.read_pct == 0 && c.bs == 4096)
-        .expect("4 KiB random writes are a cell");
-    let Some((all, check)) = rounds(b, &cells, "rw4k_iops", &|r| r[track].iops)? else {
-        return Ok(());
-    };
-    record_window(b, &cells, &all, check);
-    Ok(())
+    super::steady_state_test(
+        b,
+        &cells,
+        &|c| c.read_pct == 0 && c.bs == 4096,
+        "rw4k_iops",
+        |r| r.iops,
+    )
 }
 
 pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {

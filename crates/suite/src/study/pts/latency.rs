@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use ssdiq_schema::StudyPoint;
 
-use super::{conclude_steady, kib, mix_label, record_window, rounds, size_label, Cell};
+use super::{conclude_steady, Cell};
 use crate::study::bench::Bench;
 use crate::target::SuiteError;
 
@@ -15,16 +15,7 @@ fn cells() -> Vec<Cell> {
     for r in [100, 65, 0] {
         for k in [8u64, 4] {
             let bs = k * 1024;
-            out.push(Cell {
-                series: mix_label(r),
-                x: kib(bs),
-                x_label: size_label(bs),
-                read_pct: r,
-                random: true,
-                bs,
-                threads: 1,
-                qd: 1,
-            });
+            out.push(Cell::grid(r, true, bs, 1, 1));
         }
     }
     out
@@ -32,19 +23,13 @@ fn cells() -> Vec<Cell> {
 
 pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     let cells = cells();
-    b.plan(1 + super::steady::MAX_ROUNDS + cells.len());
-    if !super::purge_and_precondition(b)? {
-        return Ok(());
-    }
-    let track = cells
-        .iter()
-        .position(|c| c.read_pct == 0 && c.bs == 4096)
-        .expect("4 KiB writes are a cell");
-    let Some((all, check)) = rounds(b, &cells, "rw4k_avg_us", &|r| r[track].avg_us)? else {
-        return Ok(());
-    };
-    record_window(b, &cells, &all, check);
-    Ok(())
+    super::steady_state_test(
+        b,
+        &cells,
+        &|c| c.read_pct == 0 && c.bs == 4096,
+        "rw4k_avg_us",
+        |r| r.avg_us,
+    )
 }
 
 pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {

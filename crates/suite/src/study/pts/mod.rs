@@ -60,6 +60,20 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// A cell of a mix x block-size grid: series = the R/W mix, x = the block size.
+    pub fn grid(read_pct: u32, random: bool, bs: u64, threads: u32, qd: u32) -> Cell {
+        Cell {
+            series: mix_label(read_pct),
+            x: kib(bs),
+            x_label: size_label(bs),
+            read_pct,
+            random,
+            bs,
+            threads,
+            qd,
+        }
+    }
+
     pub fn mix(&self) -> String {
         match (self.read_pct, self.random) {
             (100, true) => "randread".into(),
@@ -195,6 +209,30 @@ pub fn rounds(
         }
     }
     unreachable!("the last round ends the loop")
+}
+
+/// A whole steady-state test: purge, WIPC, rounds of `cells` until the `metric` of the cell
+/// `tracked` picks is steady, then each cell's window averages as points.
+pub fn steady_state_test(
+    b: &mut Bench<'_>,
+    cells: &[Cell],
+    tracked: &dyn Fn(&Cell) -> bool,
+    track_name: &str,
+    metric: fn(&CellResult) -> f64,
+) -> Result<(), SuiteError> {
+    b.plan(1 + steady::MAX_ROUNDS + cells.len());
+    if !purge_and_precondition(b)? {
+        return Ok(());
+    }
+    let track = cells
+        .iter()
+        .position(tracked)
+        .expect("the tracked stimulus is one of the cells");
+    let Some((all, check)) = rounds(b, cells, track_name, &|r| metric(&r[track]))? else {
+        return Ok(());
+    };
+    record_window(b, cells, &all, check);
+    Ok(())
 }
 
 /// Records each cell's averages over the window's rounds as a point of its own.

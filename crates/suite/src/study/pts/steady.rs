@@ -16,45 +16,28 @@ pub struct Steady {
     pub avg: f64,
     /// (max - min) / avg.
     pub range: f64,
-    /// Least-squares slope per round.
-    pub slope: f64,
-    /// |slope| x (WINDOW - 1) / avg.
+    /// |slope| x (WINDOW - 1) / avg: the best-fit line's excursion across the window.
     pub excursion: f64,
     pub reached: bool,
 }
 
 /// The check over the last `WINDOW` values of `ys` (round 1 first); `None` before 5 rounds.
+/// The rule is the suite's own ([`crate::steady`]), with the PTS bands.
 pub fn check(ys: &[f64]) -> Option<Steady> {
-    if ys.len() < WINDOW {
-        return None;
-    }
-    let w = &ys[ys.len() - WINDOW..];
-    let n = WINDOW as f64;
-    let avg = w.iter().sum::<f64>() / n;
-    let (lo, hi) = w
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(l, h), y| (l.min(*y), h.max(*y)));
-    let xm = (n - 1.0) / 2.0;
-    let (mut sxy, mut sxx) = (0.0, 0.0);
-    for (i, y) in w.iter().enumerate() {
-        let dx = i as f64 - xm;
-        sxy += dx * (y - avg);
-        sxx += dx * dx;
-    }
-    let slope = sxy / sxx;
-    let (range, excursion) = if avg > 0.0 {
-        ((hi - lo) / avg, slope.abs() * (n - 1.0) / avg)
-    } else {
-        (f64::INFINITY, f64::INFINITY)
+    let first = ys.len().checked_sub(WINDOW)?;
+    let criteria = crate::steady::SteadyCriteria {
+        rounds: WINDOW,
+        range_band: MAX_RANGE,
+        slope_band: MAX_EXCURSION,
     };
+    let c = criteria.check(first, &ys[first..]);
     Some(Steady {
-        first: ys.len() - WINDOW + 1,
+        first: first + 1,
         last: ys.len(),
-        avg,
-        range,
-        slope,
-        excursion,
-        reached: range <= MAX_RANGE && excursion <= MAX_EXCURSION,
+        avg: c.mean,
+        range: c.range_ratio,
+        excursion: c.slope_ratio,
+        reached: c.steady,
     })
 }
 
@@ -72,7 +55,7 @@ mod tests {
         assert!((s.range - 0.1).abs() < 1e-12);
         // 10, 10.5, 11, 11.5, 12: range 2/11 = 18% (within 20%), excursion 4*0.5/11 = 18%.
         let ramp = check(&[10.0, 10.5, 11.0, 11.5, 12.0]).unwrap();
-        assert!((ramp.slope - 0.5).abs() < 1e-12);
+        assert!((ramp.excursion - 2.0 / 11.0).abs() < 1e-12);
         assert!(ramp.range <= MAX_RANGE && ramp.excursion > MAX_EXCURSION);
         assert!(!ramp.reached);
         // A spike breaks the range rule alone.

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use ssdiq_schema::StudyPoint;
 
-use super::{conclude_steady, kib, mix_label, record_window, rounds, size_label, Cell};
+use super::{conclude_steady, Cell};
 use crate::study::bench::Bench;
 use crate::target::SuiteError;
 
@@ -15,16 +15,7 @@ fn cells() -> Vec<Cell> {
     for r in [100, 0] {
         for k in [128u64, 1024] {
             let bs = k * 1024;
-            out.push(Cell {
-                series: mix_label(r),
-                x: kib(bs),
-                x_label: size_label(bs),
-                read_pct: r,
-                random: false,
-                bs,
-                threads: 1,
-                qd: 32,
-            });
+            out.push(Cell::grid(r, false, bs, 1, 32));
         }
     }
     out
@@ -32,19 +23,13 @@ fn cells() -> Vec<Cell> {
 
 pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     let cells = cells();
-    b.plan(1 + super::steady::MAX_ROUNDS + cells.len());
-    if !super::purge_and_precondition(b)? {
-        return Ok(());
-    }
-    let track = cells
-        .iter()
-        .position(|c| c.read_pct == 0 && c.bs == 1 << 20)
-        .expect("1 MiB writes are a cell");
-    let Some((all, check)) = rounds(b, &cells, "sw1m_mb_s", &|r| r[track].mb_s)? else {
-        return Ok(());
-    };
-    record_window(b, &cells, &all, check);
-    Ok(())
+    super::steady_state_test(
+        b,
+        &cells,
+        &|c| c.read_pct == 0 && c.bs == 1 << 20,
+        "sw1m_mb_s",
+        |r| r.mb_s,
+    )
 }
 
 pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
