@@ -57,6 +57,11 @@ $ssdiq sim --capacity 256MiB --block 1MiB --op 7%,15%,28% --gc greedy,2r-fifo \
     --pattern uniform,twozone:80/20 --writes 2x --quiet --html "$out/sim.html" >/dev/null
 check_html sim "$out/sim.html" 2 'Write amplification against over-provisioning'
 
+# The page store's page: four rows of Table 1 on a small emulated drive.
+$ssdiq store emu:default,capacity=256MiB,units_per_block=1 --rows in-place,oop,comp,aligned \
+    --warmup 1.5 --measure 0.5 --open-zones 8 --quiet --html "$out/store.html" >/dev/null
+check_html store "$out/store.html" 2 'Write drilldown: bytes written per byte of user page writes'
+
 # Every study's page, quick, on a small emulated drive (gc-unit on one with 3 MiB superblocks).
 for s in skew readonly latency-load block-size queue-depth streams concurrency empty-full variance \
          parallelism locality permuted alignment random-fill data-dependence \

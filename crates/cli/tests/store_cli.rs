@@ -60,6 +60,9 @@ fn table1_orderings_on_a_small_emulated_drive() {
     assert!(m(&d, "oop", "ssd_waf") > 1.2);
     let html = std::fs::read_to_string(&h).unwrap();
     assert!(html.contains("<svg") && html.contains("aligned"));
+    // The report's vocabulary: both dot charts, the paper's rows beside ours.
+    assert_eq!(html.matches("<svg").count(), 2, "two charts");
+    assert!(html.contains("WAF per configuration") && html.contains("aligned (paper)"));
 }
 
 #[test]

@@ -1,9 +1,11 @@
 //! What `ssdiq store` writes: the result document (`{"schema": "ssdiq/1", "kind": "store"}`),
-//! a terminal table, and a minimal self-contained HTML page, each row beside the paper's.
+//! a terminal table, and an HTML page in the report's vocabulary, each row beside the paper's.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
+use ssdiq_report::chart::{palette, Axis, DotChart, DotRow};
+use ssdiq_report::page::{simple_table, Figure, Page};
 use ssdiq_store::experiment::Outcome;
 use ssdiq_store::setup::{Derived, Options};
 use ssdiq_store::{DataMode, DeviceInfo, StoreConfig, Workload};
@@ -240,112 +242,99 @@ pub fn render_text(res: &StoreResult) -> String {
     s
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-/// One page, no scripts: the table (ours over the paper's) and the write drilldown as bars.
+/// The page, in the report's vocabulary: the rows beside the paper's, WAF per configuration
+/// and the write drilldown as dot charts (one row per configuration), no scripts.
 pub fn render_html(res: &StoreResult) -> String {
-    let mut h = String::from(
-        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>ssdiq store</title><style>\
-body{font-family:sans-serif;margin:2em;color:#222;max-width:1200px}table{border-collapse:collapse;margin:1em 0}\
-td,th{border:1px solid #bbb;padding:3px 8px}td.num{text-align:right}tr.paper td{color:#666;font-size:90%}\
-.note{font-size:85%;color:#555}</style></head><body>",
-    );
-    let _ = write!(
-        h,
-        "<h1>Page store: {}</h1>{}",
-        esc(&res.target),
+    let subtitle = format!(
+        "{}{}",
+        res.rows
+            .first()
+            .map(|r| r.device.description.clone())
+            .unwrap_or_default(),
         if res.partial {
-            "<p><b>partial</b></p>"
+            ". Partial: the run ended before its last row."
         } else {
             ""
         }
     );
-    if let Some(r) = res.rows.first() {
-        let _ = write!(h, "<p>{}</p>", esc(&r.device.description));
-    }
-    h.push_str("<table><tr><th>row</th><th>zone</th>");
-    for (c, _, _) in res.rows.first().map(cells).unwrap_or_default() {
-        let _ = write!(h, "<th>{c}</th>");
-    }
-    h.push_str("</tr>");
+    // A target's overrides break after their commas, not off the page's edge.
+    let title = format!("ssdiq store: {}", res.target.replace(',', ", "));
+    let mut page = Page::new(&title, &subtitle);
+    page.heading("rows", "Rows against the paper");
+    let header_cells = res.rows.first().map(cells).unwrap_or_default();
+    let mut header = vec!["row", "zone"];
+    header.extend(header_cells.iter().map(|(c, _, _)| *c));
+    let mut rows = Vec::new();
     for r in &res.rows {
-        let _ = write!(
-            h,
-            "<tr><td>{}</td><td>{}</td>",
-            esc(&r.name),
-            esc(&r.zone_size)
-        );
-        for (_, ours, _) in cells(r) {
-            let _ = write!(h, "<td class=\"num\">{ours}</td>");
-        }
-        h.push_str("</tr>");
+        let mut ours = vec![r.name.clone(), r.zone_size.clone()];
+        ours.extend(cells(r).into_iter().map(|(_, o, _)| o));
+        rows.push(ours);
         if let Some(p) = paper_row(&r.name) {
-            let _ = write!(
-                h,
-                "<tr class=\"paper\"><td>paper ({})</td><td></td>",
-                p.table
-            );
-            for (_, _, theirs) in cells(r) {
-                let _ = write!(h, "<td class=\"num\">{theirs}</td>");
-            }
-            h.push_str("</tr>");
+            let mut theirs = vec![format!("paper ({})", p.table), String::new()];
+            theirs.extend(cells(r).into_iter().map(|(_, _, t)| t));
+            rows.push(theirs);
         }
     }
-    h.push_str("</table><h2>Write drilldown</h2><p class=\"note\">Bytes written per byte of user page writes: user (blue), double-write (orange), DB GC (green), SSD GC (red).</p>");
-    let max = res
-        .rows
-        .iter()
-        .map(|r| {
-            r.outcome
-                .metrics
-                .total_waf
-                .unwrap_or(r.outcome.metrics.db_waf)
-        })
-        .fold(1.0f64, f64::max);
-    let w = 600.0;
-    let _ = write!(
-        h,
-        "<svg width=\"{}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">",
-        w + 220.0,
-        res.rows.len() * 28 + 10
+    page.raw(&format!(
+        "<div style=\"overflow-x:auto\">{}</div>",
+        simple_table("store-rows", &header, &rows, 2)
+    ));
+
+    let mut waf = DotChart::new(
+        "WAF per configuration (paper rows in grey)",
+        Axis::log("write amplification"),
+        &["DB WAF", "SSD WAF", "total WAF"],
     );
-    for (i, r) in res.rows.iter().enumerate() {
+    let mut drill = DotChart::new(
+        "Write drilldown: bytes written per byte of user page writes",
+        Axis::linear("bytes per user byte"),
+        &["user", "double-write", "DB GC", "SSD GC"],
+    );
+    for r in &res.rows {
         let m = &r.outcome.metrics;
+        waf.rows.push(DotRow {
+            label: r.name.clone(),
+            colour: palette::series(0),
+            values: vec![Some(m.db_waf), m.ssd_waf, m.total_waf],
+            spread: Vec::new(),
+        });
+        if let Some(p) = paper_row(&r.name) {
+            waf.rows.push(DotRow {
+                label: format!("{} (paper)", r.name),
+                colour: palette::REFERENCE,
+                values: vec![
+                    p.db_waf,
+                    p.ssd_waf,
+                    p.db_waf.zip(p.ssd_waf).map(|(d, s)| d * s),
+                ],
+                spread: Vec::new(),
+            });
+        }
         let d = &m.drilldown;
         let per = |b: u64| b as f64 / (m.user_pages.max(1) as f64 * 4096.0);
-        let y = i * 28 + 5;
-        let _ = write!(
-            h,
-            "<text x=\"0\" y=\"{}\" font-size=\"13\">{}</text>",
-            y + 15,
-            esc(&r.name)
-        );
-        let mut x = 90.0;
-        for (v, c) in [
-            (per(d.user_bytes), "#4878d0"),
-            (per(d.double_write_bytes), "#ee854a"),
-            (per(d.db_gc_bytes), "#6acc64"),
-            (d.ssd_gc_bytes.map_or(0.0, per), "#d65f5f"),
-        ] {
-            let len = v / max * w;
-            let _ = write!(
-                h,
-                "<rect x=\"{x:.1}\" y=\"{y}\" width=\"{len:.1}\" height=\"20\" fill=\"{c}\"/>"
-            );
-            x += len;
-        }
-        let _ = write!(
-            h,
-            "<text x=\"{:.1}\" y=\"{}\" font-size=\"12\">{}</text>",
-            x + 6.0,
-            y + 15,
-            opt(m.total_waf, 2)
-        );
+        drill.rows.push(DotRow {
+            label: r.name.clone(),
+            colour: palette::series(0),
+            values: vec![
+                Some(per(d.user_bytes)),
+                Some(per(d.double_write_bytes)),
+                Some(per(d.db_gc_bytes)),
+                d.ssd_gc_bytes.map(per),
+            ],
+            spread: Vec::new(),
+        });
     }
-    h.push_str("</svg><p class=\"note\">Measured with ssdiq store; paper rows: Lee, Ziegler, Leis, How to Write to SSDs, PVLDB 19(7), Tables 1-3 (YCSB-A zipf 0.8, 800 GB on a Samsung PM9A3; Table 3 on an FDP drive, Table 2 throughput only).</p></body></html>\n");
-    h
+    let figures: Vec<Figure> = [
+        (waf, "DB WAF: device writes per user page write; SSD WAF: media writes per device write; total: their product."),
+        (drill, "User writes shrink with compression; double-write is in place only; DB GC copies live pages out of place; SSD GC is what the drive copies (its media writes beyond the device writes)."),
+    ]
+    .into_iter()
+    .filter(|(c, _)| c.has_data())
+    .map(|(c, cap)| Figure::dots(&c, cap))
+    .collect();
+    if !figures.is_empty() {
+        page.heading("charts", "Charts");
+        page.grid(figures);
+    }
+    page.finish("Measured with ssdiq store; paper rows: Lee, Ziegler, Leis, How to Write to SSDs, PVLDB 19(7), Tables 1-3 (YCSB-A zipf 0.8, 800 GB on a Samsung PM9A3; Table 3 on an FDP drive, Table 2 throughput only).")
 }
