@@ -15,11 +15,11 @@ use ssdiq_report::model::RunResult;
 use ssdiq_report::{build_tables, terminal, Spec};
 use ssdiq_suite::plan::{Plan, PlanOptions};
 use ssdiq_suite::RunOptions;
-use ssdiq_workload::units::{parse_fraction, parse_size};
+use ssdiq_workload::units::parse_fraction;
 
 use super::run_bars::Bars;
 use super::run_out;
-use super::run_target::suite_usage;
+use super::run_target::{suite_usage, DriveArgs};
 use crate::error::{usage, OrUsage};
 
 /// The procedures `ssdiq run` knows.
@@ -100,16 +100,8 @@ pub struct Args {
     /// Seed of the request streams.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Size of a file target (created, or recreated with --recreate).
-    #[arg(long)]
-    size: Option<String>,
-    /// Allow recreating an existing file target (run empties it on reset: its content is
-    /// lost). Without it, run refuses an existing file.
-    #[arg(long)]
-    recreate: bool,
-    /// Allow overwriting this block device even if it looks in use (name it again).
-    #[arg(long, value_name = "DEVICE")]
-    allow_destroy: Option<PathBuf>,
+    #[command(flatten)]
+    drive: DriveArgs,
     /// No progress and no tables; print only the output directory.
     #[arg(long)]
     quiet: bool,
@@ -217,19 +209,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 })?,
         ),
     };
-    let size = args
-        .size
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .or_usage()?;
+    args.drive.size_bytes()?;
     if let (Some(dir), Some(nodes)) = (&args.slurm, &args.slurm_nodes) {
         // The drives are on the nodes, not here: nothing is opened.
         return super::run_slurm::write(
             dir,
             nodes,
             &args.target,
-            args.allow_destroy.as_deref(),
+            args.drive.allow_destroy.as_deref(),
             &args.slurm_opt,
         );
     }
@@ -239,12 +226,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| run_out::default_dir(&args.target));
     run_out::check_dir(&out)?;
-    let mut target = super::run_target::open(
-        &args.target,
-        size,
-        args.allow_destroy.as_deref(),
-        args.recreate,
-    )?;
+    let mut target = args.drive.open(&args.target)?;
     let spec = spec(&args, target.builtin_spec())?;
     // Until here a Ctrl-C ended the process at once: nothing was written.
     ssdiq_engine::signals::drain_on_signals();

@@ -5,11 +5,47 @@ use std::path::{Path, PathBuf};
 
 use ssdiq_suite::{DeviceTarget, EmuTarget, SuiteError, SuiteTarget};
 
-use crate::error::usage;
+use crate::error::{usage, OrUsage};
 use crate::file_target;
 use crate::limits::check_memory;
 use ssdiq_engine::EmuExecutor;
 use ssdiq_flash::memory::drive_bytes;
+
+/// The flags `run` and `study` share for the drive they open.
+#[derive(clap::Args)]
+pub struct DriveArgs {
+    /// Size of a file target (created, or recreated with --recreate).
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Allow recreating an existing file target (emptied on reset: its content is lost).
+    /// Without it, an existing file is refused.
+    #[arg(long)]
+    pub recreate: bool,
+    /// Allow overwriting this block device even if it looks in use (name it again).
+    #[arg(long, value_name = "DEVICE")]
+    pub allow_destroy: Option<PathBuf>,
+}
+
+impl DriveArgs {
+    /// `--size` in bytes, checked.
+    pub fn size_bytes(&self) -> anyhow::Result<Option<u64>> {
+        self.size
+            .as_deref()
+            .map(ssdiq_workload::units::parse_size)
+            .transpose()
+            .or_usage()
+    }
+
+    /// Opens `target` with these flags ([`open`]).
+    pub fn open(&self, target: &str) -> anyhow::Result<Box<dyn SuiteTarget>> {
+        open(
+            target,
+            self.size_bytes()?,
+            self.allow_destroy.as_deref(),
+            self.recreate,
+        )
+    }
+}
 
 /// Suite errors raised before anything was written are bad input (exit 2).
 pub fn suite_usage(e: SuiteError) -> anyhow::Error {

@@ -9,11 +9,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ssdiq_suite::study::{self, StudyOptions, STUDIES};
-use ssdiq_workload::units::parse_size;
 
 use super::run_bars::Bars;
 use super::run_out;
-use super::run_target::suite_usage;
+use super::run_target::{suite_usage, DriveArgs};
 use super::study_out;
 use crate::error::{usage, OrUsage};
 
@@ -48,15 +47,8 @@ pub struct Args {
     /// --quick 1).
     #[arg(long, value_name = "SECONDS")]
     pts_cell: Option<String>,
-    /// Size of a file target (created, or recreated with --recreate).
-    #[arg(long)]
-    size: Option<String>,
-    /// Allow recreating an existing file target (its content is lost).
-    #[arg(long)]
-    recreate: bool,
-    /// Allow overwriting this block device even if it looks in use (name it again).
-    #[arg(long, value_name = "DEVICE")]
-    allow_destroy: Option<PathBuf>,
+    #[command(flatten)]
+    drive: DriveArgs,
     /// No progress and no findings; print only the output directory.
     #[arg(long)]
     quiet: bool,
@@ -96,23 +88,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             Some(ns as f64 / 1e9)
         }
     };
-    let size = args
-        .size
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .or_usage()?;
+    // Checked before --out: bad input writes nothing.
+    args.drive.size_bytes()?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| run_out::default_dir(&format!("study-{}-{}", st.name, args.target)));
     run_out::check_dir_for(&out, &study_out::FILES)?;
-    let mut target = super::run_target::open(
-        &args.target,
-        size,
-        args.allow_destroy.as_deref(),
-        args.recreate,
-    )?;
+    let mut target = args.drive.open(&args.target)?;
     let spec_iops = spec_iops.or_else(|| {
         target
             .builtin_spec()

@@ -196,6 +196,22 @@ impl<'a> Bench<'a> {
         self.phase = None;
     }
 
+    /// Records a point of work already measured (a segment of a job, an average over
+    /// rounds): the first takes the open phase, later ones a phase of no work of their own.
+    pub fn derived_point(
+        &mut self,
+        series: impl Into<String>,
+        x: f64,
+        x_label: impl Into<String>,
+        values: BTreeMap<String, f64>,
+    ) {
+        let (series, x_label) = (series.into(), x_label.into());
+        if self.phase.is_none() {
+            self.begin(format!("{series} {x_label}"), Unit::Seconds, 0.0);
+        }
+        self.point(series, x, x_label, values);
+    }
+
     pub fn reset(&mut self) -> Result<(), SuiteError> {
         self.target.reset()?;
         Ok(())
@@ -259,6 +275,11 @@ fn waf_between(before: Option<WriteCounters>, after: Option<WriteCounters>) -> O
     let host = a.host_bytes.checked_sub(b.host_bytes)?;
     let media = a.media_bytes?.checked_sub(b.media_bytes?)?;
     (host > 0).then(|| media as f64 / host as f64)
+}
+
+/// `1 job`, `4 jobs`: a count and its noun, for point labels.
+pub fn plural(n: u64, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
 }
 
 /// `values` from pairs, leaving out the ones not measured.

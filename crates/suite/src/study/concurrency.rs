@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use ssdiq_schema::StudyPoint;
 use ssdiq_workload::units::format_size;
 
-use super::bench::Bench;
+use super::bench::{plural, Bench};
 use super::sweep::{measure_shape, prepare, Shape};
 use crate::target::SuiteError;
 
@@ -41,7 +41,7 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
         for rw in ["read", "randread"] {
             for &threads in js {
                 let shape = Shape::new(rw, bs, 1).threads(threads);
-                let label = format!("{threads} job{}", if threads == 1 { "" } else { "s" });
+                let label = plural(threads as u64, "job");
                 if !measure_shape(b, &shape, &series(rw, bs), threads as f64, label)? {
                     return Ok(());
                 }

@@ -10,6 +10,7 @@ use ssdiq_workload::units::format_size;
 use ssdiq_workload::Op;
 
 use super::bench::{values, Bench, FILL_BS};
+use super::sweep::seconds;
 use crate::observe::Unit;
 use crate::target::SuiteError;
 
@@ -31,14 +32,6 @@ fn sizes(quick: bool) -> &'static [u64] {
         &[4096]
     } else {
         &[4096, 32768]
-    }
-}
-
-fn seconds(quick: bool) -> f64 {
-    if quick {
-        0.5
-    } else {
-        5.0
     }
 }
 

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use ssdiq_schema::StudyPoint;
 use ssdiq_workload::units::format_size;
 
-use super::bench::Bench;
+use super::bench::{plural, Bench};
 use super::sweep::{measure_shape, prepare, Shape};
 use crate::target::SuiteError;
 
@@ -28,10 +28,6 @@ fn point_seconds(quick: bool) -> f64 {
     } else {
         1.0
     }
-}
-
-fn plural(n: u64, one: &str) -> String {
-    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
 }
 
 pub fn run_parallelism(b: &mut Bench<'_>) -> Result<(), SuiteError> {

@@ -75,10 +75,7 @@ fn fill_point_series(
                 ("fill_s", Some(m.seconds())),
             ]));
         }
-        if i > 0 {
-            b.begin(format!("{series}: {pct}%"), Unit::Bytes, 0.0);
-        }
-        b.point(series, pct as f64, format!("{pct}%"), v);
+        b.derived_point(series, pct as f64, format!("{pct}%"), v);
     }
     Ok(true)
 }
@@ -149,7 +146,7 @@ const DATA_TESTS: [(&str, &str, &str); 5] = [
 const DATA_BS: u64 = 128 * 1024;
 
 pub fn run_data_dependence(b: &mut Bench<'_>) -> Result<(), SuiteError> {
-    let secs = if b.quick { 0.5 } else { 5.0 };
+    let secs = super::sweep::seconds(b.quick);
     b.plan(2 * DATA_TESTS.len());
     for (state, full) in [("trimmed", false), ("full", true)] {
         for (i, (label, rw, data)) in DATA_TESTS.iter().enumerate() {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use ssdiq_schema::StudyPoint;
 
-use super::bench::Bench;
+use super::bench::{plural, Bench};
 use super::wa;
 use crate::target::SuiteError;
 
@@ -26,7 +26,7 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     let ns = counts(b.quick);
     b.plan(ns.len() + 1);
     for &n in ns {
-        let label = format!("{n} stream{}", if n == 1 { "" } else { "s" });
+        let label = plural(n as u64, "stream");
         if !wa::point(b, &format!("streams:{n}"), STREAMS, n as f64, &label)? {
             return Ok(());
         }

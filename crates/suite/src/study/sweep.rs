@@ -14,7 +14,7 @@ use super::bench::{values, Bench};
 use crate::observe::Unit;
 use crate::target::SuiteError;
 
-/// Target seconds per point.
+/// Target seconds of a timed point (quick: 0.5 s, else 5 s).
 pub fn seconds(quick: bool) -> f64 {
     if quick {
         0.5
@@ -23,7 +23,7 @@ pub fn seconds(quick: bool) -> f64 {
     }
 }
 
-fn warm_drive_writes(quick: bool) -> f64 {
+pub fn warm_drive_writes(quick: bool) -> f64 {
     if quick {
         0.5
     } else {

@@ -8,6 +8,7 @@ use ssdiq_schema::StudyPoint;
 use ssdiq_workload::Op;
 
 use super::bench::{values, Bench};
+use super::sweep::{seconds, warm_drive_writes};
 use crate::observe::Unit;
 use crate::target::SuiteError;
 
@@ -22,26 +23,10 @@ fn repetitions(quick: bool) -> u32 {
     }
 }
 
-fn read_seconds(quick: bool) -> f64 {
-    if quick {
-        0.5
-    } else {
-        5.0
-    }
-}
-
-fn write_drive_writes(quick: bool) -> f64 {
-    if quick {
-        0.5
-    } else {
-        1.0
-    }
-}
-
 pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     let reps = repetitions(b.quick);
     b.plan(2 * reps as usize);
-    let dw = write_drive_writes(b.quick);
+    let dw = warm_drive_writes(b.quick);
     for rep in 1..=reps {
         let label = format!("run {rep}");
         b.begin(
@@ -56,7 +41,7 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
         }
         let mut j = b.job("randread", "uniform", 4096, 32);
         j.bound.bytes = None;
-        j.bound.time_ns = Some((read_seconds(b.quick) * 1e9) as u64);
+        j.bound.time_ns = Some((seconds(b.quick) * 1e9) as u64);
         let m = b.run(j)?;
         if b.stopped() {
             return Ok(());

@@ -42,9 +42,6 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
         }
         let ps = periods(&m, "write", 40);
         for (i, p) in ps.iter().enumerate() {
-            if i > 0 {
-                b.begin(format!("phase {name}"), Unit::Seconds, 0.0);
-            }
             let mut v = values(&[("mb_s", Some(p.bytes as f64 / 1e6 / p.seconds))]);
             if i + 1 == ps.len() {
                 v.extend(values(&[
@@ -53,7 +50,7 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
                 ]));
             }
             let t = t0 + p.end_s;
-            b.point(name, t, format!("{t:.1} s"), v);
+            b.derived_point(name, t, format!("{t:.1} s"), v);
         }
         t0 += m.seconds();
     }
