@@ -222,3 +222,50 @@ fn model_data_mode_reports_its_calibration_and_matches_bytes() {
     let (x, y) = (m(b, "comp", "db_waf"), m(md, "comp", "db_waf"));
     assert!((x / y - 1.0).abs() < 0.02, "DB WAF bytes {x}, model {y}");
 }
+
+/// The store's default drive absorbs rewrites in its whole buffer: the 256 KiB double-write
+/// area is the same on every drive, so the in-place row does not move with the emulated
+/// capacity, where the capacity-scaled window programs every copy at 2 GiB.
+#[test]
+fn the_default_drive_gives_in_place_the_same_ssd_waf_at_two_capacities() {
+    let dir = tempfile::tempdir().unwrap();
+    // None: the default target.
+    let waf = |target: Option<String>| {
+        let name = target
+            .clone()
+            .unwrap_or_else(|| "default".into())
+            .replace([':', ',', '='], "_");
+        let j = dir.path().join(format!("{name}.json"));
+        let mut args = vec!["store".to_string()];
+        args.extend(target);
+        for a in [
+            "--rows", "in-place", "--data", "model", "--warmup", "2", "--quiet", "--json",
+        ] {
+            args.push(a.into());
+        }
+        args.push(s(&j).into());
+        ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        m(&json(&j), "in-place", "ssd_waf")
+    };
+    let pm9a3 = |capacity: &str, window: &str| {
+        waf(Some(format!(
+            "emu:pm9a3,capacity={capacity},rewrite_window={window}"
+        )))
+    };
+    let default = waf(None);
+    assert_eq!(
+        default,
+        pm9a3("2GiB", "full"),
+        "the default is the PM9A3 at 2 GiB, full window"
+    );
+    let full_4 = pm9a3("4GiB", "full");
+    assert!(
+        (default / full_4 - 1.0).abs() < 0.03,
+        "full window: {default} at 2 GiB, {full_4} at 4 GiB"
+    );
+    let scaled_2 = pm9a3("2GiB", "scaled");
+    assert!(
+        scaled_2 > 2.0 * default,
+        "scaled {scaled_2} vs full {default}"
+    );
+}

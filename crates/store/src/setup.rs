@@ -5,14 +5,29 @@
 //! - ZNS: the device's zones.
 //! - Aligned to GC unit U: with NoWA the active group spans U (zone = U / open zones), so a
 //!   group fills whole superblocks; without NoWA each zone is U.
-//! - Not aligned (the paper's "before aligning the GC unit", 250 MB zones for a 512 MB
-//!   aligned size): `--zone`, or 250/512 of the aligned NoWA zone.
+//! - Not aligned (the paper's "before aligning the GC unit"): `--zone`, or the paper's 250 MiB
+//!   zone as the same fraction of this device as of its 894 GiB PM9A3. The fraction, not the
+//!   size: a scaled emulated drive keeps its full-size superblock count, so a zone that keeps
+//!   its share of the capacity meets the superblocks as the paper's zone met the full-size
+//!   drive's; and it leaves a small file or device enough zones.
 
 use crate::device::DeviceInfo;
 use crate::space::{Backend, SpaceConfig};
 use crate::store::{DataMode, Layout, StoreConfig};
 
 const PAGE: u64 = 4096;
+
+/// The paper's zone size before alignment (§7.2: 250 MB, 16 open) and its drive's capacity
+/// (Samsung PM9A3, 894 GiB).
+const PAPER_ZONE: u64 = 250 << 20;
+const PAPER_CAPACITY: u64 = 894 << 30;
+
+/// The unaligned zone of a device of `capacity` bytes: the paper's share of the capacity,
+/// whole pages, at least one.
+pub fn unaligned_zone(capacity: u64) -> u64 {
+    let bytes = (capacity as u128 * PAPER_ZONE as u128 / PAPER_CAPACITY as u128) as u64;
+    (bytes / PAGE).max(1) * PAGE
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -211,8 +226,7 @@ pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived
                     }
                 }
                 (None, Some(z), _) => z,
-                (None, None, Some(u)) => u / k as u64 * 250 / 512 / PAGE * PAGE,
-                (None, None, None) => 64 << 20,
+                (None, None, _) => unaligned_zone(info.capacity),
                 (Some(_), None, None) => unreachable!("alignment without a unit was refused"),
             };
             if zone < PAGE || !zone.is_multiple_of(PAGE) {
@@ -274,4 +288,18 @@ fn frames(o: &Options, pages: u64) -> u32 {
     ((pages as f64 * o.buffer) as u64)
         .max(2 * o.evict_batch as u64)
         .min(u32::MAX as u64) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_unaligned_zone_is_the_papers_share_of_the_capacity() {
+        assert_eq!(unaligned_zone(PAPER_CAPACITY), PAPER_ZONE);
+        // 2 GiB x 250 MiB / 894 GiB = 572.7 KiB: 143 whole pages.
+        assert_eq!(unaligned_zone(2 << 30), 143 * PAGE);
+        assert_eq!(unaligned_zone(4 * PAPER_CAPACITY), 4 * PAPER_ZONE);
+        assert_eq!(unaligned_zone(1 << 20), PAGE, "at least one page");
+    }
 }
