@@ -269,3 +269,41 @@ fn the_default_drive_gives_in_place_the_same_ssd_waf_at_two_capacities() {
         "scaled {scaled_2} vs full {default}"
     );
 }
+
+/// Rewrites are absorbed only while the buffer holds the previous copy: a host that keeps the
+/// emulated drive's buffer full gets the double-write copies absorbed, one that lets it drain
+/// has them programmed. The result reports the buffer's mean fill so a reader can tell which.
+#[test]
+fn in_place_ssd_waf_follows_how_full_the_drive_buffer_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |workers: &str| {
+        let j = dir.path().join(format!("w{workers}.json"));
+        ok(&[
+            "store",
+            "--rows",
+            "in-place",
+            "--data",
+            "model",
+            "--warmup",
+            "2",
+            "--workers",
+            workers,
+            "--quiet",
+            "--json",
+            s(&j),
+        ]);
+        let d = json(&j);
+        (
+            m(&d, "in-place", "drive_buffer_fill"),
+            m(&d, "in-place", "ssd_waf"),
+        )
+    };
+    let (full, absorbed) = run("64");
+    let (drained, programmed) = run("8");
+    assert!(full > 0.9, "64 workers: buffer {full}");
+    assert!(drained < 0.5, "8 workers: buffer {drained}");
+    assert!(
+        programmed > 1.5 * absorbed,
+        "SSD WAF {programmed} (drained) vs {absorbed} (full)"
+    );
+}

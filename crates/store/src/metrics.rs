@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use crate::device::WriteCounters;
+use crate::device::{BufferSamples, WriteCounters};
 use crate::driver::Clock;
 use crate::space::SpaceCounters;
 use crate::store::{Store, StoreCounters};
@@ -24,6 +24,7 @@ pub struct Snapshot {
     pub store: StoreCounters,
     pub space: SpaceCounters,
     pub device: Option<WriteCounters>,
+    pub buffer: Option<BufferSamples>,
     pub clock: Clock,
 }
 
@@ -33,6 +34,7 @@ impl Snapshot {
             store: store.counters,
             space: store.space().map(|s| s.counters).unwrap_or_default(),
             device: store.device().counters(),
+            buffer: store.device().buffer_samples(),
             clock,
         }
     }
@@ -74,6 +76,10 @@ pub struct Metrics {
     pub host_bytes: Option<u64>,
     pub media_bytes: Option<u64>,
     pub read_bytes_per_op: f64,
+    /// Emulated SSD: the mean fraction of its write buffer in use when a write arrived. A
+    /// buffer that stays full keeps every page long enough for rewrites to be absorbed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drive_buffer_fill: Option<f64>,
     pub drilldown: Drilldown,
 }
 
@@ -137,6 +143,14 @@ impl Metrics {
                 (s(|c| c.read_bytes) + g(|c| c.gc_read_bytes)) as f64,
                 ops as f64,
             ),
+            drive_buffer_fill: match (a.buffer, b.buffer) {
+                (Some(x), Some(y)) if y.writes > x.writes && y.capacity_pages > 0 => Some(
+                    (y.buffered_pages - x.buffered_pages) as f64
+                        / (y.writes - x.writes) as f64
+                        / y.capacity_pages as f64,
+                ),
+                _ => None,
+            },
             drilldown: Drilldown {
                 user_bytes,
                 double_write_bytes: dwb,

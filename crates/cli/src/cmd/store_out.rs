@@ -225,7 +225,7 @@ pub fn render_text(res: &StoreResult) -> String {
         let m = &r.outcome.metrics;
         let d = &m.drilldown;
         let per = |b: u64| b as f64 / (m.user_pages.max(1) as f64 * 4096.0);
-        let _ = writeln!(
+        let _ = write!(
             s,
             "  {:<10} {:.2} / {:.2} / {:.2} (compensation {:.2}) / {}   victims {:.0}% valid, compressed to {:.0}%, metadata {}",
             r.name,
@@ -238,6 +238,12 @@ pub fn render_text(res: &StoreResult) -> String {
             m.compressed_fraction * 100.0,
             ssdiq_workload::units::format_size_approx(r.outcome.metadata_bytes as f64)
         );
+        match m.drive_buffer_fill {
+            Some(f) => {
+                let _ = writeln!(s, ", drive buffer {:.0}% full", f * 100.0);
+            }
+            None => s.push('\n'),
+        }
     }
     s
 }

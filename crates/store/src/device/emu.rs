@@ -25,8 +25,8 @@ use ssdiq_flash::emu::{Drive, Profile, LBA_BYTES};
 use ssdiq_workload::units::format_size;
 
 use super::{
-    check_range, no_data, Device, DeviceError, DeviceInfo, Placement, VirtualTime, Wait,
-    WriteCounters, ZoneGeometry, ZoneState,
+    check_range, no_data, BufferSamples, Device, DeviceError, DeviceInfo, Placement, VirtualTime,
+    Wait, WriteCounters, ZoneGeometry, ZoneState,
 };
 
 /// How the emulated drive is presented to the store.
@@ -131,6 +131,7 @@ pub struct EmuDevice {
     op_parked: u32,
     scheduled: bool,
     woken: Vec<(u64, u64)>,
+    buffer: BufferSamples,
 }
 
 fn invalid(m: String) -> DeviceError {
@@ -237,6 +238,7 @@ impl EmuDevice {
             op_parked: 0,
             scheduled: false,
             woken: Vec::new(),
+            buffer: BufferSamples::default(),
         })
     }
 
@@ -308,6 +310,8 @@ impl EmuDevice {
     }
 
     fn write_through(&mut self, offset: u64, len: u64, stream: u16) {
+        self.buffer.writes += 1;
+        self.buffer.buffered_pages += self.drive.buffered_pages();
         let lpn = offset / LBA_BYTES;
         let pages = len / LBA_BYTES;
         match self
@@ -446,6 +450,13 @@ impl Device for EmuDevice {
         Some(WriteCounters {
             host_bytes: c.host_write_bytes,
             media_bytes: Some(c.media_write_bytes),
+        })
+    }
+
+    fn buffer_samples(&self) -> Option<BufferSamples> {
+        Some(BufferSamples {
+            capacity_pages: self.drive.timing().buffer_pages,
+            ..self.buffer
         })
     }
 

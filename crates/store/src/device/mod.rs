@@ -20,6 +20,16 @@ pub mod nvme;
 
 pub use ssdiq_engine::WriteCounters;
 
+/// Cumulative samples of a write buffer's occupancy, one per write request: the mean over a
+/// window tells whether rewrites could find their previous copy still buffered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BufferSamples {
+    pub writes: u64,
+    /// Sum over those writes of the pages buffered when each arrived.
+    pub buffered_pages: u64,
+    pub capacity_pages: u64,
+}
+
 /// Placement hint of a write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Placement {
@@ -158,6 +168,10 @@ pub trait Device {
     }
     /// The device's cumulative write counters, if it reports them.
     fn counters(&mut self) -> Option<WriteCounters>;
+    /// How full the device's write buffer was at each write, cumulative (emulated SSD only).
+    fn buffer_samples(&self) -> Option<BufferSamples> {
+        None
+    }
     fn virtual_time(&mut self) -> Option<&mut dyn VirtualTime> {
         None
     }
