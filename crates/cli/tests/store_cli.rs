@@ -230,25 +230,21 @@ fn model_data_mode_reports_its_calibration_and_matches_bytes() {
 fn the_default_drive_gives_in_place_the_same_ssd_waf_at_two_capacities() {
     let dir = tempfile::tempdir().unwrap();
     // None: the default target.
-    let waf = |target: Option<String>| {
-        let name = target
-            .clone()
-            .unwrap_or_else(|| "default".into())
-            .replace([':', ',', '='], "_");
-        let j = dir.path().join(format!("{name}.json"));
-        let mut args = vec!["store".to_string()];
+    let waf = |target: Option<&str>| {
+        let j = dir
+            .path()
+            .join(format!("{}.json", target.unwrap_or("default")));
+        let mut args = vec!["store"];
         args.extend(target);
-        for a in [
-            "--rows", "in-place", "--data", "model", "--warmup", "2", "--quiet", "--json",
-        ] {
-            args.push(a.into());
-        }
-        args.push(s(&j).into());
-        ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        args.extend([
+            "--rows", "in-place", "--data", "model", "--warmup", "2", "--quiet",
+        ]);
+        args.extend(["--json", s(&j)]);
+        ok(&args);
         m(&json(&j), "in-place", "ssd_waf")
     };
     let pm9a3 = |capacity: &str, window: &str| {
-        waf(Some(format!(
+        waf(Some(&format!(
             "emu:pm9a3,capacity={capacity},rewrite_window={window}"
         )))
     };

@@ -182,6 +182,7 @@ impl EmuDevice {
             }
         }
         let drive = Drive::new(&profile).map_err(|e| invalid(format!("{target}: {e}")))?;
+        let capacity_pages = drive.timing().buffer_pages;
         let g = *drive.geometry();
         let sb = g.ppb() * LBA_BYTES;
         let capacity = g.logical_bytes();
@@ -238,7 +239,10 @@ impl EmuDevice {
             op_parked: 0,
             scheduled: false,
             woken: Vec::new(),
-            buffer: BufferSamples::default(),
+            buffer: BufferSamples {
+                capacity_pages,
+                ..BufferSamples::default()
+            },
         })
     }
 
@@ -454,10 +458,7 @@ impl Device for EmuDevice {
     }
 
     fn buffer_samples(&self) -> Option<BufferSamples> {
-        Some(BufferSamples {
-            capacity_pages: self.drive.timing().buffer_pages,
-            ..self.buffer
-        })
+        Some(self.buffer)
     }
 
     fn virtual_time(&mut self) -> Option<&mut dyn VirtualTime> {
