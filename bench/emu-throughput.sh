@@ -13,7 +13,7 @@ target=${1:-emu:default}
 t1=${2:-150s}
 t2=${3:-300s}
 cd "$(dirname "$0")/.."
-cargo build --release -q -p ssdiq -p ssdiq-engine --example emu_spec
+cargo build --release -q -p ssdiq -p ssdiq-emu --example emu_spec
 target/release/examples/emu_spec "$target"
 bin=target/release/ssdiq
 tmp=$(mktemp -d)

@@ -10,7 +10,7 @@ patterns=${1:-uniform,twozone:90/10,zipf:0.9}
 capacities=${2:-2GiB 4GiB 16GiB 32GiB}
 profile=${3:-default}
 cd "$(dirname "$0")/.."
-cargo build --release -q -p ssdiq-engine --example emu_waf
+cargo build --release -q -p ssdiq-emu --example emu_waf
 targets=()
 for c in $capacities; do targets+=("emu:$profile,capacity=$c"); done
 target/release/examples/emu_waf "$patterns" "${targets[@]}"

@@ -11,7 +11,7 @@ use crate::error::usage;
 /// so a symlink to the device counts). `target` may be a path or `emu:...`.
 pub fn check(target: &str, allowed: &Path) -> anyhow::Result<()> {
     let shown = allowed.display();
-    if target.starts_with("emu:") {
+    if ssdiq_emu::is_emu_target(target) {
         return Err(usage(format!(
             "invalid --allow-destroy \"{shown}\": {target} is an emulated drive; nothing real is written"
         )));

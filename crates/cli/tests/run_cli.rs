@@ -397,9 +397,7 @@ fn quick_run_on_the_emulated_ssd() {
         let m = num(&r["figures"][format!("waf_measured.{w}")]["median"]);
         assert!((1.0..20.0).contains(&m), "{w}: {m}");
     }
-    let true_op = ssdiq_engine::emu::EmuExecutor::open("emu:default")
-        .unwrap()
-        .op();
+    let true_op = ssdiq_emu::EmuExecutor::open("emu:default").unwrap().op();
     for k in ["op_estimate_formula", "op_estimate_greedy"] {
         let est = num(&r["derived"][k]);
         assert!(

@@ -6,8 +6,8 @@
 //! - [`job::Job`] says *what* to issue (mix, pattern, block size, threads x queue depth, bounds,
 //!   rate, probes, seed, data pattern, fill). It is target-agnostic.
 //! - [`executor::Executor`] says *how*: [`real::RealExecutor`] submits to the kernel through
-//!   io_uring ([`uring`]) or blocking pread/pwrite ([`psync`]) in wall time; [`emu::EmuExecutor`]
-//!   runs the same job against the emulated SSD (`emu:PROFILE`) in virtual time.
+//!   io_uring ([`uring`]) or blocking pread/pwrite ([`psync`]) in wall time; the emulated SSD's
+//!   executor (crate `ssdiq-emu`) runs the same job in virtual time.
 //! - Both produce [`stats::Stats`], recorded through [`stats::Recorder`] from nanosecond
 //!   timestamps the executor supplies, so the statistics never depend on which clock ran.
 //! - [`counters::DeviceCounters`] is the hook through which a device reports host and media
@@ -18,7 +18,6 @@ pub mod clock;
 pub mod control;
 pub mod counters;
 pub mod data;
-pub mod emu;
 pub mod error;
 pub mod executor;
 pub mod feed;
@@ -38,7 +37,6 @@ pub mod uring;
 
 pub use control::{NoProgress, Progress, RunControl};
 pub use counters::{DeviceCounters, DeviceHealth, DeviceSample, WriteCounters};
-pub use emu::{EmuExecutor, EmuSpec};
 pub use error::EngineError;
 pub use executor::Executor;
 pub use job::{Arrivals, Bound, EngineKind, FillMode, Job, JobInfo, OnError, Probe};

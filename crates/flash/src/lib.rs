@@ -5,20 +5,20 @@
 //! - Pure: no clock, no I/O, no global state; every random choice comes from a seed.
 //! - The FTL is driven one host operation at a time ([`Ftl::write`], [`Ftl::trim`]) and
 //!   reports the flash work each caused ([`WriteEffect`]); GC can also be stepped on its own
-//!   ([`Ftl::collect_one`]). The timing model of the emulated SSD builds on this.
+//!   ([`Ftl::collect_one`]). The emulated SSD (crate `ssdiq-emu`) builds its timing model on
+//!   this.
 //! - Memory is about 4 bytes per logical page plus 4 per physical page, plus O(blocks).
 //!
 //! Modules: [`geometry`] (shape, OP/fill), [`ftl`] (mapping, frontiers, GC step),
 //! `victim` (policies), [`lists`] (O(1) block lists), [`buffer`] (LRU write buffer),
 //! [`counters`], [`analytic`] (oracles), [`classes`] (frequency classes for `optimal`),
-//! [`runner`] (one simulation with its WAF series), [`emu`] (the emulated SSD's timing model),
-//! [`memory`] (what each of them will allocate, estimated before it does).
+//! [`runner`] (one simulation with its WAF series), [`memory`] (what each of them will allocate,
+//! estimated before it does).
 
 pub mod analytic;
 pub mod buffer;
 pub mod classes;
 pub mod counters;
-pub mod emu;
 pub mod ftl;
 pub mod geometry;
 pub mod lists;

@@ -1,5 +1,5 @@
 //! Memory estimates, made before anything is allocated, so a caller can refuse a simulation
-//! or an emulated drive that would not fit (instead of aborting in the allocator after
+//! that would not fit (instead of aborting in the allocator after
 //! minutes) and run sweeps within the memory available.
 //!
 //! Invariants (tested against a counting allocator in `tests/memory.rs`):
@@ -7,7 +7,6 @@
 //!   above it: every term below mirrors one allocation of the type it names.
 //! - Estimates are pure arithmetic on the configuration: nothing here allocates.
 
-use crate::emu::{Profile, ProfileError, LBA_BYTES};
 use crate::geometry::Geometry;
 use crate::policy::GcPolicy;
 use crate::runner::SimConfig;
@@ -99,54 +98,4 @@ pub fn sim_bytes(cfg: &SimConfig) -> u64 {
         + write_buffer_bytes(cfg.buffer_pages)
         + stream_bytes(&cfg.pattern, g.logical_pages, g.page_bytes)
         + series
-}
-
-/// Heap of an emulated drive built from `profile`: its FTL, the write buffer's bitmap and
-/// FIFO, and per-die state. A `Drive::reset` builds the new FTL before the old one is
-/// dropped, so a caller that resets (a whole benchmark run) needs `ftl` twice: see
-/// [`DriveMemory::peak_with_reset`].
-pub fn drive_bytes(profile: &Profile) -> Result<DriveMemory, ProfileError> {
-    let geometry = crate::emu::drive_geometry(profile)?;
-    let policy: GcPolicy = profile
-        .drive
-        .policy
-        .parse()
-        .map_err(|e: crate::PolicyError| ProfileError(e.to_string()))?;
-    let frontiers = profile.drive.streams
-        + u32::from(profile.drive.gc_frontier || policy.implies_gc_frontier());
-    let ftl = ftl_bytes(&geometry, policy, frontiers);
-    let buffer_pages = (profile.buffer.buffer_kib * 1024 / LBA_BYTES).max(1);
-    let window = ((buffer_pages as f64 * profile.scale()?).round() as u64).min(buffer_pages);
-    let n = &profile.nand;
-    let dies = (n.channels * n.dies_per_channel) as u64;
-    // The buffer's two bitmaps (buffered, recently inserted), its FIFO and window ring
-    // (capacity hints capped at 2^20), per-die and per-channel state.
-    let rest = 2 * geometry.logical_pages.div_ceil(64) * 8
-        + 4 * buffer_pages.min(1 << 20)
-        + 4 * window.min(1 << 20)
-        + 256 * dies
-        + 8 * n.channels as u64
-        + if profile.drive.streams > 1 {
-            2 * geometry.logical_pages
-        } else {
-            0
-        };
-    Ok(DriveMemory { ftl, rest })
-}
-
-/// What an emulated drive holds; see [`drive_bytes`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DriveMemory {
-    pub ftl: u64,
-    pub rest: u64,
-}
-
-impl DriveMemory {
-    pub fn total(&self) -> u64 {
-        self.ftl + self.rest
-    }
-    /// The peak while `Drive::reset` replaces the FTL.
-    pub fn peak_with_reset(&self) -> u64 {
-        2 * self.ftl + self.rest
-    }
 }

@@ -1,11 +1,11 @@
-//! The emulated SSD (`ssdiq_engine::emu`) as a suite target: virtual time, its own datasheet,
+//! The emulated SSD (`ssdiq_emu`) as a suite target: virtual time, its own datasheet,
 //! and media-write counters from the flash model.
 //!
 //! Invariants: the drive's state persists across runs of one process, so `reset` is what
 //! makes a run start from an empty drive; the capacity is rounded down to
 //! [`crate::device::CAPACITY_ALIGN`] like every target's.
 
-use ssdiq_engine::emu::EmuExecutor;
+use ssdiq_emu::EmuExecutor;
 use ssdiq_engine::{
     Clock, DeviceCounters, DeviceHealth, DeviceSample, Executor, RunControl, WriteCounters,
 };

@@ -7,9 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde::Serialize;
-use ssdiq_engine::{EmuExecutor, EmuSpec};
-use ssdiq_flash::emu::profile::{sources, ParamSource};
-use ssdiq_flash::emu::{Profile, BUILTIN};
+use ssdiq_emu::{sources, EmuExecutor, EmuSpec, EmuTarget, ParamSource, Profile, BUILTIN};
 use ssdiq_nvme::{InfoReport, WriteCounters};
 use ssdiq_workload::units::format_size;
 
@@ -235,8 +233,9 @@ struct Parameter {
 }
 
 fn parameters(target: &str) -> anyhow::Result<Vec<Parameter>> {
-    let (text, overrides) =
-        EmuExecutor::profile_source(target).map_err(|e| usage(e.to_string()))?;
+    let EmuTarget {
+        text, overrides, ..
+    } = EmuTarget::parse(target).map_err(|e| usage(e.to_string()))?;
     let mut params: Vec<Parameter> = sources(&text)
         .into_iter()
         .filter(|p| p.key != "name" && p.key != "description")
@@ -307,7 +306,7 @@ struct Listed {
     full_capacity: Option<String>,
     op: f64,
     policy: String,
-    spec: ssdiq_flash::emu::Spec,
+    spec: ssdiq_emu::Spec,
 }
 
 fn list(json: Option<&Path>) -> anyhow::Result<ExitCode> {

@@ -29,7 +29,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(p) = &args.json {
         check_writable(p)?;
     }
-    if args.target.starts_with("emu:") {
+    if ssdiq_emu::is_emu_target(&args.target) {
         return super::emu_info::main(&args.target, args.json.as_deref());
     }
     let path = Path::new(&args.target);

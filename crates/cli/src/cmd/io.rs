@@ -16,8 +16,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ssdiq_engine::hist::OpSummary;
 use ssdiq_engine::target::{TargetFacts, TargetKind};
 use ssdiq_engine::{
-    Arrivals, Clock, EmuExecutor, EngineError, EngineKind, Executor, FillMode, IoReport, Job,
-    OnError, Probe, Progress, RealExecutor, RunControl,
+    Arrivals, Clock, EngineError, EngineKind, Executor, FillMode, IoReport, Job, OnError, Probe,
+    Progress, RealExecutor, RunControl,
 };
 use ssdiq_suite::device::NvmeCounters;
 use ssdiq_workload::units::{format_size, parse_duration_ns, parse_rate, parse_size};
@@ -29,7 +29,8 @@ use crate::error::{usage, OrUsage};
 use crate::file_target::{self, FilePlan};
 use crate::limits::check_memory;
 use crate::output::{check_writable, write_json, write_output};
-use ssdiq_flash::memory::drive_bytes;
+use ssdiq_emu::memory::drive_bytes;
+use ssdiq_emu::EmuExecutor;
 
 #[derive(clap::Args)]
 #[command(
@@ -536,7 +537,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let (job, mut exec, plan) = if target.starts_with("emu:") {
+    let (job, mut exec, plan) = if ssdiq_emu::is_emu_target(&target) {
         emu_setup(&args, &target, trace.as_ref())?
     } else {
         real_setup(&args, trace.as_ref())?

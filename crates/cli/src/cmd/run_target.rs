@@ -8,8 +8,8 @@ use ssdiq_suite::{DeviceTarget, EmuTarget, SuiteError, SuiteTarget};
 use crate::error::{usage, OrUsage};
 use crate::file_target;
 use crate::limits::check_memory;
-use ssdiq_engine::EmuExecutor;
-use ssdiq_flash::memory::drive_bytes;
+use ssdiq_emu::memory::drive_bytes;
+use ssdiq_emu::EmuExecutor;
 
 /// The flags `run` and `study` share for the drive they open.
 #[derive(clap::Args)]
@@ -65,7 +65,7 @@ pub fn open(
     if let Some(a) = allow_destroy {
         crate::allow_destroy::check(target, a)?;
     }
-    if target.starts_with("emu:") {
+    if ssdiq_emu::is_emu_target(target) {
         if size.is_some() || recreate {
             return Err(usage(format!(
                 "invalid --{}: {target} has its own capacity; it is for file targets",

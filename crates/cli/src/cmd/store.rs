@@ -295,7 +295,7 @@ fn base_options(a: &Args) -> anyhow::Result<Options> {
             "invalid --check-model with --data model: the check compares the model with real LZ4 sizes, which only --data bytes has".to_string(),
         ));
     }
-    if data == DataMode::Model && !a.target.starts_with("emu:") {
+    if data == DataMode::Model && !ssdiq_emu::is_emu_target(&a.target) {
         return Err(usage(format!(
             "invalid --data model: {} is not an emulated drive; the model data mode runs on emu:PROFILE targets only",
             a.target
@@ -357,7 +357,7 @@ fn open_device(a: &Args, o: &Options) -> anyhow::Result<Box<dyn Device>> {
             e.into()
         }
     };
-    if a.target.starts_with("emu:") {
+    if ssdiq_emu::is_emu_target(&a.target) {
         if a.size.is_some() {
             return Err(usage(format!(
                 "invalid --size: {} has its own capacity; --size is for file targets",

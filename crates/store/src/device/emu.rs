@@ -20,8 +20,7 @@
 //! - Without a scheduler ([`VirtualTime::begin`] never called) every request is synchronous:
 //!   the clock moves to its completion, a write that waits for buffer room waits right there.
 
-use ssdiq_engine::EmuExecutor;
-use ssdiq_flash::emu::{Drive, Profile, LBA_BYTES};
+use ssdiq_emu::{drive_geometry, Drive, Profile, LBA_BYTES};
 use ssdiq_workload::units::format_size;
 
 use super::{
@@ -141,13 +140,11 @@ fn invalid(m: String) -> DeviceError {
 impl EmuDevice {
     /// Opens `emu:PROFILE[,key=value...]` in `mode`, with a data plane if `keep_data`.
     pub fn open(target: &str, mode: EmuMode, keep_data: bool) -> Result<EmuDevice, DeviceError> {
-        let exec = EmuExecutor::open(target)?;
-        let mut profile = exec.profile().clone();
-        drop(exec);
+        let mut profile = Profile::from_target(target).map_err(|e| invalid(e.to_string()))?;
+        // The drive's whole flash: its superblocks, the GC reserve among them.
         let geo_sb = |p: &Profile| -> Result<(u64, u64), DeviceError> {
-            let d = Drive::new(p).map_err(|e| invalid(format!("{target}: {e}")))?;
-            let g = *d.geometry();
-            Ok((g.ppb() * LBA_BYTES, g.blocks as u64))
+            let g = drive_geometry(p).map_err(|e| invalid(format!("{target}: {e}")))?;
+            Ok((g.ppb() * LBA_BYTES, g.ftl_blocks() as u64))
         };
         match mode {
             EmuMode::Conventional => {}

@@ -222,7 +222,7 @@ const ALIGN_BS: u64 = 1 << 20;
 pub fn run_alignment(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     // The emulated drive's logical blocks are 4 KiB; other targets may take 512-byte offsets
     // (a 4Kn device or file refuses them: those points are left out).
-    let first = if b.target().job_target().starts_with("emu:") {
+    let first = if ssdiq_emu::is_emu_target(&b.target().job_target()) {
         12
     } else {
         9

@@ -4,7 +4,8 @@
 //! `SSDIQ_BENCH_CAPACITY` (default 16GiB) sets the emulated capacity.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ssdiq_engine::{EmuExecutor, Executor, FillMode, Job, RunControl};
+use ssdiq_emu::EmuExecutor;
+use ssdiq_engine::{Executor, FillMode, Job, RunControl};
 use ssdiq_flash::{fill_and_warm, Ftl, FtlConfig};
 use ssdiq_workload::{RwMix, SeededRng};
 

@@ -5,8 +5,8 @@
 //! Bounded for CI: 256 cases per property by default; set PROPTEST_CASES to search longer.
 
 use proptest::prelude::*;
-use ssdiq_flash::emu::{builtin, Drive, Profile, BUILTIN};
-use ssdiq_flash::memory::drive_bytes;
+use ssdiq_emu::memory::drive_bytes;
+use ssdiq_emu::{builtin, Drive, Profile, BUILTIN};
 use ssdiq_flash::GcPolicy;
 
 fn config() -> ProptestConfig {

@@ -1,6 +1,6 @@
 //! Measures an emulated drive the way a datasheet states it, and how fast the emulator runs.
 //!
-//!   cargo run --release -p ssdiq-engine --example emu_spec -- emu:default [emu:nosuspend ...]
+//!   cargo run --release -p ssdiq-emu --example emu_spec -- emu:default [emu:nosuspend ...]
 //!
 //! Per target: sequential write (128 KiB, QD 32, fresh drive, one capacity), sequential read
 //! (128 KiB, QD 32, after it), random read (4 KiB, 4 x QD 32), QD 1 read and write latency on
@@ -11,7 +11,8 @@
 
 use std::time::Instant;
 
-use ssdiq_engine::{EmuExecutor, Executor, Job, RunControl, Stats};
+use ssdiq_emu::EmuExecutor;
+use ssdiq_engine::{Executor, Job, RunControl, Stats};
 use ssdiq_flash::{fill_and_warm, Ftl, FtlConfig};
 use ssdiq_workload::{Op, RwMix, SeededRng};
 

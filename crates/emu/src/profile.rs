@@ -6,27 +6,27 @@
 //!   `drive.op=0.2` is accepted too.
 //! - Every error is one line naming the key or value and what was expected.
 //! - The shipped profiles are embedded in the binary ([`builtin`]); this module never reads
-//!   files (the engine does).
+//!   files ([`crate::target`] does).
 
 use serde::Deserialize;
 use ssdiq_workload::units::parse_size;
 
 /// The shipped profiles, by name.
 pub const BUILTIN: &[(&str, &str)] = &[
-    ("default", include_str!("../../profiles/default.toml")),
-    ("nosuspend", include_str!("../../profiles/nosuspend.toml")),
-    ("smallbuf", include_str!("../../profiles/smallbuf.toml")),
-    ("highop", include_str!("../../profiles/highop.toml")),
-    ("2r", include_str!("../../profiles/2r.toml")),
-    ("pm9a3", include_str!("../../profiles/pm9a3.toml")),
-    ("pe8110", include_str!("../../profiles/pe8110.toml")),
-    ("p5520", include_str!("../../profiles/p5520.toml")),
-    ("sn640", include_str!("../../profiles/sn640.toml")),
-    ("7450pro", include_str!("../../profiles/7450pro.toml")),
-    ("7450max", include_str!("../../profiles/7450max.toml")),
-    ("pm1733", include_str!("../../profiles/pm1733.toml")),
-    ("cm7r", include_str!("../../profiles/cm7r.toml")),
-    ("i4i", include_str!("../../profiles/i4i.toml")),
+    ("default", include_str!("../profiles/default.toml")),
+    ("nosuspend", include_str!("../profiles/nosuspend.toml")),
+    ("smallbuf", include_str!("../profiles/smallbuf.toml")),
+    ("highop", include_str!("../profiles/highop.toml")),
+    ("2r", include_str!("../profiles/2r.toml")),
+    ("pm9a3", include_str!("../profiles/pm9a3.toml")),
+    ("pe8110", include_str!("../profiles/pe8110.toml")),
+    ("p5520", include_str!("../profiles/p5520.toml")),
+    ("sn640", include_str!("../profiles/sn640.toml")),
+    ("7450pro", include_str!("../profiles/7450pro.toml")),
+    ("7450max", include_str!("../profiles/7450max.toml")),
+    ("pm1733", include_str!("../profiles/pm1733.toml")),
+    ("cm7r", include_str!("../profiles/cm7r.toml")),
+    ("i4i", include_str!("../profiles/i4i.toml")),
 ];
 
 /// The TOML text of a shipped profile.
@@ -139,7 +139,7 @@ pub struct DriveParams {
     /// Seed of the FTL's random choices.
     pub seed: u64,
     /// Placement streams (FDP reclaim unit handles): each gets its own write frontier, and a
-    /// host write names its stream ([`crate::emu::Drive::write_stream`]). Optional in a profile.
+    /// host write names its stream ([`crate::Drive::write_stream`]). Optional in a profile.
     #[serde(default = "one_stream")]
     pub streams: u32,
 }
@@ -363,7 +363,7 @@ impl Profile {
                 self.host.write_stall_rate
             ));
         }
-        if self.drive.gc_mode.parse::<crate::ftl::GcMode>().is_err() {
+        if self.drive.gc_mode.parse::<ssdiq_flash::GcMode>().is_err() {
             return err(format!(
                 "invalid gc_mode \"{}\": expected naive or batched",
                 self.drive.gc_mode
@@ -494,12 +494,12 @@ fn apply_override(tree: &mut toml::Table, key: &str, value: &str) -> Result<(), 
             }
             if leaf == "gc_mode" {
                 value
-                    .parse::<crate::ftl::GcMode>()
+                    .parse::<ssdiq_flash::GcMode>()
                     .map_err(|_| bad("a GC mode: naive or batched"))?;
             }
             if leaf == "policy" {
                 value
-                    .parse::<crate::GcPolicy>()
+                    .parse::<ssdiq_flash::GcPolicy>()
                     .map_err(|_| bad("a GC policy: greedy, fifo, random, dchoices:D, cost-benefit, 2r-greedy or 2r-fifo"))?;
             }
             toml::Value::String(value.to_string())

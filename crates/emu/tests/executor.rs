@@ -3,7 +3,8 @@
 //! capacities with small superblocks keep them fast; WAF depends on OP and block geometry,
 //! not on capacity.
 
-use ssdiq_engine::{EmuExecutor, Executor, FillMode, Job, RunControl, Stats};
+use ssdiq_emu::EmuExecutor;
+use ssdiq_engine::{Executor, FillMode, Job, RunControl, Stats};
 use ssdiq_flash::{simulate, GcMode, SimConfig};
 use ssdiq_workload::units::Rate;
 use ssdiq_workload::{Op, Pattern, RwMix};

@@ -18,22 +18,23 @@ use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use ssdiq_flash::emu::{builtin, builtin_names, Drive, Profile, LBA_BYTES};
+use ssdiq_engine::control::RunControl;
+use ssdiq_engine::counters::{
+    CounterLog, CounterSample, DeviceCounters, DeviceHealth, DeviceSample, WriteCounters,
+};
+use ssdiq_engine::error::EngineError;
+use ssdiq_engine::executor::Executor;
+use ssdiq_engine::feed::{Feed, Io, Shared};
+use ssdiq_engine::job::Job;
+use ssdiq_engine::series::SeriesSink;
+use ssdiq_engine::stats::{Clock, FillInfo, Recorder, RecorderTotals, Stats, StreamId};
 use ssdiq_workload::units::format_size;
 use ssdiq_workload::{Op, Pattern, RwMix};
 
-use crate::control::RunControl;
-use crate::counters::{
-    CounterLog, CounterSample, DeviceCounters, DeviceHealth, DeviceSample, WriteCounters,
-};
-use crate::error::EngineError;
-use crate::executor::Executor;
-use crate::feed::{Feed, Io, Shared};
-use crate::job::Job;
-use crate::series::SeriesSink;
-use crate::stats::{Clock, FillInfo, Recorder, Stats, StreamId};
+use crate::drive::{Drive, LBA_BYTES};
+use crate::profile::Profile;
 
-pub use ssdiq_flash::emu::Spec as EmuSpec;
+pub use crate::profile::Spec as EmuSpec;
 
 /// Requests in flight during `--fill seq` on the emulated drive (assumption: a host filling
 /// a drive with 1 MiB writes keeps a few in flight).
@@ -56,50 +57,9 @@ impl EmuExecutor {
         Self::from_profile(Self::profile_of(target)?)
     }
 
-    /// The profile `target` names, parsed and checked, without building the drive (which
-    /// allocates about 9 bytes per page: see `ssdiq_flash::memory::drive_bytes`).
+    /// The profile `target` names, parsed and checked, without building the drive.
     pub fn profile_of(target: &str) -> Result<Profile, EngineError> {
-        let (text, overrides) = Self::profile_source(target)?;
-        let overrides: Vec<(&str, &str)> = overrides
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        Profile::parse(&text, &overrides).map_err(|e| invalid(format!("{target}: {e}")))
-    }
-
-    /// The TOML text `target` names (a shipped profile or a file) and its `key=value`
-    /// overrides, unparsed: what `ssdiq info` reads each parameter's source comment from.
-    pub fn profile_source(target: &str) -> Result<(String, Vec<(String, String)>), EngineError> {
-        let rest = target.strip_prefix("emu:").ok_or_else(|| {
-            invalid(format!(
-                "invalid emulated target \"{target}\": expected emu:PROFILE[,key=value...]"
-            ))
-        })?;
-        let mut parts = rest.split(',');
-        let head = parts.next().unwrap_or("").trim();
-        let text = if head.ends_with(".toml") || head.contains('/') {
-            crate::textfile::read_text(std::path::Path::new(head), crate::textfile::CONFIG_LIMIT)
-                .map_err(|e| invalid(format!("cannot read emu profile \"{head}\": {e}")))?
-        } else {
-            builtin(head)
-                .ok_or_else(|| {
-                    invalid(format!(
-                        "unknown emu profile \"{head}\": expected one of {} or a path to a .toml file (`ssdiq info emu:list` lists them)",
-                        builtin_names()
-                    ))
-                })?
-                .to_string()
-        };
-        let mut overrides = Vec::new();
-        for p in parts {
-            let (k, v) = p.split_once('=').ok_or_else(|| {
-                invalid(format!(
-                    "invalid emu option \"{p}\" in \"{target}\": expected key=value"
-                ))
-            })?;
-            overrides.push((k.trim().to_string(), v.trim().to_string()));
-        }
-        Ok((text, overrides))
+        Profile::from_target(target).map_err(|e| invalid(e.to_string()))
     }
 
     /// An executor over a parsed profile.
@@ -388,7 +348,7 @@ fn self_counters(d: &Drive) -> WriteCounters {
 }
 
 struct LoopResult {
-    totals: Option<crate::stats::RecorderTotals>,
+    totals: Option<RecorderTotals>,
     sink: Arc<SeriesSink>,
     elapsed_ns: u64,
     bytes: u64,

@@ -1,14 +1,15 @@
 //! Steady-state WAF of emulated drives under write patterns: does a scaled drive behave like
 //! the full-size one it stands for, and does skew raise naive greedy's WAF?
 //!
-//!   cargo run --release -p ssdiq-engine --example emu_waf -- PATTERNS TARGET [TARGET ...]
+//!   cargo run --release -p ssdiq-emu --example emu_waf -- PATTERNS TARGET [TARGET ...]
 //!   e.g. emu_waf uniform,twozone:90/10,zipf:0.9 emu:default,capacity=2GiB emu:default,capacity=32GiB
 //!
 //! Per target and pattern, on a fresh drive: a sequential fill, WARM (default 3) drive writes of
 //! 4 KiB writes of the pattern at QD 32, then MEASURE (default 2) more; WAF = media bytes /
 //! host bytes over the measured ones (the drive's own counters).
 
-use ssdiq_engine::{EmuExecutor, Executor, FillMode, Job, RunControl};
+use ssdiq_emu::EmuExecutor;
+use ssdiq_engine::{Executor, FillMode, Job, RunControl};
 use ssdiq_workload::{Pattern, RwMix};
 
 fn env(name: &str, default: f64) -> f64 {

@@ -37,14 +37,13 @@
 
 use serde::Serialize;
 
-use super::dies::{Die, Kind, Suspend, NEVER};
-use super::gc::Gc;
-use super::profile::{Profile, ProfileError};
-use super::wbuf::WriteBuf;
-use crate::ftl::{Ftl, FtlConfig};
-use crate::geometry::Geometry;
-use crate::policy::GcPolicy;
+use ssdiq_flash::{Ftl, FtlConfig, GcPolicy, Geometry};
 use ssdiq_workload::SeededRng;
+
+use crate::dies::{Die, Kind, Suspend, NEVER};
+use crate::gc::Gc;
+use crate::profile::{Profile, ProfileError};
+use crate::wbuf::WriteBuf;
 
 /// How far ahead of the page being mapped its successor's mapping is prefetched.
 const PREFETCH: usize = 8;
@@ -196,7 +195,7 @@ impl Drive {
             .drive
             .policy
             .parse()
-            .map_err(|e: crate::PolicyError| bad(e.to_string()))?;
+            .map_err(|e: ssdiq_flash::PolicyError| bad(e.to_string()))?;
         let cfg = FtlConfig {
             geometry,
             policy,

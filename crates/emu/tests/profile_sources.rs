@@ -1,7 +1,6 @@
 //! The shipped profiles say where every value comes from, and `sources` reads that back.
 
-use ssdiq_flash::emu::profile::sources;
-use ssdiq_flash::emu::{builtin, Drive, Profile, BUILTIN};
+use ssdiq_emu::{builtin, sources, Drive, Profile, BUILTIN};
 
 /// The drive library: profiles of the SSD-iq paper's nine drives.
 const DRIVES: [&str; 9] = [

@@ -2,7 +2,8 @@
 //! drive (issue 13): naive greedy's WAF rises with skew, a scaled drive's WAF does not depend
 //! on its capacity, and latencies spread the way real ones do.
 
-use ssdiq_engine::{EmuExecutor, Executor, FillMode, Job, Probe, RunControl, Stats};
+use ssdiq_emu::EmuExecutor;
+use ssdiq_engine::{Executor, FillMode, Job, Probe, RunControl, Stats};
 use ssdiq_workload::units::Rate;
 use ssdiq_workload::{Op, Pattern, RwMix};
 

@@ -1,7 +1,7 @@
 //! The emulated drive's timing model on its own: exact idle latencies, writes waiting for
 //! buffer room, and the FTL's invariants and flash accounting under random writes.
 
-use ssdiq_flash::emu::{builtin, Drive, Profile, LBA_BYTES};
+use ssdiq_emu::{builtin, Drive, Profile, LBA_BYTES};
 use ssdiq_workload::SeededRng;
 
 fn drive(extra: &[(&str, &str)]) -> Drive {

@@ -1,0 +1,32 @@
+//! ssdiq-emu: the emulated SSD, a timing model over the flash crate's page-mapped FTL, run by
+//! the engine's jobs in virtual nanoseconds.
+//!
+//! - [`target`]: the `emu:` target grammar, parsed once ([`Profile::from_target`]).
+//! - [`profile`]: profiles (embedded TOML, `key=value` overrides) and their datasheet spec.
+//! - [`drive`]: the drive: FTL + dies + PLP write buffer + GC scheduler + host link; requests
+//!   in, completion times out.
+//! - `dies`: one die's timeline (reads first, suspension). `wbuf`: the write buffer. `gc`: the
+//!   GC work in flight per die and how it is paced against host programs.
+//! - [`executor`]: [`EmuExecutor`], the engine's `Executor` for the drive.
+//! - [`memory`]: what a drive will allocate, before it does.
+//!
+//! Invariants: no wall clock, no unseeded randomness: the same profile and the same request
+//! sequence give bit-identical completion times. The FTL is the flash crate's, not a copy: the
+//! drive decides *when* its work runs on the dies, the FTL *what* it is. Memory per logical
+//! page is the FTL's (about 9 bytes); everything else is O(dies + buffer + blocks).
+
+pub mod dies;
+pub mod drive;
+pub mod executor;
+mod gc;
+pub mod memory;
+pub mod profile;
+pub mod target;
+mod wbuf;
+
+pub use drive::{drive_geometry, Drive, DriveCounters, Timing, LBA_BYTES};
+pub use executor::{drive_health, EmuExecutor, EmuSpec};
+pub use profile::{
+    builtin, builtin_names, sources, ParamSource, Profile, ProfileError, Spec, BUILTIN,
+};
+pub use target::{is_emu_target, EmuTarget, EMU_PREFIX};
