@@ -12,20 +12,32 @@
 //!   the operation in progress, or get a program/erase suspended (see `dies`). Then the link
 //!   (device->host).
 //! - **flash work** is pulled by idle dies, in priority order: GC reads of this die, GC
-//!   erases of this die, then one-shot program units (relocated GC pages first, topped up with
-//!   buffered host pages). Host pages are mapped in the FTL when their unit starts.
+//!   erases of this die, then one-shot program units of relocated and buffered host pages,
+//!   mixed by the pacing rule below. Host pages are mapped in the FTL when their unit starts,
+//!   in arrival order; a page trimmed while buffered is programmed void in its place.
 //!
 //! Invariants:
-//! - GC is the FTL's: when the host's write frontier needs a superblock and only `low` are
-//!   free, it relocates one victim to the front of the new superblock (naive greedy: host pages
-//!   fill the rest); 2R merges its victims. The FTL's reserve is `low`, kept inside the drive's
-//!   superblocks. The victims' reads, programs and erases then run on the dies, before host
-//!   programs.
-//! - Physically free superblocks = FTL free blocks - victims not yet erased on every die; host
-//!   pages are not mapped while that is below `critical` (foreground GC: host writes wait in
-//!   the buffer). So `low - critical` victims can be in flight before host writes wait.
-//! - GC reads stop while a die's worth of relocated pages waits for programs, so GC is paced
-//!   by programs and its DRAM use stays bounded.
+//! - *What* GC does is the FTL's: when the host's write frontier needs a superblock and only
+//!   `low` are free, it collects a victim (naive greedy: relocated pages go to the front of
+//!   the new superblock, host pages fill the rest); 2R merges its victims. The FTL's reserve is
+//!   `low`, kept inside the drive's superblocks. So the emulator's WAF is the simulator's for
+//!   the same policy, at every pacing.
+//! - *When* it runs is the drive's, paced like a controller: each program unit takes
+//!   `unit * owed / (owed + room)` relocated pages (`owed`: collected, not yet programmed;
+//!   `room`: host pages the FTL can still map before it collects again), so a victim's
+//!   relocation is spread over the host writes its space takes and is done as that space runs
+//!   out. GC takes more when too few host pages are buffered (dies would idle otherwise), all
+//!   of a unit in foreground GC. A victim's size sets how long its work lasts, never a burst:
+//!   the work per host page is the same at every superblock size.
+//! - Physically free superblocks = FTL free blocks - victims whose valid pages are not all
+//!   read; host pages are not mapped while that is below `critical` (foreground GC: host
+//!   writes wait in the buffer).
+//! - GC reads ahead only its paced share of the next two units (at least a unit), and
+//!   relocated data waiting for or in a program holds write-buffer slots like host data.
+//! - Idle-time GC: once no host request has been in flight for `idle_delay_ns`, the drive
+//!   collects victims one at a time, spaced by what relocating each takes at the idle rate,
+//!   until `idle_free_blocks` superblocks are free; the next host write cancels it (its work
+//!   in flight is paced against the room it made).
 //! - Every program, read and erase occupies a die for its full time; so at saturation host
 //!   write throughput = die program throughput / WAF (less GC read and erase time). A channel
 //!   carries one transfer at a time (read data out, program data in).
@@ -33,7 +45,7 @@
 //!   and its erase time with the capacity, so the drive keeps the full-size superblock count;
 //!   the buffer's rewrite absorption, so rewrites are absorbed as often as at full size.
 //! - Deterministic: no clock; read-retry draws come from a generator seeded by the profile's
-//!   seed; events at equal times are processed in die order.
+//!   seed; events at equal times are processed in die order, the idle timer after them.
 
 use serde::Serialize;
 
@@ -43,10 +55,13 @@ use ssdiq_workload::SeededRng;
 use crate::dies::{Die, Kind, Suspend, NEVER};
 use crate::gc::Gc;
 use crate::profile::{Profile, ProfileError};
-use crate::wbuf::WriteBuf;
+use crate::wbuf::{Entry, WriteBuf};
 
 /// How far ahead of the page being mapped its successor's mapping is prefetched.
 const PREFETCH: usize = 8;
+
+/// Program units of relocated data GC reads ahead of its programs.
+const READ_AHEAD_UNITS: u64 = 2;
 
 /// Mixed into the profile's seed for the read-retry draws.
 const RETRY_SEED: u64 = 0x0EAD_2E72;
@@ -93,6 +108,11 @@ pub struct Timing {
     pub window_pages: u64,
     pub low: u32,
     pub critical: u32,
+    /// Idle-time GC: host idle time before it starts, virtual time per relocated page (the
+    /// idle relocation bandwidth), free superblocks it gathers (`NEVER`/0: off).
+    pub idle_delay_ns: u64,
+    pub idle_ns_per_page: u64,
+    pub idle_free_blocks: u32,
 }
 
 /// Cumulative counters of the drive (never reset, like a drive's SMART/OCP counters).
@@ -132,7 +152,16 @@ pub struct Drive {
     c: DriveCounters,
     /// The placement stream of each logical page's newest write; empty with one stream.
     stream_of: Vec<u16>,
+    /// When the last host request returned so far completes (idle GC waits for it).
+    busy_until: u64,
+    /// When idle GC next acts (`NEVER`: not armed).
+    idle_at: u64,
+    /// The host has been idle: buffered host pages are programmed without a full unit.
+    idle_flush: bool,
 }
+
+/// `earliest()`'s slot for the idle-GC timer (die events use their index).
+const IDLE_EVENT: usize = usize::MAX;
 
 fn us(v: f64) -> u64 {
     (v * 1000.0).round() as u64
@@ -223,7 +252,7 @@ impl Drive {
             }
         };
         let block_scale = units as f64 / n.units_per_block as f64;
-        let t = Timing {
+        let mut t = Timing {
             dies,
             channels: n.channels,
             scale,
@@ -253,11 +282,20 @@ impl Drive {
             window_pages,
             low: p.gc.low_watermark,
             critical: p.gc.critical_watermark,
+            idle_delay_ns: NEVER,
+            idle_ns_per_page: 0,
+            idle_free_blocks: 0,
         };
         let flash = Geometry {
             blocks: geometry.ftl_blocks(),
             ..geometry
         };
+        if p.gc.idle_mb_s > 0.0 {
+            let spare_blocks = flash.blocks as f64 - logical as f64 / flash.pages_per_block as f64;
+            t.idle_delay_ns = us(p.gc.idle_delay_ms * 1000.0);
+            t.idle_ns_per_page = (lbas_mb / p.gc.idle_mb_s * 1e9).ceil().max(1.0) as u64;
+            t.idle_free_blocks = p.gc.low_watermark + (spare_blocks * p.gc.idle_spare) as u32;
+        }
         Ok(Drive {
             t,
             flash,
@@ -282,6 +320,9 @@ impl Drive {
             } else {
                 Vec::new()
             },
+            busy_until: 0,
+            idle_at: NEVER,
+            idle_flush: false,
         })
     }
 
@@ -298,7 +339,7 @@ impl Drive {
     }
     pub fn counters(&self) -> DriveCounters {
         DriveCounters {
-            erases: self.gc.done,
+            erases: self.gc.erased,
             ..self.c
         }
     }
@@ -332,6 +373,9 @@ impl Drive {
         self.link_in = self.now;
         self.link_out = self.now;
         self.done.clear();
+        self.busy_until = self.now;
+        self.idle_at = NEVER;
+        self.idle_flush = false;
     }
 
     /// Time of the next internal event (a die finishing or starting work), `u64::MAX` if none.
@@ -340,6 +384,8 @@ impl Drive {
         self.earliest().0
     }
 
+    /// The next event: a die's, or the idle-GC timer's (`IDLE_EVENT`), whichever is first
+    /// (dies first at equal times).
     #[inline]
     fn earliest(&mut self) -> (u64, usize) {
         if self.dirty {
@@ -353,6 +399,9 @@ impl Drive {
             self.min_ev = (best, bi);
             self.dirty = false;
         }
+        if self.idle_at < self.min_ev.0 {
+            return (self.idle_at, IDLE_EVENT);
+        }
         self.min_ev
     }
 
@@ -365,9 +414,55 @@ impl Drive {
                 break;
             }
             self.now = self.now.max(ev);
-            self.on_event(d, ev);
+            if d == IDLE_EVENT {
+                self.idle_gc(ev);
+            } else {
+                self.on_event(d, ev);
+            }
         }
         self.now = self.now.max(t);
+    }
+
+    /// A host request returns at `done`: idle GC waits until the host has been idle that
+    /// long after it.
+    #[inline]
+    fn host_busy(&mut self, done: u64) {
+        self.idle_flush = false;
+        self.busy_until = self.busy_until.max(done);
+        if self.t.idle_delay_ns != NEVER {
+            self.idle_at = self.busy_until.saturating_add(self.t.idle_delay_ns);
+        }
+    }
+
+    /// The idle-GC timer fired at `t`: collect one victim if the host is still idle and free
+    /// space is below the idle target, then wait what relocating it takes at the idle rate.
+    fn idle_gc(&mut self, t: u64) {
+        self.idle_at = NEVER;
+        let quiet = self.busy_until.saturating_add(self.t.idle_delay_ns);
+        if t < quiet || self.buf.parked() > 0 {
+            self.idle_at = quiet.max(t + self.t.idle_delay_ns);
+            return;
+        }
+        // A partial unit of host pages is programmed now rather than left waiting for more.
+        self.idle_flush = self.buf.live() > 0;
+        if self.idle_flush && self.idle > 0 {
+            self.kick(t);
+        }
+        if self.ftl.free_blocks() >= self.t.idle_free_blocks {
+            return;
+        }
+        let Some(e) = self.ftl.collect_one() else {
+            return;
+        };
+        self.add_gc(e.relocations as u64, e.erases as u64);
+        if self.idle > 0 {
+            self.kick(t);
+        }
+        if e.relocations as u64 >= self.flash.pages_per_block as u64 {
+            // A fully valid victim: nothing left to gain.
+            return;
+        }
+        self.idle_at = t + (e.relocations as u64).max(1) * self.t.idle_ns_per_page;
     }
 
     /// Moves the (tag, completion time) of admitted parked writes into `out`.
@@ -417,7 +512,9 @@ impl Drive {
         let x = (pages as f64 * self.t.link_ns_per_page) as u64;
         let s = now.max(self.link_out);
         self.link_out = s + x;
-        ready.max(s) + x
+        let done = ready.max(s) + x;
+        self.host_busy(done);
+        done
     }
 
     /// A host flash read of `pages` pages on `die` arriving at `t`: the die's tR (and any
@@ -487,12 +584,14 @@ impl Drive {
         let s = now.max(self.link_in);
         self.link_in = s + x;
         let ready = s + x;
-        if self.buf.fits(pages) {
+        if self.buf.fits(pages, self.gc.held()) {
             self.buf.insert(lpn, pages);
             if self.idle > 0 && self.buf.live() >= self.t.unit_pages as u64 {
                 self.kick(now);
             }
-            Some(ready + self.t.write_ns + self.stall())
+            let done = ready + self.t.write_ns + self.stall();
+            self.host_busy(done);
+            Some(done)
         } else {
             self.buf.park(tag, lpn, pages, ready);
             None
@@ -511,24 +610,24 @@ impl Drive {
         }
     }
 
-    /// Deallocates `pages` pages from `lpn` (their buffered copies too, which may let parked
-    /// writes in: see [`Drive::take_completed`]). Returns its completion time.
+    /// Deallocates `pages` pages from `lpn`. Their buffered copies are no longer read, but
+    /// they keep their slots and are programmed void (see `wbuf`). Returns its completion
+    /// time.
     pub fn trim(&mut self, now: u64, lpn: u64, pages: u64) -> u64 {
         for p in lpn..lpn + pages {
             self.buf.discard(p);
             self.ftl.trim(p);
         }
-        self.buf.admit(now, self.t.write_ns, &mut self.done);
-        if self.idle > 0 && self.buf.live() > 0 {
-            self.kick(now);
-        }
+        self.host_busy(now + self.t.write_ns);
         now + self.t.write_ns
     }
 
-    /// Physically free superblocks: FTL free blocks less victims not yet erased.
+    /// Physically free superblocks: FTL free blocks less victims whose valid pages are not all
+    /// read yet (a victim read is free but for its erase, which goes before any program on
+    /// each die).
     #[inline]
     fn free_phys(&self) -> i64 {
-        self.ftl.free_blocks() as i64 - self.gc.active() as i64
+        self.ftl.free_blocks() as i64 - self.gc.unread() as i64
     }
 
     fn on_event(&mut self, d: usize, t: u64) {
@@ -537,14 +636,17 @@ impl Drive {
         match die.kind {
             Kind::Program => {
                 self.c.media_write_bytes += die.pages as u64 * LBA_BYTES;
-                if die.host_pages > 0 {
-                    self.buf.release(die.host_pages as u64);
-                    self.buf.admit(t, self.t.write_ns, &mut self.done);
+                self.buf.release(die.host_pages as u64);
+                self.gc.program_ended((die.pages - die.host_pages) as u64);
+                let before = self.done.len();
+                self.buf
+                    .admit(t, self.t.write_ns, self.gc.held(), &mut self.done);
+                if let Some(last) = self.done[before..].iter().map(|&(_, at)| at).max() {
+                    self.host_busy(last);
                 }
             }
             Kind::GcRead => {
-                self.gc.reads_inflight -= 1;
-                self.gc.ready += die.pages as u64;
+                self.gc.read_ended(die.pages as u64);
             }
             Kind::Erase => {
                 self.gc.erased_on(d);
@@ -578,8 +680,10 @@ impl Drive {
             self.idle -= 1;
             return;
         }
-        let cap = self.t.unit_pages as u64 * self.t.dies as u64;
-        if self.gc.read_pages[d] > 0 && self.gc.ready < cap {
+        // In foreground GC (a victim's pages still to read keep host pages out) GC reads
+        // without the read-ahead limit, so the victim frees at once.
+        let foreground = self.free_phys() < self.t.critical as i64;
+        if self.gc.read_pages[d] > 0 && (foreground || self.gc.ready < self.gc_read_ahead()) {
             let n = self.gc.read_pages[d].min(self.t.read_pages as u64);
             self.gc.read_pages[d] -= n;
             self.gc.read_pages_total -= n;
@@ -604,8 +708,14 @@ impl Drive {
         self.idle -= 1;
     }
 
-    /// Forms one program unit: relocated pages first, then buffered host pages (mapped in the
-    /// FTL now). `None` unless a full unit is available, or GC's last relocated pages are.
+    /// Forms one program unit of relocated and buffered host pages (mapped in the FTL now).
+    /// `None` unless a full unit is available, or GC's last relocated pages are.
+    ///
+    /// GC is paced: its share of the unit is what it still owes against the host room left
+    /// before the FTL collects again, `owed / (owed + room)`, so a victim's relocation is
+    /// spread over the host pages its space takes and is done as that space runs out, at any
+    /// superblock size. GC takes more when too few host pages are buffered (the dies would
+    /// idle otherwise), all of it while host pages may not be mapped (foreground GC).
     fn take_unit(&mut self) -> Option<(u32, u32)> {
         let unit = self.t.unit_pages as u64;
         let host_ok = self.free_phys() >= self.t.critical as i64;
@@ -620,23 +730,32 @@ impl Drive {
             && self.buf.live() == 0;
         // Host pages too: a write waits for room the buffered pages cannot make as a full
         // unit (a buffer smaller than a unit plus a write), so flush what there is.
-        let host_flush = host > 0 && self.buf.parked() > 0;
+        let host_flush = host > 0 && (self.buf.parked() > 0 || self.idle_flush);
         if g + host < unit && !gc_tail && !host_flush {
             return None;
         }
-        let gp = g.min(unit);
-        self.gc.ready -= gp;
+        let paced = self.gc_pages_per_unit();
+        let gp = g.min(unit).min(paced.max(unit - host.min(unit)));
+        self.gc.programmed(gp);
         let mut hp = 0u64;
         if host_ok {
             while gp + hp < unit {
                 if let Some(ahead) = self.buf.peek(PREFETCH) {
                     self.ftl.prefetch(ahead);
                 }
-                let Some(lpn) = self.buf.pop_live() else {
+                let Some(entry) = self.buf.pop() else {
                     break;
                 };
-                let stream = self.stream_of.get(lpn as usize).copied().unwrap_or(0);
-                let e = self.ftl.write(lpn, stream as u32);
+                let e = match entry {
+                    Entry::Page(lpn) => {
+                        let stream = self.stream_of.get(lpn as usize).copied().unwrap_or(0);
+                        self.ftl.write(lpn, stream as u32)
+                    }
+                    Entry::Void(lpn) => {
+                        let stream = self.stream_of.get(lpn as usize).copied().unwrap_or(0);
+                        self.ftl.write_void(stream as u32)
+                    }
+                };
                 if e.erases > 0 {
                     self.add_gc(e.relocations as u64, e.erases as u64);
                 }
@@ -644,6 +763,28 @@ impl Drive {
             }
         }
         Some(((gp + hp) as u32, hp as u32))
+    }
+
+    /// GC's paced share of a program unit, in pages: `unit * owed / (owed + room)`, rounded
+    /// up, with `room` the host pages the FTL can still map before it collects again.
+    #[inline]
+    fn gc_pages_per_unit(&self) -> u64 {
+        let owed = self.gc.owed;
+        if owed == 0 {
+            return 0;
+        }
+        let unit = self.t.unit_pages as u128;
+        let room = self.ftl.host_room() as u128;
+        (unit * owed as u128).div_ceil(owed as u128 + room) as u64
+    }
+
+    /// How far GC reads ahead of its programs: its paced share of the next
+    /// `READ_AHEAD_UNITS` units, and at least a whole unit (which foreground GC, mapping no
+    /// host page, must be able to fill), so relocated data takes the buffer the next programs
+    /// need and no more.
+    #[inline]
+    fn gc_read_ahead(&self) -> u64 {
+        (self.gc_pages_per_unit() * READ_AHEAD_UNITS).max(self.t.unit_pages as u64)
     }
 
     /// Charges the flash work of `victims` collected victims holding `pages` valid pages.

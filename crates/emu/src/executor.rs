@@ -487,6 +487,19 @@ impl Executor for EmuExecutor {
     fn run(&mut self, job: &Job, ctl: &RunControl<'_>) -> Result<Stats, EngineError> {
         job.validate()?;
         self.check(job)?;
+        // A scaled drive stands for its full-size one: patterns whose shape depends on the
+        // page count draw as over the full-size drive's pages (docs/emulator.md).
+        let folded;
+        let job = match self.profile.scale() {
+            Ok(scale) if scale < 1.0 && job.represents == 1.0 => {
+                folded = Job {
+                    represents: 1.0 / scale,
+                    ..job.clone()
+                };
+                &folded
+            }
+            _ => job,
+        };
         let fill = job.fill.map(|_| self.fill(job, ctl));
         let interrupted_by_fill = ctl.stopped();
         let mut log = CounterLog {

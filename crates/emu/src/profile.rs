@@ -217,6 +217,16 @@ fn scaled() -> String {
 pub struct GcParams {
     pub low_watermark: u32,
     pub critical_watermark: u32,
+    /// Idle-time GC: once no host request has been in flight for `idle_delay_ms`, GC collects
+    /// victims (the policy's choice) at `idle_mb_s` of relocation until `idle_spare` of the
+    /// spare space (physical - logical) is in free superblocks; trimmed space is reclaimed
+    /// first (its blocks hold nothing to relocate). `idle_mb_s = 0`: no idle GC. Optional.
+    #[serde(default)]
+    pub idle_delay_ms: f64,
+    #[serde(default)]
+    pub idle_mb_s: f64,
+    #[serde(default)]
+    pub idle_spare: f64,
 }
 
 /// A datasheet-style spec; field names as in `ssdiq_suite::spec`.
@@ -233,7 +243,7 @@ pub struct Spec {
 
 /// Keys a profile may leave out (they have defaults), by section, with a value of their type:
 /// an override may still set them.
-const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 11] = [
+const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 14] = [
     ("spec", "seq_read_mb_s", OptionalKind::Number),
     ("spec", "seq_write_mb_s", OptionalKind::Number),
     ("spec", "rand_read_kiops", OptionalKind::Number),
@@ -245,6 +255,9 @@ const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 11] = [
     ("host", "write_stall_rate", OptionalKind::Number),
     ("host", "write_stall_us", OptionalKind::Number),
     ("buffer", "rewrite_window", OptionalKind::Text),
+    ("gc", "idle_delay_ms", OptionalKind::Number),
+    ("gc", "idle_mb_s", OptionalKind::Number),
+    ("gc", "idle_spare", OptionalKind::Number),
 ];
 
 #[derive(Clone, Copy)]
@@ -381,6 +394,17 @@ impl Profile {
                 "invalid watermarks low_watermark={} critical_watermark={}: expected 1 <= critical < low",
                 g.low_watermark, g.critical_watermark
             ));
+        }
+        for (k, v, max) in [
+            ("idle_delay_ms", g.idle_delay_ms, 1e9),
+            ("idle_mb_s", g.idle_mb_s, 1e6),
+            ("idle_spare", g.idle_spare, 0.99),
+        ] {
+            if !(v >= 0.0 && v <= max) {
+                return err(format!(
+                    "invalid {k} \"{v}\": expected a number from 0 to {max}"
+                ));
+            }
         }
         for (k, v) in [
             ("seq_read_mb_s", self.spec.seq_read_mb_s),

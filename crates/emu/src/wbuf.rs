@@ -2,15 +2,21 @@
 //! programmed, and the writes waiting for room in it.
 //!
 //! Invariants:
-//! - `used` counts slots: live buffered pages plus pages taken out for a program still in
-//!   progress; a slot is freed when its program ends ([`WriteBuf::release`]) or its page is
-//!   trimmed. Stale FIFO entries (trimmed pages) hold no slot, so trims can never leave the
-//!   buffer full of nothing. `used <= cap` except for one oversized write admitted into an
-//!   empty buffer (so a write larger than the buffer cannot deadlock).
+//! - `used` counts host slots: FIFO entries still to program plus pages taken out for a
+//!   program still in progress; a slot is freed when its program ends ([`WriteBuf::release`]).
+//!   Relocated GC data waiting for or in a program holds slots of the same DRAM (`held`, the
+//!   drive's count): a write enters only if `used + held + pages <= cap`, or into a buffer
+//!   holding nothing (so a write larger than the buffer cannot deadlock).
+//! - Every FIFO entry is programmed, in arrival order: a page trimmed while buffered keeps its
+//!   entry and slot and is programmed as a void page ([`Entry::Void`]), as a drive that placed
+//!   the write in its program unit when it accepted it does (NVMeVirt's `conv_write` maps each
+//!   page to its physical page on arrival). So trims never shift the pages after them against
+//!   the erase blocks, which is what makes a zone written after a trimmed one start where it
+//!   would have (SSD-iq's GC-unit inference, `ssdiq study gc-unit`).
 //! - `bits[lpn]` is set iff data of `lpn` is buffered and not yet taken for a program; `extra`
-//!   counts further copies of such a page; `live` counts copies. A trimmed page's FIFO entries
-//!   are stale and dropped when reached. Each FIFO entry of a set page takes one copy, so a page
-//!   is programmed once per copy.
+//!   counts further copies of such a page; `dead[lpn]` counts entries of `lpn` trimmed while
+//!   buffered (all older than any entry of a set page). `live` counts FIFO entries, void ones
+//!   included.
 //! - Rewrite absorption is scaled with the capacity: a rewrite of a buffered page updates it in
 //!   place (no new slot) only if the page is among the last `window` distinct pages inserted
 //!   (`recent`, in insertion order in `ring`); otherwise it takes a slot as a copy of its own.
@@ -43,6 +49,8 @@ pub struct WriteBuf {
     live: u64,
     /// Copies of a set page beyond the first (rewrites outside the window).
     extra: HashMap<u32, u32>,
+    /// Entries of a page trimmed while buffered, to be programmed void.
+    dead: HashMap<u32, u32>,
     /// Rewrite-absorption window: the last `window` distinct pages inserted.
     window: u64,
     recent: Vec<u64>,
@@ -72,6 +80,7 @@ impl WriteBuf {
             bits: vec![0; words],
             live: 0,
             extra: HashMap::new(),
+            dead: HashMap::new(),
             window,
             recent: vec![0; words],
             ring: VecDeque::with_capacity(window.min(1 << 20) as usize),
@@ -118,10 +127,17 @@ impl WriteBuf {
         self.parked.len()
     }
 
-    /// True if a write of `pages` may enter now (and nobody is waiting before it).
+    /// True if a write of `pages` may enter now (and nobody is waiting before it), with
+    /// `held` slots taken by relocated GC data.
     #[inline]
-    pub fn fits(&self, pages: u64) -> bool {
-        self.parked.is_empty() && (self.used + pages <= self.cap || self.used == 0)
+    pub fn fits(&self, pages: u64, held: u64) -> bool {
+        self.parked.is_empty() && self.room(pages, held)
+    }
+
+    #[inline]
+    fn room(&self, pages: u64, held: u64) -> bool {
+        let used = self.used + held;
+        used + pages <= self.cap || used == 0
     }
 
     /// Buffers pages `lpn..lpn + pages` (the caller checked [`WriteBuf::fits`]). Returns how
@@ -157,11 +173,12 @@ impl WriteBuf {
         });
     }
 
-    /// Admits waiting writes that now fit, at time `t`: each completes `ack_ns` after both
-    /// `t` and its data being ready. Pushes `(tag, completion)` to `out`.
-    pub fn admit(&mut self, t: u64, ack_ns: u64, out: &mut Vec<(u64, u64)>) {
+    /// Admits waiting writes that now fit beside `held` slots of GC data, at time `t`: each
+    /// completes `ack_ns` after both `t` and its data being ready. Pushes `(tag, completion)`
+    /// to `out`.
+    pub fn admit(&mut self, t: u64, ack_ns: u64, held: u64, out: &mut Vec<(u64, u64)>) {
         while let Some(p) = self.parked.front().copied() {
-            if self.used + p.pages as u64 > self.cap && self.used != 0 {
+            if !self.room(p.pages as u64, held) {
                 break;
             }
             self.parked.pop_front();
@@ -176,26 +193,32 @@ impl WriteBuf {
         self.fifo.get(k).map(|&l| l as u64)
     }
 
-    /// Takes the oldest live page out for programming (its slot stays used until
-    /// [`WriteBuf::release`]); stale entries on the way are dropped.
+    /// Takes the oldest entry out for programming (its slot stays used until
+    /// [`WriteBuf::release`]): a page, or the void left by a page trimmed while buffered.
     #[inline]
-    pub fn pop_live(&mut self) -> Option<u64> {
-        while let Some(lpn) = self.fifo.pop_front() {
-            let l = lpn as u64;
-            if self.bit(l) {
-                if let Some(n) = self.extra.get_mut(&lpn) {
-                    *n -= 1;
-                    if *n == 0 {
-                        self.extra.remove(&lpn);
-                    }
-                } else {
-                    self.flip(l);
+    pub fn pop(&mut self) -> Option<Entry> {
+        let lpn = self.fifo.pop_front()?;
+        self.live -= 1;
+        if !self.dead.is_empty() {
+            if let Some(n) = self.dead.get_mut(&lpn) {
+                *n -= 1;
+                if *n == 0 {
+                    self.dead.remove(&lpn);
                 }
-                self.live -= 1;
-                return Some(l);
+                return Some(Entry::Void(lpn as u64));
             }
         }
-        None
+        let l = lpn as u64;
+        debug_assert!(self.bit(l), "a FIFO entry is live or dead");
+        if let Some(n) = self.extra.get_mut(&lpn) {
+            *n -= 1;
+            if *n == 0 {
+                self.extra.remove(&lpn);
+            }
+        } else {
+            self.flip(l);
+        }
+        Some(Entry::Page(l))
     }
 
     /// A program of `pages` buffered pages ended: their slots are free.
@@ -204,46 +227,82 @@ impl WriteBuf {
         self.used -= pages;
     }
 
-    /// Drops the buffered copy of `lpn` (trim), freeing its slot; its FIFO entry is stale.
+    /// Trims the buffered copies of `lpn`: reads no longer find them, and their entries will
+    /// be programmed void (they keep their slots and their place in the FIFO).
     pub fn discard(&mut self, lpn: u64) {
         if self.contains(lpn) {
-            let copies = 1 + self.extra.remove(&(lpn as u32)).unwrap_or(0) as u64;
+            let copies = 1 + self.extra.remove(&(lpn as u32)).unwrap_or(0);
             self.flip(lpn);
-            self.live -= copies;
-            self.used -= copies;
+            *self.dead.entry(lpn as u32).or_insert(0) += copies;
         }
     }
+}
+
+/// What a FIFO entry programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    Page(u64),
+    /// A page trimmed while buffered: its slot in the program unit holds nothing (the page
+    /// it held, for its placement stream).
+    Void(u64),
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn page(l: u64) -> Option<Entry> {
+        Some(Entry::Page(l))
+    }
+
     #[test]
-    fn fifo_with_stale_copies_and_parking() {
+    fn fifo_with_trimmed_entries_and_parking() {
         let mut b = WriteBuf::new(4, 100, 4);
-        assert!(b.fits(3));
+        assert!(b.fits(3, 0));
         b.insert(10, 3); // 10, 11, 12
         b.insert(11, 1); // 11 again: updated in place
         assert_eq!((b.used(), b.live()), (3, 3));
-        b.discard(11); // trimmed: its entry is stale, its slot free
-        assert_eq!(b.used(), 2);
-        b.insert(13, 2);
-        assert!(!b.fits(1));
+        b.discard(11); // trimmed: no longer readable, but its slot and entry stay
+        assert!(!b.contains(11));
+        assert_eq!((b.used(), b.live()), (3, 3));
+        b.insert(13, 1);
+        assert!(!b.fits(1, 0));
         b.park(7, 20, 2, 100);
-        assert_eq!(b.pop_live(), Some(10));
-        assert_eq!(b.pop_live(), Some(12)); // stale 11 skipped
+        assert_eq!(b.pop(), page(10));
+        assert_eq!(
+            b.pop(),
+            Some(Entry::Void(11)),
+            "11 is programmed void, in its place"
+        );
+        assert_eq!(b.pop(), page(12));
         assert_eq!(b.used(), 4);
         let mut out = Vec::new();
-        b.admit(50, 10, &mut out);
+        b.admit(50, 10, 0, &mut out);
         assert!(out.is_empty());
-        b.release(2);
-        b.admit(60, 10, &mut out);
+        b.release(3);
+        b.admit(60, 10, 0, &mut out);
         assert_eq!(out, vec![(7, 110)]);
-        assert!(!b.contains(11) && b.contains(13));
-        assert_eq!(b.pop_live(), Some(13));
-        assert_eq!(b.pop_live(), Some(14));
-        assert_eq!(b.pop_live(), Some(20));
+        assert!(b.contains(13) && b.contains(20));
+        assert_eq!(b.pop(), page(13));
+        assert_eq!(b.pop(), page(20));
+        assert_eq!(b.pop(), page(21));
+        assert_eq!(b.pop(), None);
+    }
+
+    #[test]
+    fn a_page_trimmed_then_rewritten_programs_its_void_first() {
+        let mut b = WriteBuf::new(8, 100, 0);
+        b.insert(5, 1);
+        b.insert(5, 1); // window 0: a copy of its own
+        b.discard(5); // both copies void
+        b.insert(5, 1); // new data after the trim
+        assert!(b.contains(5));
+        assert_eq!(b.live(), 3);
+        assert_eq!(b.pop(), Some(Entry::Void(5)));
+        assert_eq!(b.pop(), Some(Entry::Void(5)));
+        assert_eq!(b.pop(), page(5));
+        assert!(!b.contains(5));
+        assert_eq!(b.pop(), None);
     }
 
     #[test]
@@ -255,23 +314,12 @@ mod tests {
         assert_eq!((b.used(), b.live()), (4, 4));
         // 1 is in the window again (it was inserted as a new copy).
         assert_eq!(b.insert(1, 1), 1);
-        assert_eq!(b.pop_live(), Some(1));
+        assert_eq!(b.pop(), page(1));
         assert!(b.contains(1), "the second copy is still buffered");
-        assert_eq!(b.pop_live(), Some(2));
-        assert_eq!(b.pop_live(), Some(3));
-        assert_eq!(b.pop_live(), Some(1));
+        assert_eq!(b.pop(), page(2));
+        assert_eq!(b.pop(), page(3));
+        assert_eq!(b.pop(), page(1));
         assert!(!b.contains(1));
-        assert_eq!(b.pop_live(), None);
-        // Trim drops every copy.
-        b.release(4);
-        b.insert(5, 1);
-        b.insert(6, 2);
-        b.insert(5, 1);
-        assert_eq!((b.used(), b.live()), (4, 4));
-        b.discard(5);
-        assert_eq!((b.used(), b.live()), (2, 2));
-        assert_eq!(b.pop_live(), Some(6));
-        assert_eq!(b.pop_live(), Some(7));
-        assert_eq!(b.pop_live(), None);
+        assert_eq!(b.pop(), None);
     }
 }

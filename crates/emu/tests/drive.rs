@@ -52,9 +52,17 @@ fn idle_latencies_are_the_sum_of_their_parts() {
         d.read(now, 100, 1),
         now + t.read_overhead_ns + t.read_ns + xfer + link
     );
+    // The unit (page 7 and the first 47 of the 48), then page 147 alone: the host was idle
+    // for the idle delay, so the partial unit was programmed.
     assert_eq!(
         d.counters().media_write_bytes,
-        t.unit_pages as u64 * LBA_BYTES
+        (t.unit_pages as u64 + 1) * LBA_BYTES
+    );
+    let now = d.now() + 1_000_000;
+    d.advance(now);
+    assert_eq!(
+        d.read(now, 100 + t.unit_pages as u64 - 1, 1),
+        now + t.read_overhead_ns + t.read_ns + xfer + link
     );
 }
 

@@ -244,20 +244,19 @@ fn trims_and_zoned_writes_run_to_completion() {
     assert_eq!(s.ops[&Op::Trim].bytes, 64 << 20);
 }
 
-/// smallbuf's writes stall for milliseconds when GC holds its 4 MiB buffer full. An open-loop
-/// probe keeps its schedule through a stall, so every due write in it waits and counts; a
-/// closed-loop (fio-style) paced probe times from submission and skips the writes that were
+/// A drive whose firmware stalls one write in 2000 for 10-20 ms. An open-loop probe keeps its
+/// schedule through a stall of its own write, so every write due meanwhile waits and counts;
+/// a closed-loop (fio-style) paced probe times from submission and skips the writes that were
 /// due during the stall (coordinated omission): it sees an order of magnitude less tail.
 #[test]
 fn an_open_loop_probe_sees_the_stalls_a_closed_loop_one_hides() {
     let probe = |open_loop: bool| {
-        let mut e = open("smallbuf", "");
+        let mut e = open("default", ",write_stall_rate=0.0005,write_stall_us=20000");
         let mut j = job(&e, "randwrite", 4096, 32);
         j.fill = Some(FillMode::Seq);
         j.bound.bytes = None;
         j.bound.time_ns = Some(20_000_000_000);
-        // Near saturation (issue 13: naive greedy's GC fits the 4 MiB buffer at lower loads).
-        j.rate = Some(Rate::IoPerSec(56_000.0));
+        j.rate = Some(Rate::IoPerSec(20_000.0));
         j.probes = vec![ssdiq_engine::Probe::WRITE];
         j.probe_rate = Some(Rate::IoPerSec(2000.0));
         j.probe_open_loop = open_loop;

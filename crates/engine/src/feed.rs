@@ -210,6 +210,7 @@ impl Feed {
             thread: 0,
             threads: 1,
             own_region: false,
+            represents: 1.0,
         };
         Feed {
             stream: RequestStream::new(&Pattern::Uniform, mix, cfg)

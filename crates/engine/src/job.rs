@@ -219,6 +219,11 @@ pub struct Job {
     /// A recording to replay instead of the pattern and mix: its requests, in units of
     /// `bs` from offset 0, at its times. The job ends with the recording (or a bound).
     pub replay: Option<Arc<crate::replay::Replay>>,
+    /// How many blocks of a larger device each block of the range stands for (1: itself):
+    /// an emulated drive scaled down from its full size sets it, so patterns whose shape
+    /// depends on the block count (`zipf`) draw as over the full-size drive
+    /// (`ssdiq_workload::StreamConfig::represents`). Not part of the job's description.
+    pub represents: f64,
 }
 
 impl Job {
@@ -256,6 +261,7 @@ impl Job {
             on_error: OnError::Stop,
             counter_interval_ns: 10_000_000_000,
             replay: None,
+            represents: 1.0,
         }
     }
 
@@ -445,6 +451,7 @@ impl Job {
             thread,
             threads: self.threads,
             own_region: self.own_regions,
+            represents: self.represents,
         }
     }
 

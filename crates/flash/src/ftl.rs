@@ -291,6 +291,34 @@ impl Ftl {
         eff
     }
 
+    /// Programs a page that holds no data at host stream `stream`'s frontier, with the GC a
+    /// host write there would cause. A drive whose write buffer accepted a write that was
+    /// trimmed before its program still programs its slot (the data had its place in the
+    /// program unit), so the writes after it keep their place against the erase blocks.
+    pub fn write_void(&mut self, stream: u32) -> WriteEffect {
+        debug_assert!((stream as usize) < self.streams());
+        let mut eff = WriteEffect {
+            programs: 1,
+            ..Default::default()
+        };
+        let f = stream as usize;
+        if self.frontiers[f].block == NIL {
+            self.open_for_host(f, &mut eff);
+        }
+        self.program(f, NIL);
+        self.counters.host_programs += 1;
+        eff
+    }
+
+    /// Pages the host frontiers can still take before a host write makes GC collect: their
+    /// open blocks' room plus the free blocks above the reserve (under 2R, also the blocks
+    /// merges left writable).
+    pub fn host_room(&self) -> u64 {
+        let open: u64 = (0..self.streams()).map(|f| self.room(f) as u64).sum();
+        let pool = self.free.len() as u64 + self.two_r.as_ref().map_or(0, |t| t.queue.len() as u64);
+        open + pool.saturating_sub(self.geo.reserve_blocks as u64) * self.ppb as u64
+    }
+
     /// Discards `lpn`: its page becomes invalid and costs nothing to GC. Returns whether it
     /// was mapped.
     pub fn trim(&mut self, lpn: u64) -> bool {
@@ -453,7 +481,8 @@ impl Ftl {
     }
 
     /// Programs `lpn` at frontier `f`'s next page, opening a block (from the free pool,
-    /// without GC) if needed and closing it when it fills.
+    /// without GC) if needed and closing it when it fills. `NIL` programs a page that holds
+    /// nothing (invalid from the start).
     #[inline]
     fn program(&mut self, f: usize, lpn: u32) {
         if self.frontiers[f].block == NIL {
@@ -468,8 +497,10 @@ impl Ftl {
             fr.block = NIL;
         }
         self.p2l[ppn as usize] = lpn;
-        self.l2p[lpn as usize] = ppn;
-        self.valid[b as usize] += 1;
+        if lpn != NIL {
+            self.l2p[lpn as usize] = ppn;
+            self.valid[b as usize] += 1;
+        }
         if full {
             self.close(b);
         }

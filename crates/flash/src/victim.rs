@@ -57,13 +57,19 @@ impl Ftl {
     }
 
     /// LFS cost-benefit: maximise (1 - u) * age / (1 + u), age in host page programs since
-    /// the block was closed.
+    /// the block was closed. A block without valid pages is taken first: reclaiming it costs
+    /// no read and no program (LFS's cost 1 + u counts reading the whole segment, which an
+    /// SSD does not do for an empty block; the SSD form age * (1 - u) / 2u of FEMU and WiscSim
+    /// is infinite there), so cost-benefit never moves data while a free win exists.
     fn cost_benefit_victim(&self) -> u32 {
         let now = self.counters.host_programs;
         let ppb = self.ppb as f64;
         let mut best = self.full_set[0];
         let mut best_score = f64::NEG_INFINITY;
         for &b in &self.full_set {
+            if self.valid[b as usize] == 0 {
+                return b;
+            }
             let u = self.valid[b as usize] as f64 / ppb;
             let age = (now - self.closed_at[b as usize]) as f64 + 1.0;
             let score = (1.0 - u) * age / (1.0 + u);

@@ -33,6 +33,12 @@ pub struct StreamConfig {
     /// Every thread works on its own contiguous 1/threads of the range, random patterns
     /// too (fio's jobs on separate files): the pattern runs over that region alone.
     pub own_region: bool,
+    /// How many pages of a larger device each page stands for (1: itself). Patterns whose
+    /// shape depends on the page count (`zipf`) draw over that many pages and fold them back
+    /// in order, `represents` consecutive ranks to a page, so the share of accesses per share
+    /// of the range is the larger device's. An emulated drive scaled down from its full size
+    /// sets it; everything else keeps 1.
+    pub represents: f64,
 }
 
 impl StreamConfig {
@@ -44,6 +50,7 @@ impl StreamConfig {
             thread: 0,
             threads: 1,
             own_region: false,
+            represents: 1.0,
         }
     }
 
@@ -100,6 +107,9 @@ enum Kind {
     Zipf {
         z: ZipfSampler,
         scr: Scrambler,
+        /// Pages, and the ranks drawn over them (more when folded).
+        n: u64,
+        ranks: u64,
     },
     Zones {
         thresholds: Vec<u64>,
@@ -227,10 +237,19 @@ impl PageStream {
                     epoch: 0,
                 }
             }
-            Pattern::Zipf { theta } => Kind::Zipf {
-                z: ZipfSampler::new(n, *theta),
-                scr: scr(),
-            },
+            Pattern::Zipf { theta } => {
+                let ranks = if cfg.represents > 1.0 {
+                    ((n as f64 * cfg.represents).round() as u64).max(n)
+                } else {
+                    n
+                };
+                Kind::Zipf {
+                    z: ZipfSampler::new(ranks, *theta),
+                    scr: scr(),
+                    n,
+                    ranks,
+                }
+            }
             Pattern::TwoZone { .. } | Pattern::Zones(_) => {
                 let fr = pattern.zone_fractions().expect("piecewise pattern");
                 let mut thresholds = Vec::with_capacity(fr.len());
@@ -418,7 +437,15 @@ impl PageStream {
                 }
                 Draw::Page(p)
             }
-            Kind::Zipf { z, scr } => Draw::Page(scr.apply(z.sample(rng) - 1)),
+            Kind::Zipf { z, scr, n, ranks } => {
+                let r = z.sample(rng) - 1;
+                let rank = if *ranks == *n {
+                    r
+                } else {
+                    (r as u128 * *n as u128 / *ranks as u128) as u64
+                };
+                Draw::Page(scr.apply(rank))
+            }
             Kind::Zones {
                 thresholds,
                 starts,
@@ -602,6 +629,7 @@ mod tests {
                 thread,
                 threads,
                 own_region: false,
+                represents: 1.0,
             },
         )
         .unwrap()
@@ -640,6 +668,55 @@ mod tests {
                 assert_ne!(draws(3), draws(4), "{p}: seed has no effect");
             }
         }
+    }
+
+    /// Zipf folded from 100x the pages puts the full-size Zipf's mass on each share of the
+    /// range: the hottest k pages get exactly the top 100k ranks' mass (exact oracle), and a
+    /// stream that represents only itself is the plain one, draw for draw.
+    #[test]
+    fn folded_zipf_keeps_the_larger_device_s_share_per_share_of_pages() {
+        let (n, fold, theta, draws) = (10_000u64, 100.0, 0.9, 400_000usize);
+        let folded = StreamConfig {
+            represents: fold,
+            ..StreamConfig::single(n, 4096, 7)
+        };
+        let pat = Pattern::parse(&format!("zipf:{theta}")).unwrap();
+        let mut s = PageStream::new(&pat, folded).unwrap();
+        let scr = scrambler_for(n, 7);
+        let mut rank_of = vec![0u64; n as usize];
+        for r in 0..n {
+            rank_of[scr.apply(r) as usize] = r;
+        }
+        let mut hits = vec![0u64; n as usize];
+        for p in pages_of(&mut s, draws) {
+            hits[rank_of[p as usize] as usize] += 1;
+        }
+        let big = n * fold as u64;
+        for k in [1u64, 10, 100, 1000] {
+            let got = hits[..k as usize].iter().sum::<u64>() as f64 / draws as f64;
+            let want = crate::zipf::mass_top(k * fold as u64, big, theta);
+            let plain = crate::zipf::mass_top(k, n, theta);
+            let sd = (want * (1.0 - want) / draws as f64).sqrt();
+            assert!(
+                (got - want).abs() < 5.0 * sd + 1e-4,
+                "top {k}: {got} vs {want}"
+            );
+            assert!(
+                want > plain * 1.05,
+                "top {k}: folding changes nothing to test"
+            );
+        }
+        let plain = StreamConfig::single(n, 4096, 7);
+        let mut a = PageStream::new(&pat, plain).unwrap();
+        let mut b = PageStream::new(
+            &pat,
+            StreamConfig {
+                represents: 1.0,
+                ..plain
+            },
+        )
+        .unwrap();
+        assert_eq!(pages_of(&mut a, 1000), pages_of(&mut b, 1000));
     }
 
     #[test]
@@ -761,6 +838,7 @@ mod tests {
                     thread: t,
                     threads,
                     own_region: false,
+                    represents: 1.0,
                 }
                 .region(n);
                 for p in pages_of(&mut s, (end - start) as usize) {
@@ -907,6 +985,7 @@ mod tests {
             thread: 0,
             threads: 2,
             own_region: false,
+            represents: 1.0,
         };
         assert!(PageStream::new(&pat, cfg).is_err());
         let pat = Pattern::parse("twozone:90/0.001").unwrap();

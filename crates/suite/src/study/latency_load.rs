@@ -104,6 +104,7 @@ pub fn run(b: &mut Bench<'_>, spec_iops: Option<f64>) -> Result<(), SuiteError> 
             ("write_kiops", m.kiops(Op::Write)),
             ("write_avg_us", m.mean_us(Op::Write)),
             ("write_p99_us", m.quantile_us(Op::Write, 0.99)),
+            ("write_p999_us", m.quantile_us(Op::Write, 0.999)),
             ("write_p99999_us", m.quantile_us(Op::Write, 0.99999)),
             ("read_probe_avg_us", m.probe_us(Op::Read, None)),
             ("read_probe_p99_us", m.probe_us(Op::Read, Some(0.99))),
