@@ -682,8 +682,10 @@ impl Drive {
         }
         // In foreground GC (a victim's pages still to read keep host pages out) GC reads
         // without the read-ahead limit, so the victim frees at once.
-        let foreground = self.free_phys() < self.t.critical as i64;
-        if self.gc.read_pages[d] > 0 && (foreground || self.gc.ready < self.gc_read_ahead()) {
+        if self.gc.read_pages[d] > 0
+            && (self.gc.ready < self.gc_read_ahead()
+                || self.free_phys() < self.t.critical as i64)
+        {
             let n = self.gc.read_pages[d].min(self.t.read_pages as u64);
             self.gc.read_pages[d] -= n;
             self.gc.read_pages_total -= n;
@@ -773,9 +775,8 @@ impl Drive {
         if owed == 0 {
             return 0;
         }
-        let unit = self.t.unit_pages as u128;
-        let room = self.ftl.host_room() as u128;
-        (unit * owed as u128).div_ceil(owed as u128 + room) as u64
+        // Pages stay below 2^32 (the FTL's limit) and a unit below 2^12: no overflow.
+        (self.t.unit_pages as u64 * owed).div_ceil(owed + self.ftl.host_room())
     }
 
     /// How far GC reads ahead of its programs: its paced share of the next
