@@ -680,11 +680,13 @@ impl Drive {
             self.idle -= 1;
             return;
         }
-        // In foreground GC (a victim's pages still to read keep host pages out) GC reads
-        // without the read-ahead limit, so the victim frees at once.
+        // In foreground GC (a victim's pages still to read keep host pages out) GC reads up
+        // to a stripe (a unit on every die) ahead, so the victim frees at once without
+        // flooding the buffer with relocated data.
         if self.gc.read_pages[d] > 0
             && (self.gc.ready < self.gc_read_ahead()
-                || self.free_phys() < self.t.critical as i64)
+                || (self.free_phys() < self.t.critical as i64
+                    && self.gc.ready < self.t.unit_pages as u64 * self.t.dies as u64))
         {
             let n = self.gc.read_pages[d].min(self.t.read_pages as u64);
             self.gc.read_pages[d] -= n;
