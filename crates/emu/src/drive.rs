@@ -750,15 +750,11 @@ impl Drive {
                 let Some(entry) = self.buf.pop() else {
                     break;
                 };
+                let (Entry::Page(lpn) | Entry::Void(lpn)) = entry;
+                let stream = self.stream_of.get(lpn as usize).copied().unwrap_or(0) as u32;
                 let e = match entry {
-                    Entry::Page(lpn) => {
-                        let stream = self.stream_of.get(lpn as usize).copied().unwrap_or(0);
-                        self.ftl.write(lpn, stream as u32)
-                    }
-                    Entry::Void(lpn) => {
-                        let stream = self.stream_of.get(lpn as usize).copied().unwrap_or(0);
-                        self.ftl.write_void(stream as u32)
-                    }
+                    Entry::Page(_) => self.ftl.write(lpn, stream),
+                    Entry::Void(_) => self.ftl.write_void(stream),
                 };
                 if e.erases > 0 {
                     self.add_gc(e.relocations as u64, e.erases as u64);
