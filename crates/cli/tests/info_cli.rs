@@ -29,3 +29,30 @@ fn json_into_a_missing_directory_is_refused_first() {
     );
     assert!(!bad.exists());
 }
+
+#[test]
+fn emulated_info_says_how_gc_is_timed() {
+    let text = |target: &str| {
+        let out = common::ok(&["info", target]);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let default = text("emu:default");
+    assert!(
+        default.contains("idle-time GC after 10 ms idle at 200 MB/s"),
+        "{default}"
+    );
+    assert!(default.contains("zipf             drawn over the full-size drive's pages"));
+
+    let shipped =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../emu/profiles/default.toml");
+    let toml = std::fs::read_to_string(shipped).unwrap();
+    let line = toml.lines().find(|l| l.starts_with("idle_mb_s")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let no_idle = dir.path().join("no-idle.toml");
+    std::fs::write(&no_idle, toml.replace(line, "idle_mb_s = 0")).unwrap();
+    let text = text(&format!("emu:{}", no_idle.display()));
+    assert!(
+        text.contains("GC paced against host writes; no idle-time GC"),
+        "{text}"
+    );
+}

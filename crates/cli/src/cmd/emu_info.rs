@@ -70,6 +70,9 @@ struct Emulated {
     spec: EmuSpec,
     host_bytes: u64,
     media_bytes: u64,
+    /// How GC runs, for the text only (the profile's parameters are in the JSON's own keys).
+    #[serde(skip)]
+    gc_timing: String,
 }
 
 fn facts(e: &EmuExecutor) -> Emulated {
@@ -121,6 +124,16 @@ fn facts(e: &EmuExecutor) -> Emulated {
         spec: e.spec(),
         host_bytes: c.host_bytes,
         media_bytes: c.media_bytes.unwrap_or(0),
+        gc_timing: if p.gc.idle_mb_s > 0.0 {
+            format!(
+                "GC paced against host writes; idle-time GC after {} ms idle at {} MB/s, up to {:.0}% of the spare free",
+                p.gc.idle_delay_ms,
+                p.gc.idle_mb_s,
+                p.gc.idle_spare * 100.0
+            )
+        } else {
+            "GC paced against host writes; no idle-time GC".into()
+        },
     }
 }
 
@@ -168,6 +181,7 @@ fn render(target: &str, f: &Emulated) -> String {
         if f.suspend { "on" } else { "off" },
         format_size(g.buffer_bytes)
     );
+    let _ = writeln!(w, "  GC timing        {}", f.gc_timing);
     let sc = &f.scaling;
     if (sc.scale - 1.0).abs() > 1e-9 {
         let _ = writeln!(
@@ -197,6 +211,10 @@ fn render(target: &str, f: &Emulated) -> String {
             "  write buffer     {} for data at any size; rewrites absorbed only within the last {} buffered (all of it at full size)",
             format_size(sc.buffer_bytes),
             format_size(sc.rewrite_window_bytes)
+        );
+        let _ = writeln!(
+            w,
+            "  zipf             drawn over the full-size drive's pages and folded onto these (the same workload at every capacity)"
         );
         let _ = writeln!(
             w,
