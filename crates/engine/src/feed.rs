@@ -207,6 +207,7 @@ impl Feed {
             pages: job.slots(),
             page_bytes: job.bs,
             seed: ssdiq_workload::rng::derive_seed(job.seed, 0x9e0b_e000 + index as u64),
+            layout_seed: 0,
             thread: 0,
             threads: 1,
             own_region: false,

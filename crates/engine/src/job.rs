@@ -208,6 +208,9 @@ pub struct Job {
     /// (`Stats::device_log`); needs an executor with device counters.
     pub device_log_ns: Option<u64>,
     pub seed: u64,
+    /// Where a skewed pattern puts its hot (or read-only) pages, when not from `seed`: jobs
+    /// that continue one workload set the same value so the layout does not move between them.
+    pub layout_seed: Option<u64>,
     pub data: DataPattern,
     pub fill: Option<FillMode>,
     pub engine: EngineKind,
@@ -254,6 +257,7 @@ impl Job {
             probe_interval_ns: None,
             device_log_ns: None,
             seed: 1,
+            layout_seed: None,
             data: DataPattern::Random,
             fill: None,
             engine: EngineKind::IoUring,
@@ -448,6 +452,7 @@ impl Job {
             pages: self.slots(),
             page_bytes: self.bs,
             seed: self.seed,
+            layout_seed: self.layout_seed.unwrap_or(self.seed),
             thread,
             threads: self.threads,
             own_region: self.own_regions,
@@ -485,6 +490,7 @@ impl Job {
             probe_qd: self.probe_qd,
             probe_open_loop: self.probe_open_loop,
             seed: self.seed,
+            layout_seed: self.layout_seed,
             data: self.data.to_string(),
             fill: self.fill,
             engine: self.engine,
@@ -557,6 +563,9 @@ pub struct JobInfo {
     pub probe_qd: u32,
     pub probe_open_loop: bool,
     pub seed: u64,
+    /// Present when the pattern's hot pages are placed from another seed than `seed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout_seed: Option<u64>,
     pub data: String,
     pub fill: Option<FillMode>,
     pub engine: EngineKind,

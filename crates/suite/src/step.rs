@@ -137,6 +137,14 @@ pub fn job(step: &Step, run: &StepRun, target: &str, seed: u64) -> Job {
     j
 }
 
+/// The job of segment `seg` of a step: its own draws, the first segment's hot pages (a skewed
+/// pattern's hot set does not move when a step is extended).
+pub fn segment_job(step: &Step, run: &StepRun, target: &str, step_no: usize, seg: u32) -> Job {
+    let mut j = job(step, run, target, segment_seed(run.seed, step_no, seg));
+    j.layout_seed = Some(segment_seed(run.seed, step_no, 0));
+    j
+}
+
 /// Distinct, well-spread seeds per (step, segment).
 pub fn segment_seed(seed: u64, step: usize, segment: u32) -> u64 {
     ssdiq_workload::rng::derive_seed(seed, ((step as u64) << 20) | segment as u64)
@@ -200,7 +208,7 @@ pub fn run_step(
         stopped: false,
         wall_s: 0.0,
     };
-    let mut j = job(step, run, &name, segment_seed(run.seed, step_no, 0));
+    let mut j = segment_job(step, run, &name, step_no, 0);
     j.bound.bytes = run.bytes;
     j.bound.time_ns = run.seconds.map(|s| (s * 1e9).round().max(1.0) as u64);
     let stats = run_job(target, &j, cx, unit, 0.0)?;
@@ -218,7 +226,7 @@ pub fn run_step(
             && out.written() < cap
             && steady::of_outcome(&out, run, bytes).is_none_or(|c| !c.converged)
         {
-            let mut j = job(step, run, &name, segment_seed(run.seed, step_no, seg));
+            let mut j = segment_job(step, run, &name, step_no, seg);
             j.bound.bytes = Some(chunk.min(cap - out.written()).max(step.bs));
             let offset_ns = out.elapsed_ns();
             let stats = run_job(target, &j, cx, unit, out.written() as f64)?;
@@ -234,6 +242,48 @@ pub fn run_step(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn segments_of_a_step_draw_anew_over_one_layout() {
+        let step = Step {
+            name: "zipf",
+            role: crate::plan::Role::Workload,
+            stage: None,
+            mix: ssdiq_workload::RwMix::parse("randwrite").unwrap(),
+            pattern: ssdiq_workload::Pattern::parse("zipf:0.8").unwrap(),
+            bs: 4096,
+            qd: 32,
+            threads: 1,
+            bound: crate::plan::Bound::DriveWrites(1.0),
+            load: None,
+        };
+        let run = StepRun {
+            range_bytes: 1 << 30,
+            capacity: 1 << 30,
+            seconds: None,
+            bytes: None,
+            interval_ns: 1_000_000_000,
+            rate_iops: None,
+            probe_iops: None,
+            probe_interval_ns: None,
+            device_log_ns: None,
+            extend_to_bytes: None,
+            seed: 7,
+        };
+        let first = segment_job(&step, &run, "t", 3, 0).stream_config(0);
+        let later = segment_job(&step, &run, "t", 3, 2).stream_config(0);
+        assert_ne!(first.seed, later.seed);
+        assert_eq!(first.layout_seed, later.layout_seed);
+        let hottest = |cfg| {
+            let mut s = ssdiq_workload::RequestStream::new(&step.pattern, step.mix, cfg).unwrap();
+            let mut counts = std::collections::HashMap::new();
+            for _ in 0..20_000 {
+                *counts.entry(s.next_request().page).or_insert(0u32) += 1;
+            }
+            counts.into_iter().max_by_key(|&(o, c)| (c, o)).unwrap().0
+        };
+        assert_eq!(hottest(first), hottest(later), "the hot page stays");
+    }
 
     #[test]
     fn segment_seeds_differ() {

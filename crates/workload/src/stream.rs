@@ -28,6 +28,10 @@ pub struct StreamConfig {
     /// Bytes per page (needed by `zns:SIZE`).
     pub page_bytes: u64,
     pub seed: u64,
+    /// Seeds where a skewed pattern puts its hot (or read-only) pages. Jobs that continue one
+    /// workload (a warm-up and its measured part, rounds of a step) share it, so the hot set
+    /// stays where the earlier job put it; `seed` keeps each job's own draws.
+    pub layout_seed: u64,
     pub thread: u32,
     pub threads: u32,
     /// Every thread works on its own contiguous 1/threads of the range, random patterns
@@ -47,6 +51,7 @@ impl StreamConfig {
             pages,
             page_bytes,
             seed,
+            layout_seed: seed,
             thread: 0,
             threads: 1,
             own_region: false,
@@ -179,6 +184,10 @@ impl PageStream {
         let inner = StreamConfig {
             pages: end - start,
             seed: derive_seed(cfg.seed, PURPOSE_OWN_REGION + ((cfg.thread as u64) << 8)),
+            layout_seed: derive_seed(
+                cfg.layout_seed,
+                PURPOSE_OWN_REGION + ((cfg.thread as u64) << 8),
+            ),
             thread: 0,
             threads: 1,
             own_region: false,
@@ -214,7 +223,7 @@ impl PageStream {
             )));
         }
         let mut rng = SeededRng::substream(cfg.seed, cfg.thread as u64);
-        let scr = || scrambler_for(n, cfg.seed);
+        let scr = || scrambler_for(n, cfg.layout_seed);
         let kind = match pattern {
             Pattern::Seq => {
                 let (s, e) = cfg.region(n);
@@ -626,6 +635,7 @@ mod tests {
                 pages,
                 page_bytes: 4096,
                 seed,
+                layout_seed: seed,
                 thread,
                 threads,
                 own_region: false,
@@ -835,6 +845,7 @@ mod tests {
                     pages: n,
                     page_bytes: 1,
                     seed: 0,
+                    layout_seed: 0,
                     thread: t,
                     threads,
                     own_region: false,
@@ -982,6 +993,7 @@ mod tests {
             pages: 100,
             page_bytes: 4096,
             seed: 0,
+            layout_seed: 0,
             thread: 0,
             threads: 2,
             own_region: false,

@@ -23,6 +23,8 @@ use crate::target::{SuiteError, SuiteTarget};
 /// Request size of the sequential fill (the SSD-iq reference's 512 KiB, at QD 4 to keep a
 /// real drive's write path busy).
 pub const FILL_BS: u64 = 512 * 1024;
+/// Purpose tag of the layout seed every job of a study shares (job seeds use 1, 2, ...).
+const LAYOUT: u64 = 0x1a70_0000_0000;
 
 /// A job's statistics and what the drive's counters say of it.
 pub struct Measured {
@@ -227,6 +229,9 @@ impl<'a> Bench<'a> {
         j.threads = 1;
         self.jobs += 1;
         j.seed = ssdiq_workload::rng::derive_seed(self.seed, self.jobs);
+        // A point runs its pattern as several jobs (warm-up, measured part): each draws its
+        // own addresses, and all keep the hot or read-only pages where the first put them.
+        j.layout_seed = Some(ssdiq_workload::rng::derive_seed(self.seed, LAYOUT));
         // One point per second at most: studies keep totals, not series.
         j.series_interval_ns = 1_000_000_000;
         j
