@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::facts::{run_facts, step_rows, STEP_HEADER};
+use crate::facts::{run_facts, step_rows, STEP_ALIGN, STEP_HEADER};
 use crate::markdown;
 use crate::model::RunResult;
 use crate::table::build_tables;
@@ -32,10 +32,11 @@ pub fn run_markdown(r: &RunResult) -> String {
         );
     }
     let _ = writeln!(s, "| {} |", STEP_HEADER.join(" | "));
-    let _ = writeln!(
-        s,
-        "|---:|---|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|---:|"
-    );
+    let align: Vec<&str> = STEP_ALIGN
+        .iter()
+        .map(|&right| if right { "---:" } else { "---" })
+        .collect();
+    let _ = writeln!(s, "|{}|", align.join("|"));
     for row in step_rows(r) {
         let _ = writeln!(s, "| {} |", row.join(" | "));
     }

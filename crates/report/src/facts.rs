@@ -146,6 +146,12 @@ pub const STEP_HEADER: [&str; 13] = [
     "drive writes",
 ];
 
+/// Which columns of [`STEP_HEADER`] hold numbers (right-aligned); one entry per column, so a
+/// table's delimiter row always has the header's cell count.
+pub const STEP_ALIGN: [bool; STEP_HEADER.len()] = [
+    true, false, false, false, false, true, true, true, false, true, true, false, true,
+];
+
 /// A request size as the tables show it: KiB when whole.
 fn kib(bytes: u64) -> String {
     if bytes >= 1024 && bytes.is_multiple_of(1024) {
@@ -224,6 +230,11 @@ pub fn step_rows(r: &RunResult) -> Vec<[String; 13]> {
                         )
                     }
                     Some(c) if c.converged => "after extension".into(),
+                    Some(c) if c.value_window_steady == Some(false) => format!(
+                        "no: rounds\u{a0}{}\u{2011}{} were, the value's window moved",
+                        c.window_first.unwrap_or(0) + 1,
+                        c.window_first.unwrap_or(0) + 5
+                    ),
                     Some(_) => "no".into(),
                     None => "-".into(),
                 },

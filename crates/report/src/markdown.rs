@@ -222,6 +222,46 @@ pub(crate) mod tests {
     /// Compares `got` with `tests/golden/NAME` (rewritten under UPDATE_GOLDEN=1), failing with
     /// `changed`; returns the golden text.
     #[track_caller]
+    /// Every table in `md` renders as a table under a GFM renderer (pulldown-cmark): a
+    /// delimiter row whose cell count differs from its header's makes the whole table plain
+    /// text. Each row has the header's cell count.
+    pub(crate) fn assert_tables_render(md: &str) {
+        use pulldown_cmark::{Event, Options, Parser, Tag};
+        let is_delimiter =
+            |l: &str| l.starts_with('|') && l.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '));
+        let cells = |l: &str| l.trim().trim_matches('|').split('|').count();
+        let lines: Vec<&str> = md.lines().collect();
+        let mut expected = 0;
+        for (i, l) in lines.iter().enumerate() {
+            if !is_delimiter(l) {
+                continue;
+            }
+            expected += 1;
+            let header = cells(lines[i - 1]);
+            for row in
+                std::iter::once(l).chain(lines[i + 1..].iter().take_while(|r| r.starts_with('|')))
+            {
+                assert_eq!(cells(row), header, "{row}\nunder {}", lines[i - 1]);
+            }
+        }
+        let rendered = Parser::new_ext(md, Options::ENABLE_TABLES)
+            .filter(|e| matches!(e, Event::Start(Tag::Table(_))))
+            .count();
+        assert_eq!(rendered, expected, "tables that render of those written");
+    }
+
+    #[test]
+    fn every_markdown_table_renders() {
+        let r = sample();
+        let (t2, t3) = build_tables(&[&r, &r]);
+        assert_tables_render(&format!("{}\n{}", table(&t2), table(&t3)));
+        let (t2, t3) = build_tables(&[&sample_with_figures()]);
+        assert_tables_render(&format!("{}\n{}", table(&t2), table(&t3)));
+        let doc = crate::document::run_markdown(&r);
+        assert!(doc.contains("### Steps"));
+        assert_tables_render(&doc);
+    }
+
     pub(crate) fn golden(name: &str, got: &str, changed: &str) -> String {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/golden")

@@ -56,6 +56,11 @@ pub struct Convergence {
     /// Drive writes the step ran to after `--until-steady` extended it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extended_to_drive_writes: Option<f64>,
+    /// Present when a steady window was found: whether the rounds of the window the step's
+    /// value comes from hold within the same bands. `false` makes the step not steady (its
+    /// throughput or WAF moved after the first steady window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_window_steady: Option<bool>,
 }
 
 /// What was measured of the drive itself.

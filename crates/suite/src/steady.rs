@@ -221,6 +221,44 @@ mod tests {
         assert_eq!(r.end_ns[4], 10_000_000_000);
     }
 
+    /// Rounds of 0.1 s at the given MB/s, WAF 1 while fast and 5 once slow.
+    fn step_of(mb_s: &[f64]) -> Rounds {
+        let n = mb_s.len();
+        Rounds {
+            mb_s: mb_s.to_vec(),
+            end_written: (1..=n as u64).map(|k| k * 1_000_000).collect(),
+            end_ns: (1..=n as u64).map(|k| k * 100_000_000).collect(),
+            waf: mb_s
+                .iter()
+                .map(|&m| Some(if m > 1000.0 { 1.0 } else { 5.0 }))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_step_steady_early_then_falling_is_steady_only_where_it_settled() {
+        // The seq_write step of `ssdiq run`: 13 rounds at 1573 MB/s, then 280 MB/s; the value
+        // is taken over 60-99% of the step (rounds 22-36).
+        let mut mb = vec![1573.0; 13];
+        mb.extend([592.0, 315.0]);
+        mb.extend([280.0; 21]);
+        let r = step_of(&mb);
+        assert_eq!(of_rounds(&r).unwrap().window.unwrap().first, 0);
+        let s = of_rounds_for_value(&r, Some((2_100_000_000, 3_600_000_000))).unwrap();
+        assert!(s.converged && s.value_window_held);
+        assert_eq!(s.window.unwrap().first, 14, "from the first slow round on");
+        assert_eq!(s.written, r.end_written[18]);
+        // The same step measured while it falls: no stretch holds through the value's window.
+        let mut mb = vec![1573.0; 25];
+        mb.extend([280.0; 11]);
+        let s = of_rounds_for_value(&step_of(&mb), Some((2_100_000_000, 3_600_000_000)));
+        let s = s.unwrap();
+        assert!(!s.converged && !s.value_window_held && s.window.is_none());
+        // Without a value window the first steady window stands.
+        let s = of_rounds_for_value(&step_of(&mb), None).unwrap();
+        assert!(s.converged && s.window.unwrap().first == 0);
+    }
+
     #[test]
     fn flat_series_is_steady_at_once() {
         let c = SteadyCriteria::default();
@@ -302,6 +340,8 @@ pub struct Steadiness {
     pub written: u64,
     /// The window ended within the reference bound (its first `ROUNDS_PER_STEP` rounds).
     pub within_reference: bool,
+    /// False when a steady window was found but the rounds of the value's window did not hold.
+    pub value_window_held: bool,
 }
 
 /// Groups `ivs` into rounds of `round` units: bytes written (`by_bytes`) or nanoseconds. An
@@ -394,6 +434,42 @@ pub fn first_steady(r: &Rounds) -> Option<WindowCheck> {
     })
 }
 
+/// The steady stretch that carries the step's value: the earliest round `i` from which every
+/// round up to the last one ending within `[from_ns, to_ns]` (the window the value comes
+/// from) holds within the detector's bands, throughput and (where every round reports it)
+/// WAF, with `i` no later than the window's first round and the detector's own window at `i`
+/// steady (the returned check is that window's). `None` when even the value's own
+/// window does not hold; `Some(None)` when the window has fewer than two rounds to judge.
+pub fn stretch_through(r: &Rounds, from_ns: u64, to_ns: u64) -> Option<Option<WindowCheck>> {
+    let inside: Vec<usize> = (0..r.mb_s.len())
+        .filter(|&i| r.end_ns[i] > from_ns && r.end_ns[i] <= to_ns)
+        .collect();
+    let (Some(&first), Some(&last)) = (inside.first(), inside.last()) else {
+        return Some(None);
+    };
+    if inside.len() < 2 {
+        return Some(None);
+    }
+    // Rounds i..=end hold within the bands, throughput and (where all report it) WAF.
+    let within = |i: usize, end: usize| {
+        let c = SteadyCriteria {
+            rounds: end + 1 - i,
+            ..SteadyCriteria::default()
+        };
+        let w = c.check(i, &r.mb_s[i..=end]);
+        let waf: Option<Vec<f64>> = r.waf[i..=end].iter().copied().collect();
+        (w.steady && waf.is_none_or(|v| c.check(i, &v).steady)).then_some(w)
+    };
+    // The stretch starts with a window the detector itself calls steady.
+    (0..=first)
+        .filter(|&i| i + WINDOW_ROUNDS <= r.mb_s.len())
+        .find_map(|i| {
+            within(i, last)?;
+            within(i, i + WINDOW_ROUNDS - 1)
+        })
+        .map(Some)
+}
+
 /// The detector over a step's rounds; `None` when it had no rounds at all.
 pub fn of_rounds(r: &Rounds) -> Option<Steadiness> {
     if r.mb_s.is_empty() {
@@ -407,6 +483,38 @@ pub fn of_rounds(r: &Rounds) -> Option<Steadiness> {
         window: w,
         written: r.end_written[end],
         within_reference: w.is_some() && end < ROUNDS_PER_STEP as usize,
+        value_window_held: true,
+    })
+}
+
+/// The detector over a step's rounds, its verdict held to the window the step's value comes
+/// from (`value_ns`): steady only if a stretch of steady rounds runs through that window, and
+/// then from the stretch's start (a drive that looked steady early and then fell is steady
+/// only from where it settled, or not at all).
+pub fn of_rounds_for_value(r: &Rounds, value_ns: Option<(u64, u64)>) -> Option<Steadiness> {
+    let s = of_rounds(r)?;
+    let Some((from, to)) = value_ns.filter(|_| s.converged) else {
+        return Some(s);
+    };
+    Some(match stretch_through(r, from, to) {
+        Some(None) => s,
+        Some(Some(w)) => {
+            let end = (w.first + WINDOW_ROUNDS - 1).min(r.mb_s.len() - 1);
+            Steadiness {
+                window: Some(w),
+                written: r.end_written[end],
+                within_reference: end < ROUNDS_PER_STEP as usize,
+                ..s
+            }
+        }
+        None => Steadiness {
+            converged: false,
+            window: None,
+            written: r.end_written[r.mb_s.len() - 1],
+            within_reference: false,
+            value_window_held: false,
+            ..s
+        },
     })
 }
 

@@ -269,7 +269,12 @@ pub fn step_result(step: &Step, run: &StepRun, o: &StepOutcome, meta: StepMeta) 
         .or(run.bytes)
         .unwrap_or(run.range_bytes);
     let rounds = steady::step_rounds(o, run, reference_bytes);
-    let steadiness = steady::of_rounds(&rounds);
+    // A steady verdict must hold where the value is taken (the reference's window, late in
+    // the step): a drive can look steady early and then fall.
+    let value_ns = value
+        .window_s
+        .map(|[from, to]| ((from * 1e9) as u64, (to * 1e9).ceil() as u64));
+    let steadiness = steady::of_rounds_for_value(&rounds, value_ns);
     let capacity = run.capacity.max(1) as f64;
     let tracked = matches!(
         step.role,
@@ -286,6 +291,7 @@ pub fn step_result(step: &Step, run: &StepRun, o: &StepOutcome, meta: StepMeta) 
         reference_drive_writes: run.bytes.map(|_| reference_bytes as f64 / capacity),
         within_reference: Some(s.within_reference),
         extended_to_drive_writes: (o.segments.len() > 1).then(|| o.written() as f64 / capacity),
+        value_window_steady: (!s.value_window_held).then_some(false),
     });
     let series = rounds
         .mb_s
