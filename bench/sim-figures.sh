@@ -11,18 +11,18 @@ sim() { target/release/ssdiq sim --quiet "$@"; }
 common=(--capacity 8GiB --page 4KiB --block 1MiB --fill 0.875 --writes 4x --seed 1)
 # Fig. 3b: two-zone skew; greedy with batched collection too (the implicit separation).
 zones=twozone:50/50,twozone:60/40,twozone:70/30,twozone:80/20,twozone:90/10,twozone:95/5
-sim "${common[@]}" --gc greedy,2r-greedy,2r-fifo,optimal --pattern "$zones" \
+sim "${common[@]}" --gc greedy,2r-greedy,2r-fifo,separated-model --pattern "$zones" \
     --json "$out/fig3b.json" > /dev/null
 sim "${common[@]}" --gc greedy --gc-mode batched --pattern "$zones" \
     --json "$out/fig3b-batched.json" > /dev/null
 # Fig. 4b: Zipf, with and without a 0.02% LRU write buffer.
 zipfs=zipf:0.2,zipf:0.4,zipf:0.6,zipf:0.8,zipf:0.9,zipf:1.0,zipf:1.1,zipf:1.2
-sim "${common[@]}" --gc greedy,2r-greedy,2r-fifo,optimal --pattern "$zipfs" \
+sim "${common[@]}" --gc greedy,2r-greedy,2r-fifo,separated-model --pattern "$zipfs" \
     --write-buffer 0,0.02% --json "$out/fig4b.json" > /dev/null
 sim "${common[@]}" --gc greedy --gc-mode batched --pattern "$zipfs" \
     --json "$out/fig4b-batched.json" > /dev/null
 # Fig. 5: read-only fraction.
-sim "${common[@]}" --gc greedy,2r-greedy,2r-fifo,optimal \
+sim "${common[@]}" --gc greedy,2r-greedy,2r-fifo,separated-model \
     --pattern readonly:0,readonly:0.1,readonly:0.2,readonly:0.3,readonly:0.4,readonly:0.5,readonly:0.6,readonly:0.7,readonly:0.8,readonly:0.9 \
     --json "$out/fig5.json" > /dev/null
 # Fig. 6a: one ZNS-like write front vs zone size, on a drive with 64 MiB superblocks.

@@ -46,6 +46,52 @@ fn io_on_the_emulated_drive_reports_virtual_time_and_waf() {
 }
 
 #[test]
+fn a_waf_that_lags_the_write_buffer_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("r.json");
+    // 100 MiB of sequential writes into a 64 MiB buffer: most of it is not programmed yet.
+    let args = |size: &'static str, rw: &'static str| {
+        [
+            "io",
+            T,
+            "--rw",
+            rw,
+            "--bs",
+            "128k",
+            "--io-size",
+            size,
+            "--json",
+        ]
+    };
+    let mut a = args("100MiB", "write").to_vec();
+    a.push(j.to_str().unwrap());
+    let out = ok(&a);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    let host = v["device"]["host_bytes"].as_i64().unwrap();
+    let media = v["device"]["media_bytes"].as_i64().unwrap();
+    let buffered = v["device"]["buffered_change_bytes"].as_i64().unwrap();
+    assert_eq!(
+        host - media,
+        buffered,
+        "what the counters miss is what is buffered"
+    );
+    let w = v["device"]["waf"].as_f64().unwrap();
+    assert!(w < 0.5, "{w}");
+    let share = (buffered as f64 / host as f64 * 100.0).round();
+    assert!(
+        out.contains(&format!(
+            "measured WAF: {w:.3} (lags: {share:.0}% of these writes"
+        )),
+        "{out}"
+    );
+    // Over many buffers' worth of writes the lag is below the 1% mark: no note.
+    let mut a = args("12GiB", "randwrite").to_vec();
+    a.push(j.to_str().unwrap());
+    let out = ok(&a);
+    assert!(!out.contains("lags"), "{out}");
+}
+
+#[test]
 fn time_bounds_are_virtual_seconds() {
     let dir = tempfile::tempdir().unwrap();
     let j = dir.path().join("r.json");

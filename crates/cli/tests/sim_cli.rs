@@ -19,7 +19,7 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("s.json");
     let js = json.to_str().unwrap();
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 11] = [
         (
             &["sim", "--fill", "1.2", "--json", js],
             "fill 1.2 must be > 0 and < 1",
@@ -50,6 +50,7 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
             "invalid pattern \"zipf:-1\"",
         ),
         (&["sim", "--writes", "0x"], "invalid --writes \"0x\""),
+        (&["sim", "--gc", "optimal"], "renamed separated-model"),
         (
             &["sim", "--json", "/nonexistent/dir/s.json"],
             "does not exist",
@@ -73,7 +74,7 @@ fn sweep_writes_schema_json_and_csv() {
     let mut args = SMALL.to_vec();
     args.extend([
         "--gc",
-        "greedy,2r-fifo,optimal",
+        "greedy,2r-fifo,separated-model",
         "--pattern",
         "uniform,zones:80@20,20@80",
         "--json",
@@ -111,6 +112,36 @@ fn sweep_writes_schema_json_and_csv() {
     // The table lists every run.
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(stdout.lines().filter(|l| l.contains("2r-fifo")).count(), 2);
+    assert!(stdout.contains("not a bound"), "{stdout}");
+    // And says where the outputs went.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("outputs: {}, {}", csv.display(), json.display())),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn html_draws_the_separated_model_as_a_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("s.html");
+    let mut args = SMALL.to_vec();
+    args.extend([
+        "--gc",
+        "greedy,separated-model",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert!(ssdiq(&args).status.success());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("separated-model (analytic)"),
+        "a legend entry"
+    );
+    // Its line is drawn, dashed: many short thick segments, where greedy's running WAF is one
+    // thick polyline (and the legend's sample another).
+    let thick = page.matches("stroke-width=\"2\" points=").count();
+    assert!(thick > 10, "{thick} thick segments");
 }
 
 #[test]

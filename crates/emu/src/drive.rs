@@ -158,6 +158,8 @@ pub struct Drive {
     idle_at: u64,
     /// The host has been idle: buffered host pages are programmed without a full unit.
     idle_flush: bool,
+    /// Superblock erases before the last reset (and by it): wear is never undone.
+    erased_before_reset: u64,
 }
 
 /// `earliest()`'s slot for the idle-GC timer (die events use their index).
@@ -323,6 +325,7 @@ impl Drive {
             busy_until: 0,
             idle_at: NEVER,
             idle_flush: false,
+            erased_before_reset: 0,
         })
     }
 
@@ -339,7 +342,7 @@ impl Drive {
     }
     pub fn counters(&self) -> DriveCounters {
         DriveCounters {
-            erases: self.gc.erased,
+            erases: self.erased_before_reset + self.gc.erased,
             ..self.c
         }
     }
@@ -347,7 +350,8 @@ impl Drive {
     pub fn now(&self) -> u64 {
         self.now
     }
-    /// Buffer slots in use (pages buffered or being programmed).
+    /// Host slots of the buffer in use (pages buffered or being programmed): accepted, and not
+    /// yet in the media counter, which counts a program when it ends.
     pub fn buffered_pages(&self) -> u64 {
         self.buf.used()
     }
@@ -359,6 +363,10 @@ impl Drive {
     /// A fresh drive (everything unmapped, buffer empty, dies idle) at the current time;
     /// counters keep counting. Call between jobs, with no write parked.
     pub fn reset(&mut self) {
+        // A reset (sanitize, format) erases every superblock that held data and undoes no
+        // wear: the erase count carries over and grows by those erases.
+        self.erased_before_reset +=
+            self.gc.erased + u64::from(self.ftl.geometry().ftl_blocks() - self.ftl.free_blocks());
         self.ftl = Ftl::new(self.cfg).expect("the configuration was accepted before");
         self.buf = WriteBuf::new(
             self.t.buffer_pages,

@@ -124,11 +124,7 @@ impl EmuExecutor {
         self.drive.reset();
     }
     pub fn write_counters(&self) -> WriteCounters {
-        let c = self.drive.counters();
-        WriteCounters {
-            host_bytes: c.host_write_bytes,
-            media_bytes: Some(c.media_write_bytes),
-        }
+        self_counters(&self.drive)
     }
     /// Lets `ns` of virtual time pass with no host I/O (background work runs, e.g. the write
     /// buffer drains), like a host pausing between jobs.
@@ -344,6 +340,7 @@ fn self_counters(d: &Drive) -> WriteCounters {
     WriteCounters {
         host_bytes: c.host_write_bytes,
         media_bytes: Some(c.media_write_bytes),
+        buffered_bytes: Some(d.buffered_pages() * LBA_BYTES),
     }
 }
 

@@ -118,4 +118,22 @@ fn random_writes_keep_the_ftl_consistent_and_count_every_program() {
     assert!(c.gc_programs > 0 && d.counters().erases > 0);
     let waf = d.counters().media_write_bytes as f64 / d.counters().host_write_bytes as f64;
     assert!(waf > 1.0 && waf < 8.0, "{waf}");
+
+    // A reset (sanitize, format) undoes no wear: it erases every superblock holding data.
+    let erases = d.counters().erases;
+    let used = u64::from(d.ftl().geometry().ftl_blocks() - d.ftl().free_blocks());
+    assert!(used > u64::from(d.ftl().geometry().blocks) / 2);
+    d.reset();
+    assert_eq!(d.counters().erases, erases + used);
+    let after_reset = d.counters().erases;
+    // Erases after the reset count on from there.
+    for i in 0..3 * u {
+        now += 20_000;
+        d.advance(now);
+        let mut out = Vec::new();
+        d.take_completed(&mut out);
+        let _ = d.write(now, rng.below(u), 1, i);
+    }
+    drain(&mut d);
+    assert!(d.counters().erases > after_reset);
 }

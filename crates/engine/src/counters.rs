@@ -14,6 +14,10 @@ pub struct WriteCounters {
     pub host_bytes: u64,
     /// Bytes programmed to flash, if the device reports it (OCP, emulated drive).
     pub media_bytes: Option<u64>,
+    /// Host bytes the device has accepted and not yet programmed (in its write buffer), so
+    /// not yet in `media_bytes`: the emulated drive knows it, real drives do not tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffered_bytes: Option<u64>,
 }
 
 /// A fuller sample of a device's state for a per-second device log: what SMART and the OCP
@@ -97,6 +101,13 @@ impl CounterLog {
         )
     }
 
+    /// How much the device's write buffer grew over the job (negative: it drained), where the
+    /// device tells: host bytes of the job not yet counted in media bytes, or earlier writes
+    /// counted now.
+    pub fn buffered_change(&self) -> Option<i64> {
+        Some(self.after?.buffered_bytes? as i64 - self.before?.buffered_bytes? as i64)
+    }
+
     /// Measured write amplification: media / host bytes over the job.
     pub fn waf(&self) -> Option<f64> {
         let host = self.host_bytes()?;
@@ -115,21 +126,25 @@ mod tests {
             before: Some(WriteCounters {
                 host_bytes: 100,
                 media_bytes: Some(1000),
+                buffered_bytes: Some(40),
             }),
             after: Some(WriteCounters {
                 host_bytes: 300,
                 media_bytes: Some(1500),
+                buffered_bytes: Some(10),
             }),
             samples: vec![],
         };
         assert_eq!(log.host_bytes(), Some(200));
         assert_eq!(log.media_bytes(), Some(500));
         assert_eq!(log.waf(), Some(2.5));
+        assert_eq!(log.buffered_change(), Some(-30));
         let no_media = CounterLog {
             before: Some(WriteCounters::default()),
             after: Some(WriteCounters {
                 host_bytes: 5,
                 media_bytes: None,
+                buffered_bytes: None,
             }),
             samples: vec![],
         };

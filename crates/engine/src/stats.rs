@@ -439,6 +439,7 @@ impl Stats {
                 host_bytes: self.counters.host_bytes(),
                 media_bytes: self.counters.media_bytes(),
                 waf: self.counters.waf(),
+                buffered_change_bytes: self.counters.buffered_change(),
                 counters: self.counters.clone(),
             },
             fill: self.fill,
@@ -454,7 +455,29 @@ pub struct DeviceReport {
     pub media_bytes: Option<u64>,
     /// Measured WAF (media / host bytes) over the measured job, when the device tells.
     pub waf: Option<f64>,
+    /// Growth of the device's write buffer over the job (host bytes accepted and not yet in
+    /// `media_bytes`; negative when it drained), where the device tells (the emulated drive).
+    /// `waf` lags the host by this much, as a real drive's counters do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffered_change_bytes: Option<i64>,
     pub counters: CounterLog,
+}
+
+impl DeviceReport {
+    /// Why `waf` may not be the drive's write amplification yet: the share of the job's host
+    /// bytes still in (or, negative, drained from) the drive's buffer when the job ended, if
+    /// over 1%; `Some(0.0)` for a WAF below 1 from a drive that does not tell its buffer.
+    pub fn waf_lag(&self) -> Option<f64> {
+        let waf = self.waf?;
+        let host = self.host_bytes.filter(|&h| h > 0)? as f64;
+        match self.buffered_change_bytes {
+            Some(b) => {
+                let share = b as f64 / host;
+                (share.abs() > 0.01).then_some(share)
+            }
+            None => (waf < 1.0).then_some(0.0),
+        }
+    }
 }
 
 /// The JSON result of `ssdiq io`.

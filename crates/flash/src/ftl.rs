@@ -131,7 +131,7 @@ impl FtlConfig {
     }
     /// What [`Ftl::new`] refuses, without allocating anything.
     pub fn check(&self) -> Result<(), FtlError> {
-        if self.policy == GcPolicy::Optimal {
+        if self.policy == GcPolicy::SeparatedModel {
             return Err(FtlError::NotSimulated(self.policy));
         }
         if self.streams == 0 || self.streams > 1000 {
@@ -203,7 +203,7 @@ pub struct Ftl {
 pub enum FtlError {
     #[error(transparent)]
     Geometry(#[from] GeometryError),
-    #[error("GC policy {0} is an analytic bound, not a simulated FTL")]
+    #[error("GC policy {0} is an analytic figure, not a simulated FTL")]
     NotSimulated(GcPolicy),
     #[error("streams must be between 1 and 1000")]
     NoStreams,

@@ -85,7 +85,7 @@ pub fn stream_bytes(pattern: &Pattern, pages: u64, page_bytes: u64) -> u64 {
 /// Peak heap of one `simulate` run: FTL, write buffer, stream and WAF series.
 pub fn sim_bytes(cfg: &SimConfig) -> u64 {
     let g = &cfg.geometry;
-    if cfg.policy == GcPolicy::Optimal {
+    if cfg.policy == GcPolicy::SeparatedModel {
         return 1 << 20;
     }
     let frontiers = 1 + u32::from(cfg.gc_frontier || cfg.policy.implies_gc_frontier());

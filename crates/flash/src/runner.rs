@@ -52,7 +52,7 @@ pub struct SeriesPoint {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SimReport {
-    /// "simulated", or "analytic" for the `optimal` bound.
+    /// "simulated", or "analytic" for the `separated-model` figure.
     pub method: &'static str,
     /// WAF over the final half of the workload writes.
     pub waf: f64,
@@ -78,7 +78,7 @@ pub enum SimError {
     Ftl(#[from] FtlError),
     #[error(transparent)]
     Pattern(#[from] PatternError),
-    #[error("no optimal bound is implemented for {0}")]
+    #[error("the separated model needs a pattern of known write frequencies, not {0}")]
     NoBound(String),
     #[error("invalid writes {0}: must be > 0")]
     Writes(f64),
@@ -119,8 +119,8 @@ pub fn simulate(
     let g = cfg.geometry;
     let u = g.logical_pages;
     let model = greedy_waf(g.effective_fill(1), g.pages_per_block);
-    if cfg.policy == GcPolicy::Optimal {
-        return optimal(cfg, model);
+    if cfg.policy == GcPolicy::SeparatedModel {
+        return separated_model(cfg, model);
     }
     let mut stream = PageStream::new(
         &cfg.pattern,
@@ -130,7 +130,7 @@ pub fn simulate(
 }
 
 /// One run whose page draws come from `source` (a trace) instead of `cfg.pattern`, which is
-/// not used. The `optimal` bound needs a pattern's frequency classes and is refused. If the
+/// not used. The `separated-model` figure needs a pattern's frequency classes and is refused. If the
 /// source fails, the run stops early; its caller reports the source's error.
 pub fn simulate_with<S: DrawSource>(
     cfg: &SimConfig,
@@ -140,7 +140,7 @@ pub fn simulate_with<S: DrawSource>(
     if !(cfg.drive_writes > 0.0 && cfg.drive_writes.is_finite()) {
         return Err(SimError::Writes(cfg.drive_writes));
     }
-    if cfg.policy == GcPolicy::Optimal {
+    if cfg.policy == GcPolicy::SeparatedModel {
         return Err(SimError::NoBound("a trace".into()));
     }
     let g = cfg.geometry;
@@ -327,9 +327,9 @@ impl<'a, S: DrawSource> Lookahead<'a, S> {
     }
 }
 
-/// The `optimal` bound: frequency classes of the pattern, each its own greedy system with
+/// The `separated-model` figure: frequency classes of the pattern, each its own greedy system with
 /// this block size, the spare space split optimally (flash-models.md §2.5c with finite b).
-fn optimal(cfg: &SimConfig, model: f64) -> Result<SimReport, SimError> {
+fn separated_model(cfg: &SimConfig, model: f64) -> Result<SimReport, SimError> {
     let g = cfg.geometry;
     let waf = match pattern_classes(&cfg.pattern, g.logical_pages) {
         Classes::Random(c) => {

@@ -44,7 +44,7 @@ impl Ftl {
             GcPolicy::TwoRGreedy | GcPolicy::TwoRFifo => {
                 unreachable!("2R chooses groups of victims (two_r.rs)")
             }
-            GcPolicy::Optimal => unreachable!("optimal is never simulated"),
+            GcPolicy::SeparatedModel => unreachable!("the separated model is never simulated"),
         })
     }
 

@@ -41,17 +41,20 @@ const ALL: [GcPolicy; 8] = [
 ];
 
 #[test]
-fn optimal_is_a_lower_bound_for_every_policy() {
+fn no_policy_beats_the_separated_model_but_by_greedys_finite_block_scatter() {
     for pattern in ["twozone:90/10", "readonly:0.5", "uniform"] {
-        let opt = sim(&cfg(4096, 32, 0.875, GcPolicy::Optimal, pattern)).waf;
+        let opt = sim(&cfg(4096, 32, 0.875, GcPolicy::SeparatedModel, pattern)).waf;
         for p in ALL {
             let w = sim(&cfg(4096, 32, 0.875, p, pattern)).waf;
-            eprintln!("{pattern} {p}: {w:.4} (optimal {opt:.4})");
+            eprintln!("{pattern} {p}: {w:.4} (separated model {opt:.4})");
             // Under uniform writes greedy *is* the optimum; its simulated WAF scatters
             // around the mean field by ~0.2% at 4096 blocks (flash-models.md §2.4), so
             // allow 1% there and nothing elsewhere.
             let slack = if pattern == "uniform" { 0.99 } else { 1.0 };
-            assert!(w >= opt * slack, "{pattern}: {p} = {w} beats optimal {opt}");
+            assert!(
+                w >= opt * slack,
+                "{pattern}: {p} = {w} beats the separated model {opt}"
+            );
         }
     }
 }

@@ -219,7 +219,10 @@ pub fn step_rows(r: &RunResult) -> Vec<[String; 13]> {
                 } else {
                     probes.join(", ")
                 },
-                opt(st.waf_measured, 2),
+                match (st.waf_measured, st.waf_buffer_lag) {
+                    (Some(w), Some(l)) => format!("{w:.2} (lags {:+.0}%)", l * 100.0),
+                    (w, _) => opt(w, 2),
+                },
                 opt(st.waf_implied, 2),
                 match c {
                     Some(c) if c.within_reference.unwrap_or(c.converged) => {

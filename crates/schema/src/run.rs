@@ -224,6 +224,12 @@ pub struct StepResult {
     /// Media bytes / host bytes over the steady window, where the drive reports media bytes.
     #[serde(default)]
     pub waf_measured: Option<f64>,
+    /// Present when `waf_measured` lags the host: the share of the step's host bytes still in
+    /// the drive's write buffer at its end (negative: drained from before it), over 2%, where
+    /// the drive tells (the emulated drive). Its counters, like a real drive's, count a write
+    /// when it is programmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waf_buffer_lag: Option<f64>,
     /// Sequential write bandwidth / this step's write bandwidth.
     #[serde(default)]
     pub waf_implied: Option<f64>,

@@ -286,6 +286,7 @@ impl DeviceCounters for NvmeCounters {
         Some(WriteCounters {
             host_bytes: clamp(c.host_bytes_written),
             media_bytes: c.media_bytes_written.map(clamp),
+            buffered_bytes: None,
         })
     }
 

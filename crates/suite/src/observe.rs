@@ -28,6 +28,8 @@ pub struct StepReport {
     pub mb_s: Option<f64>,
     pub iops: Option<f64>,
     pub waf: Option<f64>,
+    /// The share of the step's writes still in the drive's buffer, when `waf` lags it.
+    pub waf_lag: Option<f64>,
     /// Write steps: whether a steady window was found, and for a workload bounded by drive
     /// writes the drive writes at which it ended.
     pub steady: Option<bool>,

@@ -353,6 +353,7 @@ impl Ctx<'_> {
             mb_s: s.value.as_ref().and_then(|v| v.mb_s),
             iops: s.value.as_ref().and_then(|v| v.iops),
             waf: s.waf_measured,
+            waf_lag: s.waf_buffer_lag,
             steady: s.convergence.as_ref().map(|c| c.converged),
             steady_drive_writes: s
                 .convergence

@@ -152,6 +152,18 @@ fn row_wafs(ivs: &[Interval], rows: &[Vec<usize>]) -> Vec<Option<f64>> {
         .collect()
 }
 
+/// The share of the step's host bytes still in the drive's buffer at its end (negative:
+/// drained), when over 2% and the drive tells.
+fn buffer_lag(o: &StepOutcome) -> Option<f64> {
+    let (mut host, mut change) = (0u64, 0i64);
+    for s in &o.segments {
+        host += s.stats.counters.host_bytes()?;
+        change += s.stats.counters.buffered_change()?;
+    }
+    let share = change as f64 / host.max(1) as f64;
+    (host > 0 && share.abs() > 0.02).then_some(share)
+}
+
 /// Media / host bytes over the whole step from the executors' before/after counters.
 fn whole_step_waf(o: &StepOutcome) -> Option<f64> {
     let (mut host, mut media) = (0u64, 0u64);
@@ -319,6 +331,7 @@ pub fn step_result(step: &Step, run: &StepRun, o: &StepOutcome, meta: StepMeta) 
         ops: named(&ops, elapsed),
         probes: named(&probes, elapsed),
         convergence,
+        waf_buffer_lag: waf_measured.and_then(|_| buffer_lag(o)),
         waf_measured,
         waf_implied: None,
         series,

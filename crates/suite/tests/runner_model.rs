@@ -214,6 +214,7 @@ impl SuiteTarget for ModelTarget {
         Some(WriteCounters {
             host_bytes: self.0.host,
             media_bytes: Some(self.0.media as u64),
+            buffered_bytes: None,
         })
     }
     fn logs_device(&self) -> bool {

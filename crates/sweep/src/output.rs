@@ -93,7 +93,7 @@ pub fn gc_label(p: &SimParams) -> String {
     s
 }
 
-/// The WAF column: four decimals, "a" for an analytic bound.
+/// The WAF column: four decimals, "a" for an analytic figure.
 pub fn waf_text(r: &SimRun) -> String {
     if r.method == "analytic" {
         format!("{:.4}a", r.waf)
@@ -102,7 +102,7 @@ pub fn waf_text(r: &SimRun) -> String {
     }
 }
 
-pub const TABLE_NOTE: &str = "WAF: over the final half of the workload writes. a = analytic bound. greedy* = greedy mean-field model for uniform writes at this geometry.";
+pub const TABLE_NOTE: &str = "WAF: over the final half of the workload writes. a = analytic (separated-model: greedy's mean-field model with write frequencies separated; not a bound). greedy* = greedy mean-field model for uniform writes at this geometry.";
 
 /// The summary table, one row per run.
 pub fn table(runs: &[SimRun]) -> String {

@@ -161,7 +161,7 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
             s.policy
         )));
     }
-    if s.policy != GcPolicy::Optimal {
+    if s.policy != GcPolicy::SeparatedModel {
         let mut fc = FtlConfig::new(g, s.policy);
         fc.gc_frontier = s.gc_frontier;
         fc.mode = s.mode;
@@ -188,9 +188,9 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
                 sequence,
             }),
         ) => {
-            if s.policy == GcPolicy::Optimal {
+            if s.policy == GcPolicy::SeparatedModel {
                 return Err(invalid(
-                    "invalid --gc optimal: the optimal bound needs a pattern's frequency classes; a trace has none",
+                    "invalid --gc separated-model: the separated model needs a pattern's write-frequency classes; a trace has none",
                 ));
             }
             let mapping = Mapping::new(
@@ -299,15 +299,15 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
     })
 }
 
-/// Pattern/geometry mismatches (zns zone size, empty zones) and missing optimal bounds.
+/// Pattern/geometry mismatches (zns zone size, empty zones) and patterns the separated model cannot evaluate.
 fn check_pattern(p: &Pattern, g: &Geometry, policy: GcPolicy, seed: u64) -> Result<(), SweepError> {
     PageStream::new(p, StreamConfig::single(g.logical_pages, g.page_bytes, seed))
         .map_err(|e| invalid(e.to_string()))?;
-    if policy == GcPolicy::Optimal
+    if policy == GcPolicy::SeparatedModel
         && matches!(pattern_classes(p, g.logical_pages), Classes::Unknown)
     {
         return Err(invalid(format!(
-            "invalid --gc optimal: no optimal bound is implemented for pattern {p}"
+            "invalid --gc separated-model: the separated model needs a pattern of known write frequencies, not {p}"
         )));
     }
     Ok(())

@@ -178,10 +178,10 @@ fn traces_that_do_not_fit_or_cannot_run_are_refused_before_running() {
     let e = points(&axes(
         trace(&path, MapKind::Modulo),
         Writes::Passes(1.0),
-        GcPolicy::Optimal,
+        GcPolicy::SeparatedModel,
     ))
     .unwrap_err();
-    assert!(e.to_string().contains("optimal"), "{e}");
+    assert!(e.to_string().contains("separated-model"), "{e}");
     let e = points(&axes(
         Workload::Pattern(Pattern::Uniform),
         Writes::Passes(1.0),

@@ -685,7 +685,19 @@ fn render(r: &IoReport) -> String {
         );
     }
     if let Some(w) = r.device.waf {
-        let _ = writeln!(s, "measured WAF: {w:.3}");
+        let lag = match r.device.waf_lag() {
+            Some(share) if share > 0.0 => format!(
+                " (lags: {:.0}% of these writes are still in the drive's write buffer, not yet programmed or counted; a real drive's counters lag the same way)",
+                share * 100.0
+            ),
+            Some(share) if share < 0.0 => format!(
+                " (includes programming {:.0}% as much earlier-buffered data as these writes)",
+                -share * 100.0
+            ),
+            Some(_) => " (below 1: the drive's counters may lag writes still in its buffer, or it compresses)".to_string(),
+            None => String::new(),
+        };
+        let _ = writeln!(s, "measured WAF: {w:.3}{lag}");
     }
     s
 }

@@ -108,7 +108,17 @@ impl Observer for Bars {
             }
         }
         if let Some(w) = r.waf {
-            parts.push(format!("WAF {w:.2}"));
+            parts.push(match r.waf_lag {
+                Some(l) if l > 0.0 => format!(
+                    "WAF {w:.2} (lags: {:.0}% of the step's writes still in the drive's buffer)",
+                    l * 100.0
+                ),
+                Some(l) => format!(
+                    "WAF {w:.2} (includes {:.0}% of earlier-buffered writes)",
+                    -l * 100.0
+                ),
+                None => format!("WAF {w:.2}"),
+            });
         }
         match (r.steady, r.steady_drive_writes) {
             (Some(true), Some(dw)) => parts.push(format!("steady at {dw:.2} drive writes")),

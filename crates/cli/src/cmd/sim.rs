@@ -30,7 +30,7 @@ use crate::output::check_writable;
     about = "Simulate a flash translation layer and report write amplification",
     after_help = "Every option takes a comma list; the runs form a sweep executed on all cores.\n\n\
 Example:\n  ssdiq sim --capacity 16GiB --block 8MiB --fill 0.875 --gc greedy,2r-fifo --pattern twozone:80/20 --writes 10x\n\n\
-GC policies: greedy | fifo | random | dchoices:D | cost-benefit | fifo-scan | 2r-greedy | 2r-fifo | optimal\n\
+GC policies: greedy | fifo | random | dchoices:D | cost-benefit | fifo-scan | 2r-greedy | 2r-fifo | separated-model\n\
 Patterns: uniform | randperm | zipf:THETA | twozone:W/S | zones:W1@S1,W2@S2,... | readonly:F | seq |\n\
 skipseq:P | window:N | zns:SIZE[xK] | streams:N  (README: Access patterns)\n\n\
 Traces: --trace FILE[,FILE...] replaces --pattern: the trace's writes and trims drive the\n\

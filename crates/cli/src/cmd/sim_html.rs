@@ -51,11 +51,28 @@ fn over_writes(groups: &[String], results: &[SimRun]) -> LineChart {
         Axis::linear("WAF"),
     );
     let mut order: Vec<&String> = Vec::new();
+    // Analytic figures have no series: a dashed level across the simulated runs' span.
+    let span = results
+        .iter()
+        .filter_map(|r| r.series.last().map(|p| p.drive_writes))
+        .fold(0.0f64, f64::max);
     for (label, r) in groups.iter().zip(results) {
         if !order.contains(&label) {
             order.push(label);
         }
         let colour = palette::series(order.iter().position(|g| *g == label).unwrap_or(0));
+        if r.series.is_empty() && r.method == "analytic" {
+            let end = if span > 0.0 { span } else { 1.0 };
+            c.series.push(
+                Series::new(
+                    format!("{label} (analytic)"),
+                    colour,
+                    vec![[0.0, r.waf], [end, r.waf]],
+                )
+                .stroke(Stroke::Dashed),
+            );
+            continue;
+        }
         let running = r.series.iter().map(|p| [p.drive_writes, p.running_waf]);
         let cumulative = r.series.iter().map(|p| [p.drive_writes, p.cumulative_waf]);
         c.series.push(Series::new(label, colour, running.collect()));
@@ -160,7 +177,7 @@ pub fn page(specs: &[SimRun]) -> String {
     page.heading("waf", "Write amplification");
     let mut figures = vec![Figure::line(
         &over_writes(&groups, results),
-        "Running WAF (thick: flash writes / host writes over the last tenth of a drive write) and cumulative WAF since the fill (thin). One colour per configuration; where the sweep varies OP or the seed, a colour's lines are its OPs (more OP, lower WAF) or repetitions.",
+        "Running WAF (thick: flash writes / host writes over the last tenth of a drive write) and cumulative WAF since the fill (thin). One colour per configuration; where the sweep varies OP or the seed, a colour's lines are its OPs (more OP, lower WAF) or repetitions. Dashed: an analytic figure (separated-model), one level.",
     )];
     if let Some(c) = against_op(specs) {
         figures.push(Figure::line(

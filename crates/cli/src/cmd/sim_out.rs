@@ -29,6 +29,14 @@ pub fn write_outputs(out: &Outputs, runs: Vec<SimRun>, partial: bool) -> anyhow:
     if let Some(p) = &out.json {
         write_json(p, &doc)?;
     }
+    let written: Vec<String> = [&out.csv, &out.html, &out.json]
+        .into_iter()
+        .flatten()
+        .map(|p| p.display().to_string())
+        .collect();
+    if !written.is_empty() {
+        eprintln!("outputs: {}", written.join(", "));
+    }
     Ok(())
 }
 

@@ -451,6 +451,7 @@ impl Device for EmuDevice {
         Some(WriteCounters {
             host_bytes: c.host_write_bytes,
             media_bytes: Some(c.media_write_bytes),
+            buffered_bytes: Some(self.drive.buffered_pages() * LBA_BYTES),
         })
     }
 

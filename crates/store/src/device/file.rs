@@ -167,6 +167,7 @@ impl Device for FileDevice {
         Some(WriteCounters {
             host_bytes: c.host_bytes_written as u64,
             media_bytes: c.media_bytes_written.map(|m| m as u64),
+            buffered_bytes: None,
         })
     }
 }

@@ -103,6 +103,7 @@ impl Device for MemDevice {
         Some(WriteCounters {
             host_bytes: self.host_bytes,
             media_bytes: Some(self.host_bytes),
+            buffered_bytes: None,
         })
     }
 }

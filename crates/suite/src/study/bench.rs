@@ -183,6 +183,7 @@ impl<'a> Bench<'a> {
             mb_s,
             iops: None,
             waf,
+            waf_lag: None,
             steady: None,
             steady_drive_writes: None,
             probes: Vec::new(),
