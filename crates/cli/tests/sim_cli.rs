@@ -121,19 +121,25 @@ fn sweep_writes_schema_json_and_csv() {
     );
 }
 
-#[test]
-fn html_draws_the_separated_model_as_a_level() {
+/// The HTML page of `sim` on the small geometry with `extra` arguments.
+fn sim_page(extra: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("s.html");
     let mut args = SMALL.to_vec();
-    args.extend([
-        "--gc",
-        "greedy,separated-model",
-        "--html",
-        html.to_str().unwrap(),
-    ]);
-    assert!(ssdiq(&args).status.success());
-    let page = std::fs::read_to_string(&html).unwrap();
+    args.extend_from_slice(extra);
+    args.extend(["--html", html.to_str().unwrap()]);
+    let out = ssdiq(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&html).unwrap()
+}
+
+#[test]
+fn html_draws_the_separated_model_as_a_level() {
+    let page = sim_page(&["--gc", "greedy,separated-model"]);
     assert!(
         page.contains("separated-model (analytic)"),
         "a legend entry"
@@ -146,24 +152,7 @@ fn html_draws_the_separated_model_as_a_level() {
 
 #[test]
 fn html_draws_waf_over_the_workload_and_against_op() {
-    let dir = tempfile::tempdir().unwrap();
-    let html = dir.path().join("s.html");
-    let mut args = SMALL.to_vec();
-    args.extend([
-        "--op",
-        "10%,25%",
-        "--gc",
-        "greedy,fifo",
-        "--html",
-        html.to_str().unwrap(),
-    ]);
-    let out = ssdiq(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&html).unwrap();
+    let text = sim_page(&["--op", "10%,25%", "--gc", "greedy,fifo"]);
     assert!(text.starts_with("<!DOCTYPE html>") && text.contains("ssdiq sim: 4 runs"));
     assert_eq!(
         text.matches("<svg").count(),
@@ -172,16 +161,7 @@ fn html_draws_waf_over_the_workload_and_against_op() {
     );
     assert!(text.contains("greedy model, uniform") && text.contains("fifo, OP 25.0%"));
     // One OP: no chart against it.
-    let mut args = SMALL.to_vec();
-    args.extend(["--html", html.to_str().unwrap()]);
-    assert!(ssdiq(&args).status.success());
-    assert_eq!(
-        std::fs::read_to_string(&html)
-            .unwrap()
-            .matches("<svg")
-            .count(),
-        1
-    );
+    assert_eq!(sim_page(&[]).matches("<svg").count(), 1);
 }
 
 #[test]
