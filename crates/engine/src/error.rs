@@ -34,3 +34,43 @@ impl EngineError {
         matches!(self, EngineError::Invalid(_) | EngineError::Refused(_))
     }
 }
+
+/// `e` and every source below it, joined by ": ", leaving out a source whose text the message
+/// already holds: a message kept as a string (a result's `error`) still names the root cause,
+/// the errno text ("No space left on device").
+pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        next = s.source();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chain_names_the_root_cause_once() {
+        let e = EngineError::io(
+            "layout: write at offset 0",
+            io::Error::from_raw_os_error(28),
+        );
+        assert_eq!(e.to_string(), "layout: write at offset 0");
+        let c = chain(&e);
+        assert!(
+            c.starts_with("layout: write at offset 0: No space left on device"),
+            "{c}"
+        );
+        // A message that already holds its source's text does not repeat it.
+        let inner = io::Error::other("disk gone");
+        let e = EngineError::io("open: disk gone", inner);
+        assert_eq!(chain(&e), "open: disk gone");
+    }
+}

@@ -204,10 +204,14 @@ pub fn step_rows(r: &RunResult) -> Vec<[String; 13]> {
             let c = st.convergence.as_ref();
             [
                 st.pass.map(|p| p.to_string()).unwrap_or_default(),
-                match &st.stage {
-                    Some(stage) if !stage.is_empty() => format!("{} ({stage})", st.name),
-                    _ => st.name.clone(),
-                },
+                format!(
+                    "{}{}",
+                    match &st.stage {
+                        Some(stage) if !stage.is_empty() => format!("{} ({stage})", st.name),
+                        _ => st.name.clone(),
+                    },
+                    if st.stopped { ", stopped" } else { "" }
+                ),
                 st.pattern.clone(),
                 kib(st.bs),
                 format!("{}x{}", st.threads, st.qd),

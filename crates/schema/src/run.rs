@@ -211,6 +211,9 @@ pub struct DeviceLogPoint {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct StepResult {
     pub name: String,
+    /// The step was cut short (Ctrl-C, SIGTERM): its figures are over what ran.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stopped: bool,
     pub pattern: String,
     pub rw: String,
     pub bs: u64,

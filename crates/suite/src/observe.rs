@@ -24,6 +24,9 @@ pub struct Phase {
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepReport {
     pub step: String,
+    /// Cut short: `rounds` of the detector's rounds ran, of `of` (write steps).
+    pub stopped: bool,
+    pub rounds: Option<(u32, u32)>,
     /// The reference value, MB/s and IOPS.
     pub mb_s: Option<f64>,
     pub iops: Option<f64>,

@@ -18,6 +18,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
+use ssdiq_engine::error::chain;
 use ssdiq_engine::{Clock, Job, RunControl};
 use ssdiq_schema::{figures as keys, steps, Derived, RunInfo, RunResult, Spec, SCHEMA};
 use ssdiq_workload::{Pattern, RwMix};
@@ -322,7 +323,7 @@ impl Ctx<'_> {
         let run = match self.step_run(step) {
             Ok(r) => r,
             Err(e) => {
-                self.info.error = Some(format!("step {}: {e}", step.name));
+                self.info.error = Some(format!("step {}: {}", step.name, chain(&e)));
                 return true;
             }
         };
@@ -337,7 +338,7 @@ impl Ctx<'_> {
             Ok(o) => o,
             Err(e) => {
                 self.observer.phase_done();
-                self.info.error = Some(format!("step {}: {e}", step.name));
+                self.info.error = Some(format!("step {}: {}", step.name, chain(&e)));
                 return true;
             }
         };
@@ -350,6 +351,11 @@ impl Ctx<'_> {
         let s = step_result(step, &run, &outcome, meta);
         self.observer.step(&StepReport {
             step: step.name.to_string(),
+            stopped: s.stopped,
+            rounds: s
+                .convergence
+                .as_ref()
+                .map(|c| (c.rounds, crate::plan::ROUNDS_PER_STEP)),
             mb_s: s.value.as_ref().and_then(|v| v.mb_s),
             iops: s.value.as_ref().and_then(|v| v.iops),
             waf: s.waf_measured,
@@ -490,7 +496,7 @@ pub fn run(
                     Ok(()) => false,
                     Err(e) if c.result.steps.is_empty() && e.is_usage() => return Err(e),
                     Err(e) => {
-                        c.info.error = Some(format!("reset: {e}"));
+                        c.info.error = Some(format!("reset: {}", chain(&e)));
                         true
                     }
                 },
@@ -506,7 +512,7 @@ pub fn run(
                     Ok(stopped) => stopped,
                     Err(e) if c.result.steps.is_empty() && e.is_usage() => return Err(e),
                     Err(e) => {
-                        c.info.error = Some(format!("init: {e}"));
+                        c.info.error = Some(format!("init: {}", chain(&e)));
                         true
                     }
                 },

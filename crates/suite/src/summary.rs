@@ -323,6 +323,7 @@ pub fn step_result(step: &Step, run: &StepRun, o: &StepOutcome, meta: StepMeta) 
     value.probes = probe_medians(&probe_ivs);
     StepResult {
         name: step.name.to_string(),
+        stopped: o.stopped,
         pattern: step.pattern.to_string(),
         rw: step.mix.to_string(),
         bs: step.bs,

@@ -436,13 +436,29 @@ fn a_stop_keeps_the_steps_so_far() {
     // Job 1 is the init, jobs 2.. the steps: stop in the third step (rand_read).
     let mut t = target(0.3);
     t.0.stop_after = Some((4, stop.clone()));
-    let r = run(&mut t, &options(), stop, &Silent).unwrap();
+    let seen = Reports::default();
+    let r = run(&mut t, &options(), stop, &seen).unwrap();
     assert!(r.partial);
     let names: Vec<_> = r.steps.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(
         names,
         [steps::SEQ_READ, steps::READ_LATENCY, steps::RAND_READ]
     );
+    // The step the stop cut short says so, in the result and to the terminal.
+    let stopped: Vec<bool> = r.steps.iter().map(|s| s.stopped).collect();
+    assert_eq!(stopped, [false, false, true]);
+    let reports = seen.0.lock().unwrap();
+    let told: Vec<bool> = reports.iter().map(|r| r.stopped).collect();
+    assert_eq!(told, [false, false, true]);
+}
+
+/// Keeps every step report.
+#[derive(Default)]
+struct Reports(std::sync::Mutex<Vec<ssdiq_suite::observe::StepReport>>);
+impl ssdiq_suite::observe::Observer for Reports {
+    fn step(&self, r: &ssdiq_suite::observe::StepReport) {
+        self.0.lock().unwrap().push(r.clone());
+    }
 }
 
 #[test]
@@ -455,6 +471,8 @@ fn an_error_keeps_the_steps_so_far_and_says_what_ended_the_run() {
     let err = r.run.as_ref().unwrap().error.as_deref().unwrap();
     assert!(err.starts_with("step seq_write"), "{err}");
     assert!(err.contains("pwrite at offset 4096"), "{err}");
+    // The root cause, the errno's text, is kept in the string.
+    assert!(err.contains("Input/output error"), "{err}");
 }
 
 #[test]

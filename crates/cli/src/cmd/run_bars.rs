@@ -26,6 +26,8 @@ struct State {
     /// When the phase began: its line says how long it took on the wall clock (on the
     /// emulated SSD, what the emulation cost; `bench/run-time.sh` reads these lines).
     started: Option<std::time::Instant>,
+    /// The phase's step was cut short: its line says "stopped", not "done".
+    stopped: bool,
 }
 
 impl Bars {
@@ -79,6 +81,7 @@ impl Observer for Bars {
         }
         st.phase = Some(p.clone());
         st.last.clear();
+        st.stopped = false;
         st.started = Some(std::time::Instant::now());
     }
 
@@ -99,6 +102,13 @@ impl Observer for Bars {
     fn step(&self, r: &StepReport) {
         let mut st = self.state.lock().expect("bars");
         let mut parts = Vec::new();
+        st.stopped = r.stopped;
+        if r.stopped {
+            parts.push(match r.rounds {
+                Some((n, of)) => format!("partial: {n} of {of} rounds ran"),
+                None => "partial".into(),
+            });
+        }
         if r.probes.is_empty() {
             if let Some(m) = r.mb_s {
                 parts.push(format!("{m:.0} MB/s"));
@@ -146,8 +156,12 @@ impl Observer for Bars {
                 .map(|t| format!(" ({:.2} s wall)", t.elapsed().as_secs_f64()))
                 .unwrap_or_default();
             eprintln!(
-                "[{}/{}] {} done{wall} {}",
-                p.index, p.count, p.name, st.last
+                "[{}/{}] {} {}{wall} {}",
+                p.index,
+                p.count,
+                p.name,
+                if st.stopped { "stopped" } else { "done" },
+                st.last
             );
         }
     }

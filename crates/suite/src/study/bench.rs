@@ -180,6 +180,8 @@ impl<'a> Bench<'a> {
             .copied();
         self.observer.step(&StepReport {
             step: String::new(),
+            stopped: false,
+            rounds: None,
             mb_s,
             iops: None,
             waf,

@@ -314,7 +314,7 @@ pub fn run(
     let error = match outcome {
         Ok(()) => None,
         Err(e) if points.is_empty() && e.is_usage() => return Err(e),
-        Err(e) => Some(e.to_string()),
+        Err(e) => Some(ssdiq_engine::error::chain(&e)),
     };
     let (result, findings) = (study.conclude)(&points);
     Ok(StudyDoc {
