@@ -125,6 +125,53 @@ fn bad_traces_are_one_line_exit_2_and_write_nothing() {
 }
 
 #[test]
+fn a_trace_of_several_devices_needs_a_choice_and_a_short_one_says_gc_never_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = msr(dir.path(), 2_000);
+    // The same requests again as a second disk.
+    let text = std::fs::read_to_string(&t).unwrap();
+    let two = dir.path().join("two.csv");
+    std::fs::write(&two, format!("{text}{}", text.replace(",hm,0,", ",hm,1,"))).unwrap();
+    let sim = |trace: &Path, extra: &[&str]| {
+        let mut a = vec![
+            "sim",
+            "--capacity",
+            "32MiB",
+            "--block",
+            "128KiB",
+            "--trace",
+            s(trace),
+        ];
+        a.extend_from_slice(extra);
+        ssdiq(&a)
+    };
+    let out = sim(&two, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("holds 2 devices, hm,0 (2000 requests), hm,1 (2000 requests)")
+            && err.contains("--trace-device"),
+        "{err}"
+    );
+    for device in ["hm,1", "all"] {
+        assert!(
+            sim(&two, &["--trace-device", device]).status.success(),
+            "{device}"
+        );
+    }
+    // 200 requests write about 350 pages, a third of the drive's 1024 free ones: GC never
+    // runs, and the table says so.
+    let short_dir = dir.path().join("short");
+    std::fs::create_dir(&short_dir).unwrap();
+    let out = sim(&msr(&short_dir, 200), &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("1.0000n") && text.contains("n = GC never ran"),
+        "{text}"
+    );
+}
+
+#[test]
 fn sim_runs_a_trace_and_records_how() {
     let dir = tempfile::tempdir().unwrap();
     let t = msr(dir.path(), 20_000);

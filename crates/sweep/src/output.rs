@@ -93,13 +93,22 @@ pub fn gc_label(p: &SimParams) -> String {
     s
 }
 
-/// The WAF column: four decimals, "a" for an analytic figure.
+/// The WAF column: four decimals, "a" for an analytic figure, "n" for a run whose GC never
+/// collected (its WAF says nothing of GC).
 pub fn waf_text(r: &SimRun) -> String {
     if r.method == "analytic" {
         format!("{:.4}a", r.waf)
+    } else if never_collected(r) {
+        format!("{:.4}n", r.waf)
     } else {
         format!("{:.4}", r.waf)
     }
+}
+
+/// A simulated run in which GC never erased a block: the workload wrote less than the free
+/// space (a short trace, a small --writes), so its WAF is the fill's and the writes', not GC's.
+pub fn never_collected(r: &SimRun) -> bool {
+    r.method == "simulated" && r.erases == 0
 }
 
 pub const TABLE_NOTE: &str = "WAF: over the final half of the workload writes. a = analytic (separated-model: greedy's mean-field model with write frequencies separated; not a bound). greedy* = greedy mean-field model for uniform writes at this geometry.";
@@ -143,6 +152,12 @@ pub fn table(runs: &[SimRun]) -> String {
         );
     }
     let _ = writeln!(s, "{TABLE_NOTE}");
+    if runs.iter().any(never_collected) {
+        let _ = writeln!(
+            s,
+            "n = GC never ran: the workload wrote less than the drive's free space, so this WAF says nothing of GC (write more: --writes, or a longer trace)."
+        );
+    }
     s
 }
 

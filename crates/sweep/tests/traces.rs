@@ -57,7 +57,11 @@ fn msr(path: &Path, pages: &[u64], place: impl Fn(u64) -> (u32, u64)) {
 
 fn trace(path: &Path, map: MapKind) -> Workload {
     Workload::Trace(TraceWorkload {
-        options: TraceOptions::new(path),
+        options: TraceOptions {
+            // Some traces here spread their pages over two devices, on purpose.
+            device: Some(ssdiq_trace::ALL_DEVICES.into()),
+            ..TraceOptions::new(path)
+        },
         map,
     })
 }

@@ -26,7 +26,7 @@ pub mod stats;
 pub use error::TraceError;
 pub use format::{BlkAction, Format, FORMAT_NAMES};
 pub use map::MapKind;
-pub use reader::{detect, TraceOptions, TraceReader};
+pub use reader::{detect, TraceOptions, TraceReader, ALL_DEVICES};
 pub use record::TraceRecord;
 pub use scan::{scan, Scan};
 pub use stats::{TraceStats, TraceStatsBuilder};

@@ -35,9 +35,14 @@ pub struct TraceOptions {
     pub path: PathBuf,
     /// `None`: detect from the first lines.
     pub format: Option<Format>,
-    /// Only this device's requests (its name as the file writes it: "8,0", "hm,0", "3").
+    /// Only this device's requests (its name as the file writes it: "8,0", "hm,0", "3"), or
+    /// [`ALL_DEVICES`] for every device's, which a trace of several devices needs to be used
+    /// whole (the consumers refuse it otherwise rather than merge the devices unasked).
     pub device: Option<String>,
 }
+
+/// The `device` that takes every device of a trace.
+pub const ALL_DEVICES: &str = "all";
 
 impl TraceOptions {
     pub fn new(path: impl Into<PathBuf>) -> Self {
@@ -143,7 +148,7 @@ impl TraceReader {
             seen_content: false,
             t0: None,
             carry: Vec::new(),
-            device: opts.device.clone(),
+            device: opts.device.clone().filter(|d| d != ALL_DEVICES),
             device_match: FxHashMap::default(),
         })
     }

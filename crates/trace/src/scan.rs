@@ -92,8 +92,14 @@ pub fn scan(
     };
     // Trims recorded before the map is complete: their (device, page).
     let mut pending: Vec<(u32, u64)> = Vec::new();
+    // Requests per device: several devices share one address space only when asked.
+    let mut devices: Vec<(u32, u64)> = Vec::new();
     while let Some(r) = reader.next_record()? {
         s.records += 1;
+        match devices.iter_mut().find(|(d, _)| *d == r.device) {
+            Some((_, n)) => *n += 1,
+            None => devices.push((r.device, 1)),
+        }
         s.duration_ns = s.duration_ns.max(r.time_ns);
         let (first, last) = r.pages(unit);
         let pages = last - first + 1;
@@ -167,6 +173,23 @@ pub fn scan(
                 }
                 None => false,
             }
+        });
+    }
+    if devices.len() > 1 && opts.device.as_deref() != Some(crate::reader::ALL_DEVICES) {
+        devices.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let listed: Vec<String> = devices
+            .iter()
+            .take(8)
+            .map(|&(d, n)| format!("{} ({n} requests)", reader.device_name(d)))
+            .collect();
+        return Err(TraceError::Content {
+            path: opts.path.display().to_string(),
+            what: format!(
+                "holds {} devices, {}{}: choose one with --trace-device, or --trace-device all for all of them on one drive",
+                devices.len(),
+                listed.join(", "),
+                if devices.len() > 8 { ", ..." } else { "" }
+            ),
         });
     }
     if s.records == 0 {

@@ -208,6 +208,8 @@ pub fn page(specs: &[SimRun]) -> String {
                     r.waf,
                     if r.method == "analytic" {
                         " (analytic)"
+                    } else if ssdiq_sweep::output::never_collected(r) {
+                        " (GC never ran)"
                     } else {
                         ""
                     }

@@ -12,7 +12,8 @@ pub struct TraceFlags {
     /// blkparse:Q / blkparse:C take queue / completion events instead of issues (D).
     #[arg(long, requires = "trace", value_name = "FORMAT")]
     pub trace_format: Option<String>,
-    /// Only this device of the trace, named as the file names it (8,0 / hm,0 / 3).
+    /// Only this device of the trace, named as the file names it (8,0 / hm,0 / 3), or `all`
+    /// for every device on one drive (a trace of several devices needs one of these).
     #[arg(long, requires = "trace", value_name = "DEVICE")]
     pub trace_device: Option<String>,
     /// How the trace's pages land on the target: compact (distinct pages packed in order of
