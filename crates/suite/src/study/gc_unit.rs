@@ -180,10 +180,114 @@ pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
             1.0 + TOLERANCE
         )),
     }
+    let doubts = ambiguities(points);
+    result.insert(
+        "gc_unit_ambiguous".into(),
+        if doubts.is_empty() { 0.0 } else { 1.0 },
+    );
+    findings.extend(doubts.into_iter().map(|d| format!("ambiguous: {d}")));
     for p in points.iter().filter(|p| p.series != ONE_WRITER) {
         if let Some(w) = p.values.get("waf") {
             findings.push(format!("{} of {}: WAF {w:.2}", p.series, p.x_label));
         }
     }
     (result, findings)
+}
+
+/// What makes the inference doubtful, from the one-writer points measured: a size at WAF ~1
+/// that its double does not confirm (a spike), a size that is not a multiple of the unit yet
+/// reaches WAF ~1 too (GC that can wait for whole zones, as with a large OP), and sizes below
+/// the unit within three times the tolerance of 1 (a near miss, which noise could flip).
+pub fn ambiguities(points: &[StudyPoint]) -> Vec<String> {
+    let one: Vec<(u64, f64)> = points
+        .iter()
+        .filter(|p| p.series == ONE_WRITER)
+        .filter_map(|p| Some((*p.values.get("zone_bytes")? as u64, *p.values.get("waf")?)))
+        .collect();
+    let waf_of = |z: u64| one.iter().find(|(s, _)| *s == z).map(|(_, w)| *w);
+    let flat = |w: f64| w <= 1.0 + TOLERANCE;
+    let unit = unit_of(points);
+    let mut out = Vec::new();
+    for &(z, w) in &one {
+        let size = format_size(z);
+        if Some(z) == unit {
+            continue;
+        }
+        if flat(w) {
+            match (waf_of(2 * z), unit) {
+                (Some(w2), _) if !flat(w2) => out.push(format!(
+                    "zones of {size} reached WAF {w:.3} but zones of {} did not ({w2:.3}): a spike at one size, not a unit",
+                    format_size(2 * z)
+                )),
+                (_, Some(u)) if z % u != 0 => out.push(format!(
+                    "zones of {size} reach WAF {w:.3} too, not a multiple of {}: GC may wait until whole zones are trimmed (a large OP), hiding the unit",
+                    format_size(u)
+                )),
+                _ => {}
+            }
+        } else if unit.is_some_and(|u| z < u) && w <= 1.0 + 3.0 * TOLERANCE {
+            out.push(format!(
+                "zones of {size} came within {:.1}% of WAF 1 ({w:.3}): near the {:.0}% tolerance",
+                (w - 1.0) * 100.0,
+                TOLERANCE * 100.0
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pts(wafs: &[(u64, f64)]) -> Vec<StudyPoint> {
+        wafs.iter()
+            .map(|&(mib, w)| StudyPoint {
+                series: ONE_WRITER.into(),
+                x: mib as f64,
+                x_label: format!("{mib}MiB"),
+                values: [
+                    ("waf".to_string(), w),
+                    ("zone_bytes".into(), (mib * MIB) as f64),
+                ]
+                .into_iter()
+                .collect(),
+                target_s: 1.0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_clean_sweep_is_not_ambiguous() {
+        let mut w: Vec<(u64, f64)> = (1..24).map(|m| (m, 1.3 + 0.01 * m as f64)).collect();
+        w.extend([(24, 1.0), (48, 1.0)]);
+        let p = pts(&w);
+        assert_eq!(unit_of(&p), Some(24 * MIB));
+        assert!(ambiguities(&p).is_empty());
+        let (r, f) = conclude(&p);
+        assert_eq!(r["gc_unit_ambiguous"], 0.0);
+        assert!(!f.iter().any(|f| f.starts_with("ambiguous")));
+    }
+
+    #[test]
+    fn spikes_other_flat_sizes_and_near_misses_are_named() {
+        // 12 MiB is flat but 24 MiB is not; 20 MiB is within 2% of 1; the unit is 30 MiB and
+        // 45 MiB (not a multiple) is flat too.
+        let p = pts(&[
+            (12, 1.0),
+            (20, 1.02),
+            (24, 1.4),
+            (30, 1.0),
+            (45, 1.005),
+            (60, 1.0),
+        ]);
+        assert_eq!(unit_of(&p), Some(30 * MIB));
+        let a = ambiguities(&p);
+        assert_eq!(a.len(), 3, "{a:?}");
+        assert!(a[0].contains("zones of 12MiB") && a[0].contains("a spike"));
+        assert!(a[1].contains("zones of 20MiB came within 2.0%"));
+        assert!(a[2].contains("zones of 45MiB") && a[2].contains("not a multiple of 30MiB"));
+        let (r, _) = conclude(&p);
+        assert_eq!(r["gc_unit_ambiguous"], 1.0);
+    }
 }
