@@ -14,7 +14,6 @@
 # random_device, so its runs differ by ~0.2% at 16 GiB; ssdiq takes --seed RUN.
 set -euo pipefail
 artifact=${1:-${SSDIQ_ARTIFACT:-$(cd "$(dirname "$0")/../.." && pwd)/shared/ssdiq-artifact}}
-[ -f "$artifact/build.sh" ] || artifact=/work/shared/ssdiq-artifact
 [ -f "$artifact/build.sh" ] || { echo "no SSD-iq artifact at $artifact (pass its directory)" >&2; exit 2; }
 cap=${CAPACITY:-16G}; page=${PAGE:-4K}; erase=${ERASE:-8M}; fill=${FILL:-0.875}
 writes=${WRITES:-10}; runs=${RUNS:-1}; only=${ONLY:-.}

@@ -80,7 +80,11 @@ pub fn plan(path: &Path, size: Option<u64>, recreate: bool, use_: Use) -> anyhow
     match use_ {
         Use::Run => Err(usage(format!(
             "{shown} exists ({}); run recreates its target, losing the file's content: pass --recreate to allow it",
-            format_size(len)
+            if len == 0 {
+                "empty".to_string()
+            } else {
+                format_size(len)
+            }
         ))),
         Use::Io => match size {
             Some(s) if s > len => Err(usage(format!(

@@ -184,7 +184,18 @@ pub fn check_dir_writable(dir: &Path, files: &[&str]) -> anyhow::Result<()> {
         Ok(_) => {
             let _ = std::fs::remove_file(&probe);
         }
-        Err(e) => return Err(bad(format!("{}: {e}", existing.display()))),
+        Err(e) => {
+            return Err(bad(format!(
+                "cannot create {} in \"{}\" ({})",
+                if existing == dir {
+                    "files"
+                } else {
+                    "a directory"
+                },
+                existing.display(),
+                e
+            )))
+        }
     }
     if existing == dir {
         for f in files {

@@ -21,6 +21,16 @@ fn every_subcommand_has_help_with_a_purpose_and_an_example() {
     for sub in ["run", "io", "sim", "info", "report", "pattern"] {
         assert!(top.contains(sub), "top-level help lacks {sub}");
     }
+    // io's help names every shipped emulated profile.
+    let io = String::from_utf8(ssdiq(&["io", "--help"]).stdout)
+        .unwrap()
+        .replace('\n', " ");
+    for (name, _) in ssdiq_emu::BUILTIN {
+        assert!(
+            io.contains(&format!(" {name},")) || io.contains(&format!(" {name};")),
+            "io --help lacks the profile {name}"
+        );
+    }
 }
 
 #[test]

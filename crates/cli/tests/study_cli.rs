@@ -672,6 +672,27 @@ fn list_names_every_study() {
     ] {
         assert!(text.contains(name), "{name}: {text}");
     }
+    // Every title starts in one column, and sources are papers, not file names.
+    let lines: Vec<&str> = text.lines().collect();
+    let col = |l: &str| {
+        l.find("  ")
+            .map(|i| i + l[i..].len() - l[i..].trim_start().len())
+    };
+    let first = col(lines[0]).unwrap();
+    for pair in lines.chunks(2) {
+        assert_eq!(col(pair[0]), Some(first), "{}", pair[0]);
+        assert_eq!(
+            pair[1].len() - pair[1].trim_start().len(),
+            first,
+            "{}",
+            pair[1]
+        );
+        assert!(
+            !pair[1].contains(".txt") && !pair[1].contains(".md"),
+            "{}",
+            pair[1]
+        );
+    }
 }
 
 #[test]

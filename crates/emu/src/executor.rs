@@ -84,7 +84,7 @@ impl EmuExecutor {
         &self.drive
     }
 
-    /// One line, e.g. "emulated data-center TLC, 16GiB, 12% OP, greedy GC".
+    /// One line, e.g. "emulated data-center TLC, 16GiB, 12.06% OP, greedy GC".
     pub fn description(&self) -> &str {
         &self.description
     }
@@ -92,7 +92,7 @@ impl EmuExecutor {
     /// The profile's description with the drive's size, OP and GC policy.
     fn summary(&self) -> String {
         format!(
-            "{}, {}, {:.0}% OP, {} GC{}",
+            "{}, {}, {:.2}% OP, {} GC{}",
             self.profile.description,
             format_size(self.capacity_bytes()),
             self.op() * 100.0,

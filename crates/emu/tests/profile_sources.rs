@@ -21,6 +21,24 @@ fn every_shipped_profile_parses_and_builds() {
 }
 
 #[test]
+fn sources_are_cited_so_a_clone_anywhere_finds_them() {
+    // No absolute path of the machine a profile was written on: a citation is relative to the
+    // repository (../shared/reference/...) or a paper's section.
+    for (name, text) in BUILTIN {
+        for (i, line) in text.lines().enumerate() {
+            for word in line.split_whitespace() {
+                let w = word.trim_matches(|c: char| "\"'(),;:".contains(c));
+                assert!(
+                    !(w.starts_with('/') && w[1..].contains('/')),
+                    "{name}.toml line {}: absolute path {w}",
+                    i + 1
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn every_parameter_of_a_drive_profile_names_its_source() {
     for name in DRIVES {
         let text = builtin(name).expect("shipped");

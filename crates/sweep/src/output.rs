@@ -193,7 +193,7 @@ pub fn describe_traces(points: &[Point]) -> Vec<String> {
     for p in points {
         let Some(t) = &p.params.trace else { continue };
         let line = format!(
-            "trace {} ({}{}): {} page writes per pass{}; map {} onto {} logical pages; {} passes",
+            "trace {} ({}{}): {} page writes per pass{}; map {} onto {} logical pages; {} pass{}",
             t.file,
             t.format,
             t.device
@@ -206,7 +206,8 @@ pub fn describe_traces(points: &[Point]) -> Vec<String> {
                 .unwrap_or_default(),
             t.map,
             p.params.logical_pages,
-            writes_text(t.passes)
+            writes_text(t.passes),
+            if t.passes == 1.0 { "" } else { "es" }
         );
         if !out.contains(&line) {
             out.push(line);

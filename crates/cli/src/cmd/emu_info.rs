@@ -73,6 +73,9 @@ struct Emulated {
     /// How GC runs, for the text only (the profile's parameters are in the JSON's own keys).
     #[serde(skip)]
     gc_timing: String,
+    /// The profile's `op`, before rounding up to whole superblocks (text only).
+    #[serde(skip)]
+    profile_op: f64,
 }
 
 fn facts(e: &EmuExecutor) -> Emulated {
@@ -124,6 +127,7 @@ fn facts(e: &EmuExecutor) -> Emulated {
         spec: e.spec(),
         host_bytes: c.host_bytes,
         media_bytes: c.media_bytes.unwrap_or(0),
+        profile_op: p.drive.op,
         gc_timing: if p.gc.idle_mb_s > 0.0 {
             format!(
                 "GC paced against host writes; idle-time GC after {} ms idle at {} MB/s, up to {:.0}% of the spare free",
@@ -158,8 +162,9 @@ fn render(target: &str, f: &Emulated) -> String {
     );
     let _ = writeln!(
         w,
-        "  provisioning     OP {:.2}% (physical-logical)/logical, fill {:.4}, spare factor {:.2}%",
+        "  provisioning     OP {:.2}% (physical-logical)/logical: the profile's op {} rounded up to whole superblocks; fill {:.4}, spare factor {:.2}%",
         g.op * 100.0,
+        f.profile_op,
         g.fill,
         g.spare_factor * 100.0
     );

@@ -55,10 +55,12 @@ pub struct Args {
 }
 
 fn list() -> String {
+    // The name column as wide as the longest name, so no title shifts.
+    let w = STUDIES.iter().map(|st| st.name.len()).max().unwrap_or(0);
     let mut s = String::new();
     for st in STUDIES {
         s.push_str(&format!(
-            "{:<14} {}\n{:<14} ({})\n",
+            "{:<w$}  {}\n{:<w$}  ({})\n",
             st.name, st.title, "", st.source
         ));
     }

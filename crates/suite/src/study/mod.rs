@@ -56,7 +56,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "skew",
         title: "Steady write amplification against the skew of random writes",
-        source: "SSD-iq (ssd-iq.txt), Figures 3a and 4a",
+        source: "SSD-iq: Uncovering the Hidden Side of SSD Performance, Figures 3a and 4a",
         x_axis: "two-zone: share of writes to the hot zone [%]; Zipf: theta",
         method: "Per point: reset, one sequential fill (512 KiB, QD 4), 4 KiB random writes at QD 32 with the pattern for a warm-up (2 drive writes; quick: 1), then WAF = media bytes / host bytes over one more drive write (quick: 0.5).",
         conclude: skew::conclude,
@@ -64,7 +64,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "readonly",
         title: "Steady write amplification against the share of data never rewritten",
-        source: "SSD-iq (ssd-iq.txt), read-only area experiment",
+        source: "SSD-iq: Uncovering the Hidden Side of SSD Performance, read-only area experiment",
         x_axis: "share of the drive written once and never again [%]",
         method: "Per point: reset, one sequential fill, uniform 4 KiB random writes (QD 32) to the rest of the drive for a warm-up (2 drive writes; quick: 1), then WAF over one more drive write (quick: 0.5).",
         conclude: readonly::conclude,
@@ -72,7 +72,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "gc-unit",
         title: "The drive's GC unit: the smallest zone size at which ZNS-like writes reach WAF 1",
-        source: "SSD-iq (ssd-iq.txt), ZNS-like workload and multiple writers, Figure 6",
+        source: "SSD-iq: Uncovering the Hidden Side of SSD Performance, ZNS-like workload and multiple writers, Figure 6",
         x_axis: "zone size [MiB]",
         method: "Per point: reset, zones written sequentially (128 KiB, QD 4), each trimmed whole before it is rewritten, next zone at random; warm-up of 2 drive writes, WAF over one more, every job a whole number of zones. Zone sizes from 1 MiB in 1 MiB steps to 64 MiB, then doubling; the first with WAF <= 1.01 that twice the size confirms is the GC unit. Full length (not --quick): then 2, 4, 8 zones open at twice the unit.",
         conclude: gc_unit::conclude,
@@ -80,7 +80,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "latency-load",
         title: "Latency against write load",
-        source: "SSD-iq (ssd-iq.txt), Figure 8",
+        source: "SSD-iq: Uncovering the Hidden Side of SSD Performance, Figure 8",
         x_axis: "write load [% of the drive's random-write IOPS]",
         method: "Reset, fill, uniform 4 KiB random writes for a warm-up (1 drive write; quick: 0.5); then per load level 20 s (quick: 2 s) of 4 KiB random writes as Poisson arrivals at the level's rate (up to 256 in flight), with read and write probes (QD 1, paced at 1% of the full rate each).",
         conclude: latency_load::conclude,
@@ -88,7 +88,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "streams",
         title: "Steady write amplification of interleaved sequential write streams",
-        source: "SSD-iq (ssd-iq.txt), section 4.7 \"Sequential writes aren't enough\"; the artifact's benchslow",
+        source: "SSD-iq: Uncovering the Hidden Side of SSD Performance, section 4.7 \"Sequential writes aren't enough\"; the artifact's benchslow",
         x_axis: "sequential write streams",
         method: "Per point: reset, one sequential fill, then 4 KiB writes at QD 32 from N sequential streams over equal regions of the drive, interleaved at random with weights 1, 1.2, 1.4, ... (pattern streams:N): a warm-up of 2 drive writes (quick: 1), then WAF over one more drive write (quick: 0.5). Last, uniform random writes the same way, as the reference.",
         conclude: streams::conclude,
@@ -96,7 +96,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "concurrency",
         title: "Sequential and random reads against the number of concurrent jobs",
-        source: "io-access-patterns-ssd.txt, section 4.3 and Figure 4",
+        source: "On the Impact of I/O Access Patterns on SSD Storage, section 4.3 and Figure 4",
         x_axis: "concurrent jobs",
         method: "Reset and fill once; then per block size (4, 16, 64 KiB; quick: 4 KiB) sequential and random reads by 1 to 32 jobs (quick: 1, 4, 16), each job one thread at QD 1 on its own region of the drive (an equal share), 5 s per point (quick: 0.5 s).",
         conclude: concurrency::conclude,
@@ -104,7 +104,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "io-scheduler",
         title: "Sequential and random reads under each Linux I/O scheduler",
-        source: "io-access-patterns-ssd.txt, section 4.2 and Figure 3",
+        source: "On the Impact of I/O Access Patterns on SSD Storage, section 4.2 and Figure 3",
         x_axis: "request size [KiB]",
         method: "Block devices only. Reset and fill once; then for each scheduler the device offers (sysfs queue/scheduler: none, mq-deadline, kyber, bfq, ...) sequential and random reads by one thread at QD 1, request sizes 4 to 128 KiB (quick: 4 and 64 KiB), 5 s per point (quick: 0.5 s). The device's scheduler is restored afterwards.",
         conclude: io_scheduler::conclude,
@@ -112,7 +112,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "empty-full",
         title: "The access-pattern set on an empty and on a full drive",
-        source: "ssd-db-centric-measurements.txt, Figures 1 and 2, \"Slower when full?\"",
+        source: "Database-centric SSD measurements (the db-centric paper), Figures 1 and 2, \"Slower when full?\"",
         x_axis: "test (pattern, operation, request size)",
         method: "Empty: reset, then a test file (1 GiB, or a quarter of a smaller drive) at the start of the drive written sequentially. Sequential, random (each page once) and skip-sequential (each page skipped with probability 0.5) reads and writes of 4 KiB and 32 KiB (quick: 4 KiB) on the test file, one thread at QD 1, each one pass of the file or 5 s (quick: 0.5 s), whichever ends first. Full: the whole drive written sequentially, then the same tests.",
         conclude: empty_full::conclude,
@@ -120,7 +120,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "variance",
         title: "Run-to-run variance of random reads and writes",
-        source: "ssd-db-centric-measurements.txt, section 6 (variance of write latency)",
+        source: "Database-centric SSD measurements (the db-centric paper), section 6 (variance of write latency)",
         x_axis: "run",
         method: "Five runs (quick: three), each: reset, sequential fill, 4 KiB random reads at QD 32 for 5 s (quick: 0.5 s), then 4 KiB random writes at QD 32 for one drive write (quick: 0.5), every job with a new random stream. Per metric: mean, range and coefficient of variation over the runs; within each run, the slowest write against the median.",
         conclude: variance::conclude,
@@ -128,7 +128,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "parallelism",
         title: "Sequential read IOPS against queues, queue depth and read size",
-        source: "what-does-the-ftl-do.txt, sections 3.3.1 and 5.1",
+        source: "What does the Flash Translation Layer do? (thesis), sections 3.3.1 and 5.1",
         x_axis: "queue depth (per queue)",
         method: "Reset and fill once; sequential reads of 1, 2, 3, 4 blocks of 4 KiB by 1, 2, 4 queues (one thread each, its own region) at QD 1, 2, 4, 8, 16, 64 per queue, 1 s each (quick: 1 and 4 queues, 1 and 4 blocks, QD 1, 8, 64, 0.25 s).",
         conclude: ftl_reads::conclude_parallelism,
@@ -136,7 +136,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "locality",
         title: "Sequential against shuffled reads, power-of-two read sizes",
-        source: "what-does-the-ftl-do.txt, sections 3.3.2 and 5.7",
+        source: "What does the Flash Translation Layer do? (thesis), sections 3.3.2 and 5.7",
         x_axis: "read size [KiB]",
         method: "Reset and fill once; reads of an 8 GiB section at the start of the drive (half of a smaller drive), sequentially and in a shuffled order (every request once per pass), 4 KiB to 1 MiB in powers of two (quick: 4 KiB, 64 KiB, 1 MiB), QD 1, 1 s each (quick: 0.25 s).",
         conclude: ftl_reads::conclude_locality,
@@ -144,7 +144,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "permuted",
         title: "Reads permuted within small windows (does the drive reorder its queue)",
-        source: "what-does-the-ftl-do.txt, sections 3.3.3 and 5.8",
+        source: "What does the Flash Translation Layer do? (thesis), sections 3.3.3 and 5.8",
         x_axis: "shuffle window [blocks] (QD = twice the window)",
         method: "Reset and fill once; 4 KiB reads of the section of locality, sequential, permuted within consecutive windows of 2, 4, 8 requests (pattern window:N; quick: 2, 8), and shuffled, each at QD twice the window, 1 s each (quick: 0.25 s). A drive that reorders its queue reads permuted sequences as fast as sequential ones.",
         conclude: ftl_reads::conclude_permuted,
@@ -152,7 +152,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "alignment",
         title: "Sequential reads offset from the drive's alignment",
-        source: "what-does-the-ftl-do.txt, sections 3.3.4 and 5.5",
+        source: "What does the Flash Translation Layer do? (thesis), sections 3.3.4 and 5.5",
         x_axis: "offset [KiB]",
         method: "Reset and fill once; sequential 1 MiB reads at QD 64, aligned and offset by every power of two from the logical block (512 B; 4 KiB on the emulated drive) to 512 KiB (quick: three offsets), 1 s each (quick: 0.25 s).",
         conclude: ftl_reads::conclude_alignment,
@@ -160,7 +160,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "random-fill",
         title: "Filling the drive in a random order, one block at a time",
-        source: "what-does-the-ftl-do.txt, sections 3.3.5 and 5.9",
+        source: "What does the Flash Translation Layer do? (thesis), sections 3.3.5 and 5.9",
         x_axis: "share of the drive written [%]",
         method: "Reset; every 4 KiB block of the drive written exactly once in a random order at QD 1; throughput of every 5% of the drive; then reset and a sequential fill (512 KiB, QD 4) the same way, as the reference. --quick changes nothing: the fill is the experiment.",
         conclude: ftl_writes::conclude_random_fill,
@@ -168,7 +168,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "data-dependence",
         title: "Write speed against the data written",
-        source: "what-does-the-ftl-do.txt, sections 3.3.6 and 5.10",
+        source: "What does the Flash Translation Layer do? (thesis), sections 3.3.6 and 5.10",
         x_axis: "test (data written)",
         method: "Per test: reset (and, for the full drive, a sequential fill), then sequential 128 KiB writes at QD 64 for one drive write or 5 s (quick: 0.5 s), whichever ends first, of all-zero, all-one, 0xaa and LBA-stamped data (each 512-byte sector starts with its LBA), and the write-zeroes command.",
         conclude: ftl_writes::conclude_data_dependence,
@@ -176,7 +176,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "controller-reset",
         title: "The same random reads before and after a controller reset (does it clear caches)",
-        source: "what-does-the-ftl-do.txt, sections 3.4 and 5.6",
+        source: "What does the Flash Translation Layer do? (thesis), sections 3.4 and 5.6",
         x_axis: "run",
         method: "NVMe namespaces only. Reset and fill; three runs of the same 200,000 random 4 KiB reads at QD 1 (quick: 20,000), timed; the controller is reset (NVME_IOCTL_RESET on /dev/nvmeX) between the second and the third.",
         conclude: controller_reset::conclude,
@@ -184,7 +184,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "pts-iops",
         title: "SNIA PTS IOPS: random I/O at 7 read/write mixes x 7 block sizes to steady state",
-        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), IOPS test",
+        source: "SNIA Solid State Storage Performance Test Specification 2.0, IOPS test",
         x_axis: "block size [KiB]",
         method: "Purge (reset); WIPC: twice the capacity in 128 KiB sequential writes; rounds of random I/O at R/W 100/0, 95/5, 65/35, 50/50, 35/65, 5/95, 0/100 x 1024, 128, 64, 32, 16, 8, 4 KiB (quick: 100/0, 65/35, 0/100 x 1024, 64, 4 KiB), T4Q32, one test period each (60 s; quick: 1 s; --pts-cell), until the 4 KiB 0/100 IOPS is steady over 5 rounds (range <= 20%, excursion <= 10% of the average) or 25 rounds. Reported: averages over the steady-state window. The spec's 0.5 KiB is left out (4 KiB logical blocks).",
         conclude: pts::conclude_iops,
@@ -192,7 +192,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "pts-throughput",
         title: "SNIA PTS Throughput: sequential 128 KiB and 1 MiB reads and writes to steady state",
-        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), Throughput test",
+        source: "SNIA Solid State Storage Performance Test Specification 2.0, Throughput test",
         x_axis: "block size [KiB]",
         method: "Purge; WIPC; rounds of sequential reads and writes of 128 KiB and 1024 KiB, T1Q32, one test period each, until the 1024 KiB write bandwidth is steady (5-round window, 20% range, 10% excursion, at most 25 rounds). The spec brings each block size to its own steady state; here one round holds all four.",
         conclude: pts::conclude_throughput,
@@ -200,7 +200,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "pts-latency",
         title: "SNIA PTS Latency: T1Q1 response times of random reads, mixes and writes to steady state",
-        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), Latency test",
+        source: "SNIA Solid State Storage Performance Test Specification 2.0, Latency test",
         x_axis: "block size [KiB]",
         method: "Purge; WIPC; rounds of random I/O at R/W 100/0, 65/35, 0/100 x 8 and 4 KiB, T1Q1, one test period each, until the 4 KiB 0/100 average response time is steady. Reported: average, maximum and 99.999th percentile over the window (0.5 KiB left out).",
         conclude: pts::conclude_latency,
@@ -208,7 +208,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "pts-wsat",
         title: "SNIA PTS Write Saturation: 4 KiB random writes from fresh to saturated",
-        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), WSAT test",
+        source: "SNIA Solid State Storage Performance Test Specification 2.0, WSAT test",
         x_axis: "total written [GB]",
         method: "Purge; 4 KiB random writes T4Q32 without a break for 4 drive writes or 6 hours, whichever ends first (quick: 2 drive writes). Reported: IOPS per period (1 s, merged into at most 300 periods) against the total written and time; fresh-out-of-the-box and saturated IOPS.",
         conclude: pts::conclude_wsat,
@@ -216,7 +216,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "pts-hir",
         title: "SNIA PTS Host Idle Recovery: write bursts after idle waits of 5 to 50 s",
-        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), HIR test",
+        source: "SNIA Solid State Storage Performance Test Specification 2.0, HIR test",
         x_axis: "time [s]",
         method: "Purge; WIPC; rounds of 4 KiB random writes T4Q32 to steady state; then 25 bursts (quick: 3) of 5 s of the same writes each followed by an idle wait of 5 s, then 10, 15, 25 and 50 s; then one test period of writes without waits (return to baseline). Reported: IOPS of every burst against time.",
         conclude: pts::conclude_hir,
@@ -224,7 +224,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "pts-xsr",
         title: "SNIA PTS Cross Stimulus Recovery: sequential, then random, then sequential writes",
-        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), XSR test",
+        source: "SNIA Solid State Storage Performance Test Specification 2.0, XSR test",
         x_axis: "time [s]",
         method: "Purge; WIPC; 1 MiB sequential writes, 8 KiB random writes, 1 MiB sequential writes, each T1Q32 for 2 drive writes (quick: 0.5) instead of the spec's 8, 6 and 8 hours. Reported: throughput against time, merged into at most 40 periods per phase.",
         conclude: pts::conclude_xsr,
@@ -232,7 +232,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "pts-dirth",
         title: "SNIA PTS Demand Intensity / Response Time: IOPS and latency over threads x queue depth",
-        source: "SNIA PTS 2.0 (shared/reference/fio-snia-pts-ocp.md), DIRTH test",
+        source: "SNIA Solid State Storage Performance Test Specification 2.0, DIRTH test",
         x_axis: "queue depth (per thread)",
         method: "Purge; WIPC; rounds of 4 KiB random writes T4Q32 to steady state; then 4 KiB random I/O at R/W 0/100, 65/35, 100/0 for every thread count 32 ... 1 and queue depth 32 ... 1 (quick: 0/100 and 100/0, T4 and T1, Q32, Q8, Q1), highest demand first, one test period each. Reported: IOPS, average, maximum and 99.999% response time per demand.",
         conclude: pts::conclude_dirth,
@@ -240,7 +240,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "block-size",
         title: "Throughput and latency against request size, sequential and random, read and write",
-        source: "io-access-patterns-ssd.txt, request-size experiments",
+        source: "On the Impact of I/O Access Patterns on SSD Storage, request-size experiments",
         x_axis: "request size [KiB]",
         method: "Reset and fill once; sequential and random reads and sequential writes, 5 s each (quick: 0.5 s) at QD 32; then a warm-up of uniform 4 KiB random writes (1 drive write; quick: 0.5) and random writes at each size.",
         conclude: sweep::conclude,
@@ -248,7 +248,7 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "queue-depth",
         title: "Random 4 KiB read and write throughput and latency against queue depth",
-        source: "ssd-db-centric-measurements.txt, queue-depth experiments",
+        source: "Database-centric SSD measurements (the db-centric paper), queue-depth experiments",
         x_axis: "queue depth",
         method: "Reset and fill once; random 4 KiB reads at each queue depth, 5 s each (quick: 0.5 s); a warm-up of uniform random writes (1 drive write; quick: 0.5), then random 4 KiB writes at each depth.",
         conclude: sweep::conclude,

@@ -71,12 +71,65 @@ pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
             let vs = uniform
                 .map(|u| format!(" ({:+.0}% against uniform)", (w / u - 1.0) * 100.0))
                 .unwrap_or_default();
+            // Below 1 only writes that never reach flash explain it (no GC can); far below
+            // uniform, either those or GC that keeps the hot pages apart.
+            let why = match uniform {
+                _ if w < 1.0 => {
+                    ": below 1, so some writes never reached flash: the hottest pages are rewritten while still in the drive's write buffer"
+                }
+                Some(u) if w < 0.5 * u => {
+                    ": the hottest pages are rewritten while still in the drive's write buffer (never programmed), or GC keeps them apart from cold data"
+                }
+                _ => "",
+            };
             findings.push(format!(
-                "most skewed {series} ({}): WAF {w:.2}{vs}",
+                "most skewed {series} ({}): WAF {w:.2}{vs}{why}",
                 p.x_label
             ));
             result.insert(format!("waf_{series}_most_skewed"), w);
         }
     }
     (result, findings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(series: &str, x: f64, label: &str, waf: f64) -> StudyPoint {
+        StudyPoint {
+            series: series.into(),
+            x,
+            x_label: label.into(),
+            values: [("waf".to_string(), waf)].into_iter().collect(),
+            target_s: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_waf_far_below_uniform_comes_with_its_reason() {
+        let p = vec![
+            point(TWO_ZONE, 50.0, "50/50", 5.0),
+            point(TWO_ZONE, 95.0, "95/5", 4.0),
+            point(ZIPF, 1.2, "1.2", 0.34),
+        ];
+        let (_, f) = conclude(&p);
+        let two = f.iter().find(|l| l.contains("two-zone (95/5)")).unwrap();
+        assert!(!two.contains("buffer"), "{two}");
+        let zipf = f.iter().find(|l| l.contains("zipf (1.2)")).unwrap();
+        assert!(
+            zipf.contains("below 1") && zipf.contains("write buffer"),
+            "{zipf}"
+        );
+        let p = vec![
+            point(TWO_ZONE, 50.0, "50/50", 5.0),
+            point(ZIPF, 1.2, "1.2", 1.25),
+        ];
+        let (_, f) = conclude(&p);
+        let zipf = f.iter().find(|l| l.contains("zipf (1.2)")).unwrap();
+        assert!(
+            zipf.contains("(-75% against uniform): the hottest pages"),
+            "{zipf}"
+        );
+    }
 }
