@@ -2,7 +2,7 @@
 //! grown without --recreate, a bad --size never costs the old file, no file is created
 //! under /dev, and --allow-destroy mistakes are usage errors.
 
-mod common;
+use crate::common;
 
 use common::loopdev::{backing, is_root, serial, Loop};
 use common::{ok, s, ssdiq, usage_error};

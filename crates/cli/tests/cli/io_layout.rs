@@ -4,7 +4,7 @@
 
 use std::os::unix::fs::MetadataExt;
 
-mod common;
+use crate::common;
 use common::{json, ok, s};
 
 #[test]

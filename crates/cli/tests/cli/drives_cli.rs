@@ -2,7 +2,7 @@
 //! `ssdiq run`, reproduces the figures of its row in the paper that a quick run measures well
 //! (docs/drives.md has the full runs), and `ssdiq info emu:list` lists them.
 
-mod common;
+use crate::common;
 
 use common::ssdiq;
 use serde_json::Value;

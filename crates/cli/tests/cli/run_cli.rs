@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::loopdev::{checksum, ext4_on_loop, serial};
 use common::{assert_golden_shape, json, s, ssdiq};
 

@@ -1,6 +1,6 @@
 //! End-to-end checks of the `ssdiq` binary that every subcommand shares.
 
-mod common;
+use crate::common;
 use common::ssdiq;
 
 #[test]

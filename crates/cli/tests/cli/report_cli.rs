@@ -1,7 +1,7 @@
 //! End-to-end tests of `ssdiq report`: comparisons, `--against ssd-iq`, run directories as
 //! input, bad input.
 
-mod common;
+use crate::common;
 use common::{ok, s, usage_error};
 
 fn sample() -> std::path::PathBuf {

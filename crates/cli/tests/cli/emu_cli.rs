@@ -1,7 +1,7 @@
 //! `ssdiq io` and `ssdiq info` on emulated targets: virtual clock, device counters, the same
 //! JSON key structure as real targets (golden), one-line usage errors.
 
-mod common;
+use crate::common;
 
 use common::{assert_golden_shape, usage_error};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! scripts of `--slurm DIR` (run here by bash the way Slurm would run them), and partial
 //! results on SIGINT.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::loopdev::{backing, checksum, ext4_on_loop, is_root, serial, Loop};
 use common::ssdiq;
 

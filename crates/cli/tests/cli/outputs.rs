@@ -5,7 +5,7 @@
 //! Device nodes are only ever reached through symlinks in a temporary directory pointing at
 //! /dev/null: a test that went wrong would replace the symlink, never /dev/null itself.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::os::unix::fs::FileTypeExt;

@@ -1,6 +1,6 @@
 //! End-to-end tests of `ssdiq pattern`.
 
-mod common;
+use crate::common;
 use common::ssdiq;
 
 #[test]

@@ -1,7 +1,7 @@
 //! `ssdiq study`: each study on the emulated SSD (quick), gc-unit's exact inference on drives
 //! of three superblock sizes, a study on a file and on a loop device, bad input, and Ctrl-C.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

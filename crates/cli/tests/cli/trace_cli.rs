@@ -1,7 +1,7 @@
 //! End-to-end tests of traces: `ssdiq trace stats|check`, `ssdiq sim --trace` and
 //! `ssdiq io TARGET --trace`, on small traces written by the tests.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

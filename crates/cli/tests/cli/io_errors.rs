@@ -3,7 +3,7 @@
 //! error named in run.json's `run.error`, and every step finished before it kept. `io`
 //! names the error too. Needs root (tmpfs, loop devices); says why where it skips.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! `ssdiq store` end to end on small emulated drives and a file: the paper's orderings hold,
 //! every read is verified (a corrupt read fails the run), bad input is one line and exit 2.
 
-mod common;
+use crate::common;
 
 use common::{assert_golden_shape, json, ok, s, usage_error};
 

@@ -5,7 +5,7 @@
 //! Bounded for CI: 96 mutated documents by default (a few seconds of processes); set
 //! PROPTEST_CASES to search longer.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

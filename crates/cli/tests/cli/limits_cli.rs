@@ -2,7 +2,7 @@
 //! minutes, for ever, or until the allocator aborted. Every one must now give one line and
 //! exit 2 within seconds, with nothing written.
 
-mod common;
+use crate::common;
 
 use common::{ok, refused_within, s, ssdiq_within};
 

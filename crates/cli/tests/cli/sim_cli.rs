@@ -1,6 +1,6 @@
 //! End-to-end tests of `ssdiq sim`.
 
-mod common;
+use crate::common;
 use common::ssdiq;
 
 const SMALL: [&str; 8] = [

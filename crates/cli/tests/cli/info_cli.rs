@@ -2,7 +2,7 @@
 //! (exit 2) and writes nothing. The real-drive path is tested in the QEMU guest
 //! (.ci/extra/qemu-nvme.sh).
 
-mod common;
+use crate::common;
 
 use common::usage_error;
 

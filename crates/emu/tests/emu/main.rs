@@ -1,0 +1,10 @@
+//! The emulated SSD end to end, one module per area, in one test binary (one link instead
+//! of seven). `memory` stays its own binary: its counting allocator is process-wide.
+
+mod drive;
+mod dynamics;
+mod executor;
+mod fidelity;
+mod fuzz_profile;
+mod limits;
+mod profile_sources;
