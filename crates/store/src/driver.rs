@@ -176,7 +176,7 @@ impl Runner {
         ops: &mut OpStream,
         until: Until,
         stop: &dyn Fn() -> bool,
-        progress: &mut dyn FnMut(&Store, Clock),
+        progress: &mut dyn FnMut(&Store, Clock, f64),
     ) -> Result<(), StoreError> {
         let virt = store.device_ref().info().virtual_time;
         let start_ops = self.clock.ops;
@@ -184,6 +184,14 @@ impl Runner {
         if !virt && self.started.is_none() {
             self.started = Some(Instant::now());
         }
+        // The share of the bound done: of its operations or of its bytes.
+        let share = |store: &Store, done_ops: u64| {
+            let by_ops = until.ops.map_or(0.0, |n| done_ops as f64 / n.max(1) as f64);
+            let by_bytes = until.db_bytes.map_or(0.0, |b| {
+                (Self::db_bytes(store) - start_bytes) as f64 / b.max(1) as f64
+            });
+            by_ops.max(by_bytes).min(1.0)
+        };
         loop {
             let done_ops = self.clock.ops - start_ops;
             if until.ops.is_some_and(|n| done_ops >= n)
@@ -197,7 +205,7 @@ impl Runner {
                 if stop() {
                     break;
                 }
-                progress(store, self.clock);
+                progress(store, self.clock, share(store, done_ops));
             }
             let op = ops.next_op();
             if virt {
@@ -208,7 +216,7 @@ impl Runner {
             }
             self.clock.ops += 1;
         }
-        progress(store, self.clock);
+        progress(store, self.clock, share(store, self.clock.ops - start_ops));
         Ok(())
     }
 

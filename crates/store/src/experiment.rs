@@ -59,11 +59,19 @@ pub fn thread_cpu_s() -> f64 {
 }
 
 /// Which phase a progress report is from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Phase {
-    Load { pages: u64, of: u64 },
-    Warmup,
-    Measure,
+    Load {
+        pages: u64,
+        of: u64,
+    },
+    /// `done`: the share of the phase's bound reached, 0 to 1.
+    Warmup {
+        done: f64,
+    },
+    Measure {
+        done: f64,
+    },
 }
 
 pub fn run(
@@ -87,15 +95,15 @@ pub fn run(
     })?;
     let load_wall_s = t0.elapsed().as_secs_f64();
     let mut r = Runner::new(p.workers, p.op_cpu_ns);
-    r.run(store, ops, p.warmup, stop, &mut |_, c| {
-        progress(Phase::Warmup, c)
+    r.run(store, ops, p.warmup, stop, &mut |_, c, done| {
+        progress(Phase::Warmup { done }, c)
     })?;
     let warmup_ops = r.clock.ops;
     let a = Snapshot::take(store, r.clock);
     let tm = Instant::now();
     let cm = thread_cpu_s();
-    r.run(store, ops, p.measure, stop, &mut |_, c| {
-        progress(Phase::Measure, c)
+    r.run(store, ops, p.measure, stop, &mut |_, c, done| {
+        progress(Phase::Measure { done }, c)
     })?;
     let b = Snapshot::take(store, r.clock);
     let measure_wall_s = tm.elapsed().as_secs_f64();

@@ -163,10 +163,13 @@ pub fn table(runs: &[SimRun]) -> String {
 
 /// Drive writes as given (10, 2.5), a trace's fraction to 3 decimals.
 pub fn writes_text(w: f64) -> String {
-    if (w * 1000.0).fract() == 0.0 {
-        format!("{w}")
+    // Passes derived from drive writes carry float noise (1.9999999): three decimals at most.
+    let r = (w * 1000.0).round() / 1000.0;
+    if r.fract() == 0.0 {
+        format!("{r}")
     } else {
-        format!("{w:.3}")
+        let t = format!("{r:.3}");
+        t.trim_end_matches('0').to_string()
     }
 }
 
@@ -187,19 +190,27 @@ pub fn describe_geometry(g: &Geometry) -> String {
     )
 }
 
+/// A trace as runs name it: "trace FILE (FORMAT, device D".
+pub fn trace_name(t: &ssdiq_schema::SimTrace) -> String {
+    format!(
+        "trace {} ({}{}",
+        t.file,
+        t.format,
+        t.device
+            .as_deref()
+            .map(|d| format!(", device {d}"))
+            .unwrap_or_default()
+    )
+}
+
 /// One line per trace of the sweep: how it lands on the drive.
 pub fn describe_traces(points: &[Point]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for p in points {
         let Some(t) = &p.params.trace else { continue };
         let line = format!(
-            "trace {} ({}{}): {} page writes per pass{}; map {} onto {} logical pages; {} pass{}",
-            t.file,
-            t.format,
-            t.device
-                .as_deref()
-                .map(|d| format!(", device {d}"))
-                .unwrap_or_default(),
+            "{}): {} page writes per pass{}; map {} onto {} logical pages; {} pass{}",
+            trace_name(t),
             t.pass_page_writes,
             t.written_pages
                 .map(|w| format!(" to {w} distinct pages"))

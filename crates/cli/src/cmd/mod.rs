@@ -19,6 +19,7 @@ pub mod sim_slurm;
 pub mod slurm_cli;
 pub mod store;
 pub mod store_out;
+pub mod store_progress;
 pub mod study;
 pub mod study_out;
 pub mod trace;

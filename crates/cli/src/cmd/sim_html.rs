@@ -6,6 +6,7 @@ use ssdiq_report::chart::line::Stroke;
 use ssdiq_report::chart::{palette, Axis, LineChart, Series};
 use ssdiq_report::page::{simple_table, Figure, Page};
 use ssdiq_schema::{SimParams as Params, SimRun};
+use ssdiq_sweep::output::writes_text;
 use ssdiq_workload::units::format_size;
 
 /// What tells the runs of this sweep apart, as a label per run; `group` leaves out OP and
@@ -19,7 +20,15 @@ fn labels(specs: &[SimRun], group: bool) -> Vec<String> {
         ("block ", |p| format!("{} pages", p.pages_per_block)),
         ("buffer ", |p| format!("{} pages", p.write_buffer_pages)),
         ("seed ", |p| p.seed.to_string()),
-        ("", |p| format!("{}x", p.writes)),
+        // A trace's runs by their passes over it (their drive writes differ with the OP).
+        ("", |p| match &p.trace {
+            Some(t) => format!(
+                "{} pass{}",
+                writes_text(t.passes),
+                if t.passes == 1.0 { "" } else { "es" }
+            ),
+            None => format!("{}x", writes_text(p.writes)),
+        }),
         ("reserve ", |p| p.reserve_blocks.to_string()),
     ];
     let varying: Vec<_> = fields
@@ -111,11 +120,14 @@ fn against_op(specs: &[SimRun]) -> Option<LineChart> {
         c.series
             .push(Series::new(label, palette::series(i), pts).markers());
     }
-    model.sort_by(|a, b| a[0].total_cmp(&b[0]));
-    model.dedup_by(|a, b| a[0] == b[0]);
-    c.series.push(
-        Series::new("greedy model, uniform", palette::REFERENCE, model).stroke(Stroke::Dashed),
-    );
+    // The model is of uniform writes: beside traces only it would compare unlike things.
+    if specs.iter().any(|r| r.params.trace.is_none()) {
+        model.sort_by(|a, b| a[0].total_cmp(&b[0]));
+        model.dedup_by(|a, b| a[0] == b[0]);
+        c.series.push(
+            Series::new("greedy model, uniform", palette::REFERENCE, model).stroke(Stroke::Dashed),
+        );
+    }
     Some(c)
 }
 
@@ -144,7 +156,26 @@ fn geometry(runs: &[SimRun]) -> String {
         return String::new();
     };
     if runs.iter().any(|r| key(&r.params) != key(first)) {
-        return String::new();
+        // What the runs share still says what drive they are on.
+        let same = |f: fn(&Params) -> u64| runs.iter().all(|r| f(&r.params) == f(first));
+        let mut parts = Vec::new();
+        if same(|p| p.capacity_bytes) {
+            parts.push(format!("{} physical", format_size(first.capacity_bytes)));
+        }
+        if same(|p| p.page_bytes) {
+            parts.push(format!("page {}", format_size(first.page_bytes)));
+        }
+        if same(|p| p.block_bytes) {
+            parts.push(format!("block {}", format_size(first.block_bytes)));
+        }
+        return if parts.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "geometry: {}; the rest varies (see the runs)",
+                parts.join(", ")
+            )
+        };
     }
     format!(
         "geometry: {} physical, {} logical; page {}, block {} ({} pages) x {} blocks; fill {:.4}, OP {:.2}%, spare factor {:.2}%; GC reserve {} blocks beyond these",
@@ -163,7 +194,18 @@ fn geometry(runs: &[SimRun]) -> String {
 
 pub fn page(specs: &[SimRun]) -> String {
     let results = specs;
-    let geometry = &geometry(specs);
+    let mut traces: Vec<String> = Vec::new();
+    for t in specs.iter().filter_map(|r| r.params.trace.as_ref()) {
+        let line = format!("{}, map {})", ssdiq_sweep::output::trace_name(t), t.map);
+        if !traces.contains(&line) {
+            traces.push(line);
+        }
+    }
+    let geometry = &[geometry(specs), traces.join("; ")]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(". ");
     let labels = labels(specs, false);
     let groups = labels_or_all(specs);
     let mut page = Page::new(
@@ -180,9 +222,14 @@ pub fn page(specs: &[SimRun]) -> String {
         "Running WAF (thick: flash writes / host writes over the last tenth of a drive write) and cumulative WAF since the fill (thin). One colour per configuration; where the sweep varies OP or the seed, a colour's lines are its OPs (more OP, lower WAF) or repetitions. Dashed: an analytic figure (separated-model), one level.",
     )];
     if let Some(c) = against_op(specs) {
+        let all_traces = specs.iter().all(|r| r.params.trace.is_some());
         figures.push(Figure::line(
             &c,
-            "Final WAF of each run against its over-provisioning; dashed grey: greedy GC's mean-field model for uniform writes at the same geometry.",
+            if all_traces {
+                "Final WAF of each run against its over-provisioning."
+            } else {
+                "Final WAF of each run against its over-provisioning; dashed grey: greedy GC's mean-field model for uniform writes at the same geometry."
+            },
         ));
     }
     page.grid(figures);
@@ -202,7 +249,7 @@ pub fn page(specs: &[SimRun]) -> String {
                 format!("{:.2}", p.op * 100.0),
                 p.pages_per_block.to_string(),
                 p.write_buffer_pages.to_string(),
-                format!("{}", p.writes),
+                writes_text(p.writes),
                 format!(
                     "{:.4}{}",
                     r.waf,

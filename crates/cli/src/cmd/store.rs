@@ -6,17 +6,14 @@
 //! table on stdout, JSON and HTML written to a temporary name and renamed. SIGINT/SIGTERM end
 //! the running row early; what was measured is written, marked partial (exit 130).
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use ssdiq_store::device::emu::{EmuDevice, EmuMode};
 use ssdiq_store::device::file::FileDevice;
 use ssdiq_store::device::nvme::NvmeDevice;
-use ssdiq_store::experiment::{self, Outcome, Phase, Phases};
+use ssdiq_store::experiment::{self, Outcome, Phases};
 use ssdiq_store::setup::{configure, BackendChoice, Derived, Options};
 use ssdiq_store::{DataMode, Device, DeviceInfo, OpStream, Store, StoreConfig, Until, Workload};
 use ssdiq_workload::units::{format_size, parse_duration_ns, parse_size};
@@ -572,33 +569,16 @@ fn run_row(
     if a.check_model {
         store.shadow_size_model();
     }
-    let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
-        let b = ProgressBar::new_spinner();
-        b.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("static template"));
-        b.enable_steady_tick(Duration::from_millis(200));
-        b
-    });
-    let name = p.name.clone();
+    let show = super::store_progress::RowProgress::new(&p.name, a.quiet);
     let out: Outcome = experiment::run(
         &mut store,
         &mut ops,
         &phases,
         &|| stop.load(Ordering::Relaxed),
-        &mut |phase, c| {
-            if let Some(b) = &bar {
-                let m = match phase {
-                    Phase::Load { pages, of } => format!("{name}: loading {pages}/{of} pages"),
-                    Phase::Warmup => format!("{name}: warming up, {} ops", c.ops),
-                    Phase::Measure => format!("{name}: measuring, {} ops", c.ops),
-                };
-                b.set_message(m);
-            }
-        },
+        &mut |phase, c| show.update(phase, c.ops),
     )
     .map_err(|e| anyhow::anyhow!("{}: {e}", p.name))?;
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    show.finish();
     let zone_size = p
         .derived
         .zone_bytes

@@ -225,16 +225,20 @@ pub fn render_text(res: &StoreResult) -> String {
         let m = &r.outcome.metrics;
         let d = &m.drilldown;
         let per = |b: u64| b as f64 / (m.user_pages.max(1) as f64 * 4096.0);
+        // DB GC victims exist only out of place; in place there is nothing to report.
+        let victims = m
+            .victim_valid_ratio
+            .map(|v| format!("victims {:.0}% valid, ", v * 100.0))
+            .unwrap_or_default();
         let _ = write!(
             s,
-            "  {:<10} {:.2} / {:.2} / {:.2} (compensation {:.2}) / {}   victims {:.0}% valid, compressed to {:.0}%, metadata {}",
+            "  {:<10} {:.2} / {:.2} / {:.2} (compensation {:.2}) / {}   {victims}compressed to {:.0}%, metadata {}",
             r.name,
             per(d.user_bytes),
             per(d.double_write_bytes),
             per(d.db_gc_bytes),
             per(d.compensation_bytes),
             d.ssd_gc_bytes.map_or("-".into(), |b| format!("{:.2}", per(b))),
-            m.victim_valid_ratio.unwrap_or(0.0) * 100.0,
             m.compressed_fraction * 100.0,
             ssdiq_workload::units::format_size_approx(r.outcome.metadata_bytes as f64)
         );
@@ -266,7 +270,15 @@ pub fn render_html(res: &StoreResult) -> String {
     // A target's overrides break after their commas, not off the page's edge.
     let title = format!("ssdiq store: {}", res.target.replace(',', ", "));
     let mut page = Page::new(&title, &subtitle);
-    page.heading("rows", "Rows against the paper");
+    // Only rows of the paper's tables have the paper's figures beside them.
+    page.heading(
+        "rows",
+        if res.paper.is_empty() {
+            "Rows"
+        } else {
+            "Rows against the paper"
+        },
+    );
     let header_cells = res.rows.first().map(cells).unwrap_or_default();
     let mut header = vec!["row", "zone"];
     header.extend(header_cells.iter().map(|(c, _, _)| *c));

@@ -5,10 +5,10 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use ssdiq_report::chart::line::Stroke;
-use ssdiq_report::chart::{palette, Axis, DotChart, DotRow, LineChart, Series};
+use ssdiq_report::chart::{palette, Axis, Band, DotChart, DotRow, LineChart, Series, Stroke};
 use ssdiq_report::page::{simple_table, Figure, Page};
 use ssdiq_schema::{StudyDoc, StudyPoint};
+use ssdiq_workload::units::format_size;
 
 use crate::output::{write_json, write_output};
 
@@ -260,6 +260,20 @@ fn chart(doc: &StudyDoc, spec: &ChartSpec) -> LineChart {
             }
         }
     }
+    // gc-unit: where the answer is, on the zone-size axis (MiB).
+    if let Some(unit) = doc
+        .result
+        .get("gc_unit_bytes")
+        .filter(|_| doc.study == "gc-unit")
+    {
+        let mib = unit / (1u64 << 20) as f64;
+        c.bands.push(Band {
+            label: format!("GC unit found: {}", format_size(*unit as u64)),
+            colour: palette::STEADY,
+            from: mib - 0.25,
+            to: mib + 0.25,
+        });
+    }
     c
 }
 
@@ -417,7 +431,7 @@ pub fn html(doc: &StudyDoc) -> String {
     let words: Vec<String> = keys.iter().map(|k| in_words(k)).collect();
     let mut header: Vec<&str> = vec!["series", "point"];
     header.extend(words.iter().map(String::as_str));
-    header.push("target s");
+    header.push("drive time [s]");
     let rows: Vec<Vec<String>> = doc
         .points
         .iter()
@@ -438,7 +452,7 @@ pub fn html(doc: &StudyDoc) -> String {
         simple_table("points", &header, &rows, 2)
     ));
     page.finish(&format!(
-        "seed {}; {} point{}; {:.1} s wall. Values: WAF = media bytes / host bytes as the drive counts them; MB/s decimal; latencies in microseconds.",
+        "seed {}; {} point{}; {:.1} s wall. Values: WAF = media bytes / host bytes as the drive counts them; MB/s decimal; latencies in microseconds; drive time: seconds each point took on the target's clock (virtual on an emulated drive, wall otherwise).",
         doc.seed,
         doc.points.len(),
         if doc.points.len() == 1 { "" } else { "s" },

@@ -132,6 +132,30 @@ fn page_level_driver_on_a_file() {
         "a file has no media counters"
     );
     assert!(r["outcome"]["metrics"]["db_waf"].as_f64().unwrap() > 0.0);
+
+    // Without --quiet and without a terminal, a line per phase as it ends, then the row.
+    let out = ok(&[
+        "store",
+        s(&dir.path().join("db2.img")),
+        "--size",
+        "64MiB",
+        "--in-place",
+        "--warmup",
+        "1",
+        "--measure-ops",
+        "20k",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let at = |needle: &str| {
+        err.find(needle)
+            .unwrap_or_else(|| panic!("no {needle:?} in {err}"))
+    };
+    assert!(at("custom: loading done (") < at("custom: warming up done ("));
+    assert!(at("custom: warming up done (") < at("custom: measuring done ("));
+    assert!(at("custom: measuring done (") < at("custom: DB WAF"));
+    // In place there are no DB GC victims to describe.
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("victims"), "{text}");
 }
 
 #[test]

@@ -172,6 +172,54 @@ fn a_trace_of_several_devices_needs_a_choice_and_a_short_one_says_gc_never_ran()
 }
 
 #[test]
+fn the_sim_page_of_a_trace_names_it_and_tells_runs_apart_by_what_varies() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = msr(dir.path(), 20_000);
+    let html = dir.path().join("s.html");
+    ok(&[
+        "sim",
+        "--capacity",
+        "32MiB",
+        "--block",
+        "128KiB",
+        "--trace",
+        s(&t),
+        "--op",
+        "10%,25%",
+        "--gc",
+        "greedy,fifo",
+        "--writes",
+        "2pass",
+        "--html",
+        s(&html),
+        "--quiet",
+    ]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("hm_0.csv (msr, map compact)"),
+        "the trace is named"
+    );
+    assert!(
+        page.contains("32MiB physical, page 4KiB, block 128KiB"),
+        "the geometry"
+    );
+    // Runs are told apart by policy (OP is each colour's line), not by drive writes, which
+    // differ between OPs for the same passes.
+    assert!(
+        page.contains("<td>greedy, OP 10.0%</td>"),
+        "runs labelled by OP"
+    );
+    assert!(
+        !page.contains("x</td>") && !page.contains("passes</td>"),
+        "not by their writes"
+    );
+    assert!(
+        !page.contains("greedy model, uniform"),
+        "no uniform-write model beside a trace"
+    );
+}
+
+#[test]
 fn sim_runs_a_trace_and_records_how() {
     let dir = tempfile::tempdir().unwrap();
     let t = msr(dir.path(), 20_000);

@@ -43,6 +43,9 @@ pub struct Axis {
     /// Values the axis must include beyond the data (a threshold, a spec value).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub include: Vec<f64>,
+    /// A linear axis ends here at most when the data does (a percentage of a whole at 100).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_most: Option<f64>,
 }
 
 impl Axis {
@@ -54,6 +57,7 @@ impl Axis {
             unit: Unit::Number,
             from_zero: true,
             include: Vec::new(),
+            at_most: None,
         }
     }
 
@@ -81,6 +85,12 @@ impl Axis {
     /// The linear axis starts at the data rather than at zero.
     pub fn not_from_zero(mut self) -> Self {
         self.from_zero = false;
+        self
+    }
+
+    /// The axis never runs past `max` while the data stays within it.
+    pub fn at_most(mut self, max: f64) -> Self {
+        self.at_most = Some(max);
         self
     }
 
@@ -150,14 +160,15 @@ impl Axis {
                 lo -= pad;
             }
         }
+        let data_hi = hi;
         // Headroom so a line at the maximum does not sit on the frame.
         let raw_hi = if headroom { hi + 0.03 * (hi - lo) } else { hi };
         let step = nice_step((raw_hi - lo) / 6.0);
         let lo = (lo / step + 1e-9).floor() * step;
-        let hi = (raw_hi / step - 1e-9).ceil() * step;
+        let mut hi = (raw_hi / step - 1e-9).ceil() * step;
         let decimals = decimals_for(step);
         let n = ((hi - lo) / step).round() as i64;
-        let ticks = (0..=n)
+        let mut ticks: Vec<Tick> = (0..=n)
             .map(|i| {
                 let v = lo + i as f64 * step;
                 Tick {
@@ -166,6 +177,10 @@ impl Axis {
                 }
             })
             .collect();
+        if let Some(max) = self.at_most.filter(|&m| hi > m && data_hi <= m) {
+            hi = max;
+            ticks.retain(|t| t.pos <= max + 1e-9);
+        }
         Layout { lo, hi, ticks }
     }
 
@@ -372,6 +387,18 @@ mod tests {
 
     fn labels(l: &Layout) -> Vec<&str> {
         l.ticks.iter().map(|t| t.label.as_str()).collect()
+    }
+
+    #[test]
+    fn a_capped_axis_stops_at_its_cap() {
+        // Free blocks up to 100%: headroom would take the axis to 120%.
+        assert!(Axis::linear("%").layout([3.0, 100.0]).hi > 100.0);
+        let l = Axis::linear("%").at_most(100.0).layout([3.0, 100.0]);
+        assert_eq!(l.hi, 100.0);
+        assert!(l.ticks.iter().all(|t| t.pos <= 100.0));
+        assert_eq!(labels(&l).last(), Some(&"100"));
+        // Data beyond the cap is still shown whole.
+        assert!(Axis::linear("%").at_most(100.0).layout([3.0, 130.0]).hi >= 130.0);
     }
 
     #[test]

@@ -77,7 +77,11 @@ pub fn charts(drives: &[Drive]) -> Vec<(LineChart, &'static str)> {
             "Media / host writes from the drive's own counters, sampled every second (finer on short steps). Thin: since the media counter last moved; solid: since the pass's reset (the sequential init pulls it towards 1).",
         ),
         (
-            field(drives, "Free blocks", "%", |p| p.free_blocks_pct),
+            {
+                let mut c = field(drives, "Free blocks", "%", |p| p.free_blocks_pct);
+                c.y = c.y.at_most(100.0);
+                c
+            },
             "Free blocks as the drive reports them (OCP C0h; the emulated drive's free superblocks). Garbage collection keeps it near its low watermark under random writes.",
         ),
         (
