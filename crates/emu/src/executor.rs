@@ -124,7 +124,7 @@ impl EmuExecutor {
         self.drive.reset();
     }
     pub fn write_counters(&self) -> WriteCounters {
-        self_counters(&self.drive)
+        drive_write_counters(&self.drive)
     }
     /// Lets `ns` of virtual time pass with no host I/O (background work runs, e.g. the write
     /// buffer drains), like a host pausing between jobs.
@@ -291,7 +291,7 @@ impl EmuExecutor {
                     next_sample = rel + job.counter_interval_ns;
                     counters.samples.push(CounterSample {
                         t_ns: rel,
-                        counters: self_counters(&*l.drive),
+                        counters: drive_write_counters(&*l.drive),
                     });
                 }
             }
@@ -335,7 +335,9 @@ pub fn drive_health(d: &Drive) -> DeviceHealth {
     }
 }
 
-fn self_counters(d: &Drive) -> WriteCounters {
+/// The drive's write counters as the engine reads a device's: host and media bytes, and the
+/// host bytes accepted and not yet programmed (the executor and the store's device share it).
+pub fn drive_write_counters(d: &Drive) -> WriteCounters {
     let c = d.counters();
     WriteCounters {
         host_bytes: c.host_write_bytes,

@@ -55,6 +55,14 @@ pub struct DeviceSample {
     pub health: DeviceHealth,
 }
 
+/// The share of `host` bytes a device's write buffer grew by (`change`; negative: drained),
+/// when it is over 2% and so worth saying beside a WAF: the counters lag the host that much.
+/// One rule for `io`'s WAF and a run step's.
+pub fn buffer_lag(change: i64, host: u64) -> Option<f64> {
+    let share = change as f64 / host.max(1) as f64;
+    (host > 0 && share.abs() > 0.02).then_some(share)
+}
+
 /// Source of device write counters. `None` means "not available right now"; the executor keeps
 /// running either way.
 pub trait DeviceCounters: Send {
@@ -139,6 +147,9 @@ mod tests {
         assert_eq!(log.media_bytes(), Some(500));
         assert_eq!(log.waf(), Some(2.5));
         assert_eq!(log.buffered_change(), Some(-30));
+        assert_eq!(buffer_lag(-30, 200), Some(-0.15));
+        assert_eq!(buffer_lag(4, 200), None, "2% is not worth a note");
+        assert_eq!(buffer_lag(5, 0), None);
         let no_media = CounterLog {
             before: Some(WriteCounters::default()),
             after: Some(WriteCounters {

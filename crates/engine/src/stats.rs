@@ -465,17 +465,15 @@ pub struct DeviceReport {
 
 impl DeviceReport {
     /// Why `waf` may not be the drive's write amplification yet: the share of the job's host
-    /// bytes still in (or, negative, drained from) the drive's buffer when the job ended, if
-    /// over 1%; `Some(0.0)` for a WAF below 1 from a drive that does not tell its buffer.
+    /// bytes still in (or, negative, drained from) the drive's buffer when the job ended
+    /// ([`crate::counters::buffer_lag`]); `Some(0.0)` for a WAF below 1 from a drive that does
+    /// not tell its buffer.
     pub fn waf_lag(&self) -> Option<f64> {
         let waf = self.waf?;
-        let host = self.host_bytes.filter(|&h| h > 0)? as f64;
+        let host = self.host_bytes?;
         match self.buffered_change_bytes {
-            Some(b) => {
-                let share = b as f64 / host;
-                (share.abs() > 0.01).then_some(share)
-            }
-            None => (waf < 1.0).then_some(0.0),
+            Some(b) => crate::counters::buffer_lag(b, host),
+            None => (host > 0 && waf < 1.0).then_some(0.0),
         }
     }
 }

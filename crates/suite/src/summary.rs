@@ -153,15 +153,14 @@ fn row_wafs(ivs: &[Interval], rows: &[Vec<usize>]) -> Vec<Option<f64>> {
 }
 
 /// The share of the step's host bytes still in the drive's buffer at its end (negative:
-/// drained), when over 2% and the drive tells.
+/// drained), when worth saying and the drive tells.
 fn buffer_lag(o: &StepOutcome) -> Option<f64> {
     let (mut host, mut change) = (0u64, 0i64);
     for s in &o.segments {
         host += s.stats.counters.host_bytes()?;
         change += s.stats.counters.buffered_change()?;
     }
-    let share = change as f64 / host.max(1) as f64;
-    (host > 0 && share.abs() > 0.02).then_some(share)
+    ssdiq_engine::counters::buffer_lag(change, host)
 }
 
 /// Media / host bytes over the whole step from the executors' before/after counters.

@@ -2,6 +2,7 @@
 //! before anything runs or is written), counts what the consumers need to plan, and builds
 //! the `compact` map.
 
+use rustc_hash::FxHashMap;
 use ssdiq_workload::Op;
 
 use crate::error::TraceError;
@@ -93,13 +94,10 @@ pub fn scan(
     // Trims recorded before the map is complete: their (device, page).
     let mut pending: Vec<(u32, u64)> = Vec::new();
     // Requests per device: several devices share one address space only when asked.
-    let mut devices: Vec<(u32, u64)> = Vec::new();
+    let mut devices: FxHashMap<u32, u64> = FxHashMap::default();
     while let Some(r) = reader.next_record()? {
         s.records += 1;
-        match devices.iter_mut().find(|(d, _)| *d == r.device) {
-            Some((_, n)) => *n += 1,
-            None => devices.push((r.device, 1)),
-        }
+        *devices.entry(r.device).or_default() += 1;
         s.duration_ns = s.duration_ns.max(r.time_ns);
         let (first, last) = r.pages(unit);
         let pages = last - first + 1;
@@ -176,6 +174,7 @@ pub fn scan(
         });
     }
     if devices.len() > 1 && opts.device.as_deref() != Some(crate::reader::ALL_DEVICES) {
+        let mut devices: Vec<(u32, u64)> = devices.into_iter().collect();
         devices.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         let listed: Vec<String> = devices
             .iter()

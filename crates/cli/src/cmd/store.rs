@@ -569,7 +569,7 @@ fn run_row(
     if a.check_model {
         store.shadow_size_model();
     }
-    let show = super::store_progress::RowProgress::new(&p.name, a.quiet);
+    let mut show = super::store_progress::RowProgress::new(&p.name, a.quiet);
     let out: Outcome = experiment::run(
         &mut store,
         &mut ops,

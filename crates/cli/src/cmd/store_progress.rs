@@ -2,7 +2,6 @@
 //! (load, warm-up, measurement) with its share done and an ETA; otherwise a line as each
 //! phase ends, so a log shows where a long run is.
 
-use std::cell::RefCell;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
@@ -16,7 +15,7 @@ pub struct RowProgress {
     quiet: bool,
     bar: Option<ProgressBar>,
     /// The phase shown now and when it began.
-    current: RefCell<Option<(&'static str, Instant)>>,
+    current: Option<(&'static str, Instant)>,
 }
 
 impl RowProgress {
@@ -35,11 +34,11 @@ impl RowProgress {
             name: name.to_string(),
             quiet,
             bar,
-            current: RefCell::new(None),
+            current: None,
         }
     }
 
-    pub fn update(&self, phase: Phase, ops: u64) {
+    pub fn update(&mut self, phase: Phase, ops: u64) {
         let (label, done, msg) = match phase {
             Phase::Load { pages, of } => (
                 "loading",
@@ -49,10 +48,10 @@ impl RowProgress {
             Phase::Warmup { done } => ("warming up", done, format!("{ops} ops")),
             Phase::Measure { done } => ("measuring", done, format!("{ops} ops")),
         };
-        let mut cur = self.current.borrow_mut();
-        if cur.map(|(l, _)| l) != Some(label) {
-            self.phase_ended(cur.take());
-            *cur = Some((label, Instant::now()));
+        if self.current.map(|(l, _)| l) != Some(label) {
+            let ended = self.current.take();
+            self.phase_ended(ended);
+            self.current = Some((label, Instant::now()));
             if let Some(b) = &self.bar {
                 b.reset();
                 b.set_prefix(format!("{}: {label}", self.name));
@@ -75,8 +74,9 @@ impl RowProgress {
         }
     }
 
-    pub fn finish(&self) {
-        self.phase_ended(self.current.borrow_mut().take());
+    pub fn finish(&mut self) {
+        let last = self.current.take();
+        self.phase_ended(last);
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }

@@ -84,7 +84,7 @@ fn a_waf_that_lags_the_write_buffer_says_so() {
         )),
         "{out}"
     );
-    // Over many buffers' worth of writes the lag is below the 1% mark: no note.
+    // Over many buffers' worth of writes the lag is below the 2% mark: no note.
     let mut a = args("12GiB", "randwrite").to_vec();
     a.push(j.to_str().unwrap());
     let out = ok(&a);

@@ -447,12 +447,7 @@ impl Device for EmuDevice {
     }
 
     fn counters(&mut self) -> Option<WriteCounters> {
-        let c = self.drive.counters();
-        Some(WriteCounters {
-            host_bytes: c.host_write_bytes,
-            media_bytes: Some(c.media_write_bytes),
-            buffered_bytes: Some(self.drive.buffered_pages() * LBA_BYTES),
-        })
+        Some(ssdiq_emu::drive_write_counters(&self.drive))
     }
 
     fn buffer_samples(&self) -> Option<BufferSamples> {
