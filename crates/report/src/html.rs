@@ -166,7 +166,7 @@ pub fn chart_sections(results: &[&RunResult], reference: Option<&Reference>) -> 
     ] {
         other.push(line(
             step_charts::throughput(&drives, name, &format!("{what}: throughput")),
-            "MB/s per second (and per round where the step ran several). A sequential-write line that drops shows a write cache running out.",
+            "MB/s per second (thin) and per round (dots, where the step ran several). A step the protocol runs before and after each write workload shows every run, end to end; the table's median and range come from all of them. A sequential-write line that drops shows a write cache running out.",
         ));
     }
     out.push(Section {
@@ -177,6 +177,11 @@ pub fn chart_sections(results: &[&RunResult], reference: Option<&Reference>) -> 
     });
     for s in &mut out {
         s.charts.retain(Chart::has_data);
+        for c in &mut s.charts {
+            if let Chart::Line { chart, .. } = c {
+                charts::mark_drives(chart, &drives);
+            }
+        }
     }
     out.retain(|s| !s.charts.is_empty());
     out

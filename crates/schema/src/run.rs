@@ -81,6 +81,10 @@ pub struct TargetInfo {
     /// filesystem stack (file system and the device beneath), not a drive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// The GC unit the target itself states (the emulated drive's superblock), for checking
+    /// what a study infers; `None` where the drive does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_unit_bytes: Option<u64>,
 }
 
 /// One per-second (or per-round) point of a step's time series.

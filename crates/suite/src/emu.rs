@@ -5,7 +5,7 @@
 //! makes a run start from an empty drive; the capacity is rounded down to
 //! [`crate::device::CAPACITY_ALIGN`] like every target's.
 
-use ssdiq_emu::EmuExecutor;
+use ssdiq_emu::{EmuExecutor, LBA_BYTES};
 use ssdiq_engine::{
     Clock, DeviceCounters, DeviceHealth, DeviceSample, Executor, RunControl, WriteCounters,
 };
@@ -55,6 +55,7 @@ impl SuiteTarget for EmuTarget {
             emulated: true,
             reports_media_writes: true,
             kind: Some("emulated".into()),
+            gc_unit_bytes: Some(self.exec.drive().geometry().ppb() * LBA_BYTES),
         }
     }
 

@@ -260,7 +260,17 @@ fn chart(doc: &StudyDoc, spec: &ChartSpec) -> LineChart {
             }
         }
     }
-    // gc-unit: where the answer is, on the zone-size axis (MiB).
+    // gc-unit: where the answer is, on the zone-size axis (MiB), and where the drive says
+    // its unit is, when it says (an emulated drive's superblock), drawn wider beneath.
+    if let Some(sb) = doc.target.gc_unit_bytes.filter(|_| doc.study == "gc-unit") {
+        let mib = sb as f64 / (1u64 << 20) as f64;
+        c.bands.push(Band {
+            label: format!("the drive's superblock: {}", format_size(sb)),
+            colour: palette::REFERENCE,
+            from: mib - 0.6,
+            to: mib + 0.6,
+        });
+    }
     if let Some(unit) = doc
         .result
         .get("gc_unit_bytes")

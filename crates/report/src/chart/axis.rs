@@ -192,7 +192,13 @@ impl Axis {
             hi = round_log(lo + 0.31, true);
         }
         let span = hi - lo;
-        let mantissas: &[f64] = if span <= 2.05 {
+        // A narrow range (10-20 µs) gets intermediate ticks: two labels would leave the
+        // reader guessing where a line sits.
+        let mantissas: &[f64] = if span <= 0.55 {
+            &[1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0]
+        } else if span <= 1.05 {
+            &[1.0, 1.5, 2.0, 3.0, 5.0, 7.0]
+        } else if span <= 2.05 {
             &[1.0, 2.0, 5.0]
         } else {
             &[1.0]
@@ -208,9 +214,12 @@ impl Axis {
                 let pos = (m * 10f64.powi(e)).log10();
                 if pos >= lo - 1e-9 && pos <= hi + 1e-9 {
                     let v = m * 10f64.powi(e);
+                    // 1.5 needs a decimal that 1 or 2 do not.
+                    let fraction = (m - m.floor()) * 10f64.powi(e);
+                    let decimals = decimals_for(if fraction > 0.0 { fraction } else { v });
                     ticks.push(Tick {
                         pos,
-                        label: self.format(v, decimals_for(v)),
+                        label: self.format(v, decimals),
                     });
                 }
             }
@@ -429,7 +438,12 @@ mod tests {
         assert!(l.lo <= 9_000f64.log10() && l.hi >= 28e6f64.log10());
         // Less than a decade of data still gets several labelled ticks.
         let l = a.layout([57_000.0, 110_000.0]);
-        assert_eq!(labels(&l), ["50 µs", "100 µs", "200 µs"]);
+        assert_eq!(labels(&l), ["50 µs", "70 µs", "100 µs", "150 µs", "200 µs"]);
+        // Write latencies of 12.6-13.1 µs: not only the ends of a 10-20 µs axis.
+        let l = a.layout([12_600.0, 13_100.0]);
+        assert_eq!(labels(&l), ["10 µs", "12 µs", "15 µs", "20 µs"]);
+        let n = Axis::log("WAF").layout([1.1, 1.9]);
+        assert_eq!(labels(&n), ["1", "1.2", "1.5", "2"]);
         assert_eq!(a.to_plot(0.0), None);
     }
 

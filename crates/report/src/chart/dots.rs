@@ -25,41 +25,49 @@ impl Shape {
         [Shape::Disc, Shape::Triangle, Shape::Square, Shape::Ring][i % 4]
     }
 
-    /// Draws the shape centred at plot coordinate `at`.
-    fn draw_in(self, chart: &mut frame::Plot, at: (f64, f64), colour: Rgb) -> Option<()> {
+    /// Draws the shape of radius `r` pixels centred at plot coordinate `at`.
+    pub(crate) fn draw_in(
+        self,
+        chart: &mut frame::Plot,
+        at: (f64, f64),
+        colour: Rgb,
+        r: i32,
+    ) -> Option<()> {
         let c = colour.plotters();
         let one = |e| std::iter::once(EmptyElement::at(at) + e);
         match self {
-            Shape::Disc => chart.draw_series(one(Circle::new((0, 0), 6, c.filled()))),
-            Shape::Ring => chart.draw_series(one(Circle::new((0, 0), 6, c.stroke_width(2)))),
+            Shape::Disc => chart.draw_series(one(Circle::new((0, 0), r, c.filled()))),
+            Shape::Ring => chart.draw_series(one(Circle::new((0, 0), r, c.stroke_width(2)))),
             Shape::Square => chart.draw_series(std::iter::once(
-                EmptyElement::at(at) + Rectangle::new([(-5, -5), (5, 5)], c.filled()),
+                EmptyElement::at(at) + Rectangle::new([(1 - r, 1 - r), (r - 1, r - 1)], c.filled()),
             )),
             Shape::Triangle => chart.draw_series(std::iter::once(
-                EmptyElement::at(at) + Polygon::new(vec![(0, -7), (6, 5), (-6, 5)], c.filled()),
+                EmptyElement::at(at)
+                    + Polygon::new(vec![(0, -r - 1), (r, r - 1), (-r, r - 1)], c.filled()),
             )),
         }
         .ok()
         .map(|_| ())
     }
 
-    /// Draws the shape centred at pixel `(x, y)` of `area` (legends).
+    /// Draws the shape of radius `r` pixels centred at pixel `(x, y)` of `area` (legends).
     pub(crate) fn draw_at(
         self,
         area: &DrawingArea<SVGBackend, Shift>,
         (x, y): (i32, i32),
         colour: Rgb,
+        r: i32,
     ) -> Option<()> {
         let c = colour.plotters();
         match self {
-            Shape::Disc => area.draw(&Circle::new((x, y), 6, c.filled())),
-            Shape::Ring => area.draw(&Circle::new((x, y), 6, c.stroke_width(2))),
+            Shape::Disc => area.draw(&Circle::new((x, y), r, c.filled())),
+            Shape::Ring => area.draw(&Circle::new((x, y), r, c.stroke_width(2))),
             Shape::Square => area.draw(&Rectangle::new(
-                [(x - 5, y - 5), (x + 5, y + 5)],
+                [(x + 1 - r, y + 1 - r), (x + r - 1, y + r - 1)],
                 c.filled(),
             )),
             Shape::Triangle => area.draw(&Polygon::new(
-                vec![(x, y - 7), (x + 6, y + 5), (x - 6, y + 5)],
+                vec![(x, y - r - 1), (x + r, y + r - 1), (x - r, y + r - 1)],
                 c.filled(),
             )),
         }
@@ -232,11 +240,21 @@ impl DotChart {
                         ])
                         .ok()?;
                 }
+                // Marks at (nearly) the same value stack above and below the row instead of
+                // hiding each other (in place: user and double-write are both 1.0).
+                let near = (x.hi - x.lo) * 0.025;
+                let mut placed: Vec<f64> = Vec::new();
                 for (v, m) in r.values.iter().zip(&self.marks) {
                     let Some(px) = v.and_then(|v| self.x.to_plot(v)) else {
                         continue;
                     };
-                    m.shape.draw_in(&mut chart, (px, row_y), r.colour)?;
+                    let k = placed.iter().filter(|&&q| (q - px).abs() < near).count();
+                    placed.push(px);
+                    let dy = match k {
+                        0 => 0.0,
+                        k => 0.36 * k.div_ceil(2) as f64 * if k % 2 == 1 { 1.0 } else { -1.0 },
+                    };
+                    m.shape.draw_in(&mut chart, (px, row_y + dy), r.colour, 6)?;
                 }
             }
             frame::legend(&legend_area, &keys)?;
@@ -251,6 +269,40 @@ mod tests {
     use super::*;
     use crate::chart::axis::Unit;
     use crate::chart::palette;
+
+    #[test]
+    fn equal_values_in_a_row_do_not_hide_each_other() {
+        // In place: user writes and double-writes are both 1.0 byte per user byte.
+        let mut c = DotChart::new(
+            "drilldown",
+            Axis::linear("bytes"),
+            &["user", "double-write"],
+        );
+        c.rows.push(DotRow {
+            label: "in-place".into(),
+            colour: palette::series(0),
+            values: vec![Some(1.0), Some(1.0)],
+            spread: Vec::new(),
+        });
+        let svg = c.svg(640).unwrap();
+        let attr = |tag: &str, name: &str| -> f64 {
+            let t = &svg[svg.find(tag).unwrap()..];
+            let v = &t[t.find(&format!("{name}=\"")).unwrap() + name.len() + 2..];
+            v[..v.find('"').unwrap()].parse().unwrap()
+        };
+        let disc_y = attr("<circle", "cy");
+        let t = &svg[svg.find("<polygon").unwrap()..];
+        let pts = &t[t.find("points=\"").unwrap() + 8..];
+        let ys: Vec<f64> = pts[..pts.find('"').unwrap()]
+            .split_whitespace()
+            .map(|p| p.split(',').nth(1).unwrap().parse().unwrap())
+            .collect();
+        let tri_y = ys.iter().sum::<f64>() / ys.len() as f64;
+        assert!(
+            (tri_y - disc_y).abs() >= 8.0,
+            "the triangle is stacked off the disc: {tri_y} vs {disc_y}"
+        );
+    }
 
     #[test]
     fn rows_are_labelled_and_zones_widen_the_axis() {

@@ -117,6 +117,8 @@ pub enum Key {
         colour: Rgb,
         dashed: bool,
         width: u32,
+        /// The series' mark, drawn on the key's line.
+        shape: Option<super::dots::Shape>,
     },
     Marker {
         label: String,
@@ -181,6 +183,7 @@ pub fn legend(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, keys: &[Ke
                 colour,
                 dashed,
                 width,
+                shape,
                 ..
             } => {
                 let style = colour.plotters().stroke_width(*width);
@@ -193,9 +196,12 @@ pub fn legend(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, keys: &[Ke
                     area.draw(&PathElement::new(vec![(x0, y), (x1, y)], style))
                         .ok()?;
                 }
+                if let Some(shape) = shape {
+                    shape.draw_at(area, ((x0 + x1) / 2, y), *colour, 4)?;
+                }
             }
             Key::Marker { colour, shape, .. } => {
-                shape.draw_at(area, ((x0 + x1) / 2, y), *colour)?;
+                shape.draw_at(area, ((x0 + x1) / 2, y), *colour, 6)?;
             }
             Key::Swatch { colour, .. } => {
                 area.draw(&Rectangle::new(

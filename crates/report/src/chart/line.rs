@@ -8,6 +8,7 @@ use plotters::prelude::*;
 use serde::Serialize;
 
 use super::axis::Axis;
+use super::dots::Shape;
 use super::frame::{self, Key};
 use super::palette::Rgb;
 
@@ -29,6 +30,11 @@ pub struct Series {
     pub stroke: Stroke,
     /// Dots on the points (few points, each a measurement: rounds, intervals).
     pub markers: bool,
+    /// The drive's mark when several drives share a chart: on every point where the series
+    /// has markers, else on a few points along the line, shifted per series so that lines
+    /// lying on each other still show each drive's marks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Shape>,
     /// (x, y) in data units.
     pub points: Vec<[f64; 2]>,
 }
@@ -40,6 +46,7 @@ impl Series {
             colour,
             stroke: Stroke::Solid,
             markers: false,
+            shape: None,
             points,
         }
     }
@@ -108,6 +115,7 @@ impl LineChart {
                 colour: s.colour,
                 dashed: s.stroke == Stroke::Dashed,
                 width: if s.stroke == Stroke::Thin { 1 } else { 2 },
+                shape: s.shape,
             };
             if !s.label.is_empty() && !keys.contains(&k) {
                 keys.push(k);
@@ -150,6 +158,8 @@ impl LineChart {
                     )))
                     .ok()?;
             }
+            let shaped = self.series.iter().filter(|s| s.shape.is_some()).count();
+            let mut shaped_before = 0;
             for s in &self.series {
                 let pts: Vec<(f64, f64)> = s
                     .points
@@ -177,7 +187,17 @@ impl LineChart {
                         .map(|_| ()),
                 }
                 .ok()?;
-                if s.markers || pts.len() == 1 {
+                if let Some(shape) = s.shape {
+                    let at: Vec<usize> = if s.markers || pts.len() <= MARKS_PER_LINE {
+                        (0..pts.len()).collect()
+                    } else {
+                        marks_along(pts.len(), shaped_before, shaped)
+                    };
+                    for i in at {
+                        shape.draw_in(&mut chart, pts[i], s.colour, 4)?;
+                    }
+                    shaped_before += 1;
+                } else if s.markers || pts.len() == 1 {
                     chart
                         .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
                         .ok()?;
@@ -188,6 +208,19 @@ impl LineChart {
         }
         Some(svg)
     }
+}
+
+/// Marks a shaped line carries when it has more points than this.
+const MARKS_PER_LINE: usize = 8;
+
+/// Indices of the points that carry the marks of the `k`-th of `n` shaped series with
+/// `len` points: evenly spaced, each series shifted by `k / n` of the spacing.
+fn marks_along(len: usize, k: usize, n: usize) -> Vec<usize> {
+    let gap = len as f64 / MARKS_PER_LINE as f64;
+    let shift = gap * (k as f64 + 0.5) / n.max(1) as f64;
+    (0..MARKS_PER_LINE)
+        .map(|m| ((m as f64 * gap + shift) as usize).min(len - 1))
+        .collect()
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ pub mod latency;
 pub mod steps;
 
 use crate::chart::palette;
-use crate::chart::Rgb;
+use crate::chart::{LineChart, Rgb, Shape, Stroke};
 use crate::model::RunResult;
 
 /// A measured drive as the charts show it.
@@ -40,6 +40,21 @@ pub fn drives<'a>(runs: &[&'a RunResult]) -> Vec<Drive<'a>> {
             colour: palette::series(i),
         })
         .collect()
+}
+
+/// Gives every line of a chart comparing several drives its drive's mark (the drive's index
+/// picks the shape), so a drive whose line lies under another's still shows.
+pub fn mark_drives(chart: &mut LineChart, drives: &[Drive]) {
+    if drives.len() < 2 {
+        return;
+    }
+    // Thin lines (per-second beside per-round, a mean beside its tail) sit beside a thick
+    // line of the same drive that carries the mark.
+    for s in chart.series.iter_mut().filter(|s| s.stroke != Stroke::Thin) {
+        if let Some(i) = drives.iter().position(|d| d.colour == s.colour) {
+            s.shape = Some(Shape::nth(i));
+        }
+    }
 }
 
 /// Names made unique by numbering repeats: `a`, `a (2)`, `a (3)`.

@@ -194,6 +194,20 @@ pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
     (result, findings)
 }
 
+/// The unit found beside the one the drive states (the emulated drive's superblock).
+pub fn against_actual(found: u64, actual: u64) -> String {
+    let verdict = if found == actual {
+        "exact".to_string()
+    } else {
+        format!("{:+.0}%", (found as f64 / actual as f64 - 1.0) * 100.0)
+    };
+    format!(
+        "the drive's own GC unit (superblock): {}; found {}: {verdict}",
+        format_size(actual),
+        format_size(found)
+    )
+}
+
 /// What makes the inference doubtful, from the one-writer points measured: a size at WAF ~1
 /// that its double does not confirm (a spike), a size that is not a multiple of the unit yet
 /// reaches WAF ~1 too (GC that can wait for whole zones, as with a large OP), and sizes below

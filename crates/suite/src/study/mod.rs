@@ -316,7 +316,10 @@ pub fn run(
         Err(e) if points.is_empty() && e.is_usage() => return Err(e),
         Err(e) => Some(ssdiq_engine::error::chain(&e)),
     };
-    let (result, findings) = (study.conclude)(&points);
+    let (result, mut findings) = (study.conclude)(&points);
+    if let (Some(found), Some(actual)) = (result.get("gc_unit_bytes"), identity.gc_unit_bytes) {
+        findings.push(gc_unit::against_actual(*found as u64, actual));
+    }
     Ok(StudyDoc {
         schema: SCHEMA.into(),
         kind: "study".into(),
