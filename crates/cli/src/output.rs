@@ -227,6 +227,67 @@ pub fn check_not_input(output: &Path, inputs: &[&Path]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What identifies the file an output path would replace: its inode when it exists, else
+/// its canonical directory and name.
+#[derive(PartialEq, Eq)]
+enum FileKey {
+    Inode(u64, u64),
+    Name(PathBuf),
+}
+
+fn file_key(path: &Path) -> Option<FileKey> {
+    let Ok(Sink::Replace(p)) = resolve(path) else {
+        // Devices, FIFOs and descriptors are written through: two outputs there (both to
+        // /dev/null) lose nothing a file would keep.
+        return None;
+    };
+    if let Ok(m) = std::fs::metadata(&p) {
+        return Some(FileKey::Inode(m.dev(), m.ino()));
+    }
+    let dir = std::fs::canonicalize(parent_of(&p)).ok()?;
+    Some(FileKey::Name(dir.join(p.file_name()?)))
+}
+
+/// The files a target reads: an emulated drive's profile file (`emu:path.toml,...`), or the
+/// file or device itself; nothing for a built-in profile.
+pub fn target_inputs(target: &str) -> Vec<PathBuf> {
+    match target.strip_prefix(ssdiq_emu::EMU_PREFIX) {
+        Some(rest) => {
+            let head = rest.split(',').next().unwrap_or("").trim();
+            if head.ends_with(".toml") || head.contains('/') {
+                vec![PathBuf::from(head)]
+            } else {
+                Vec::new()
+            }
+        }
+        None => vec![PathBuf::from(target)],
+    }
+}
+
+/// Every output of one command, checked before any work: each can be written
+/// ([`check_writable`]), none is one of `inputs` (a trace, a target file, a profile, a shard:
+/// compared by file identity, through symlinks), and no two are the same file. `outputs`
+/// pairs each flag with its path, if given, for the message.
+pub fn check_outputs(outputs: &[(&str, Option<&Path>)], inputs: &[PathBuf]) -> anyhow::Result<()> {
+    let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let mut seen: Vec<(&str, FileKey)> = Vec::new();
+    for &(flag, path) in outputs {
+        let Some(path) = path else { continue };
+        check_writable(path)?;
+        check_not_input(path, &input_refs)?;
+        if let Some(key) = file_key(path) {
+            if let Some((other, _)) = seen.iter().find(|(_, k)| *k == key) {
+                return Err(usage(format!(
+                    "invalid {flag} \"{}\": it is also the {other} output (one result would be lost)",
+                    path.display()
+                )));
+            }
+            seen.push((flag, key));
+        }
+    }
+    Ok(())
+}
+
 fn temp_name(p: &Path, tag: &str) -> PathBuf {
     let name = p
         .file_name()

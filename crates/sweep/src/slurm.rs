@@ -38,6 +38,23 @@ pub struct JobSpec {
     pub binary: PathBuf,
 }
 
+/// Refuses text that would end a script line early: a newline (or CR, or NUL) in an
+/// `#SBATCH` option or a path of a generated script starts a line the shell runs.
+pub fn check_one_line(what: &str, s: &str) -> Result<(), String> {
+    match s.chars().find(|c| matches!(c, '\n' | '\r' | '\0')) {
+        None => Ok(()),
+        Some(c) => Err(format!(
+            "invalid {what} {:?}: contains {}, which would start a new line of the job script",
+            s,
+            match c {
+                '\n' => "a newline",
+                '\r' => "a carriage return",
+                _ => "a NUL byte",
+            }
+        )),
+    }
+}
+
 /// Quotes a word for bash: bare if it is made of safe characters, else single-quoted.
 pub fn quote(s: &str) -> String {
     let safe = !s.is_empty()
@@ -110,10 +127,12 @@ fn header(spec: &JobSpec, what: &str, name: &str, log: &str, array: Option<u32>)
     }
     s.push_str("set -euo pipefail\n");
     s.push_str("export RAYON_NUM_THREADS=\"${SLURM_CPUS_PER_TASK:-1}\"\n");
+    // The default binary is a quoted word of its own: inside "${SSDIQ:-...}" a path holding
+    // `$(...)` would run.
     let _ = writeln!(
         s,
-        "SSDIQ=\"${{SSDIQ:-{}}}\"",
-        spec.binary.display().to_string().replace('"', "\\\"")
+        "if [ -z \"${{SSDIQ:-}}\" ]; then SSDIQ={}; fi",
+        quote(&spec.binary.display().to_string())
     );
     s
 }
@@ -151,8 +170,8 @@ pub fn submit_array_then(array: &Path, then: &Path, results: &str) -> String {
     s.push_str("join=${join%%;*}\n");
     let _ = writeln!(
         s,
-        "echo \"submitted job array $array and, after it, job $join; results: {}\"",
-        results.replace('"', "\\\"")
+        "echo \"submitted job array $array and, after it, job $join; results: \"{}",
+        quote(results)
     );
     s
 }
@@ -177,8 +196,8 @@ pub fn submit_nodes_then(jobs: &[(String, PathBuf)], then: &Path, results: &str)
     s.push_str("join=${join%%;*}\n");
     let _ = writeln!(
         s,
-        "echo \"submitted jobs ${{ids#:}} and, after them, job $join; results: {}\"",
-        results.replace('"', "\\\"")
+        "echo \"submitted jobs ${{ids#:}} and, after them, job $join; results: \"{}",
+        quote(results)
     );
     s
 }
@@ -195,6 +214,28 @@ mod tests {
         assert_eq!(quote("it's"), r"'it'\''s'");
         assert_eq!(quote(""), "''");
         assert_eq!(quote("$HOME"), "'$HOME'");
+        // What bash makes of each quoted word is the word itself, whatever it holds.
+        for w in [
+            "$(touch x)",
+            "`touch x`",
+            "a\"b",
+            "it's",
+            "a b",
+            "two\nlines",
+            "\\",
+            "*",
+        ] {
+            let out = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!("printf %s {}", quote(w)))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8(out.stdout).unwrap(), w);
+        }
+        assert!(check_one_line("--slurm-opt", "--time=1").is_ok());
+        for bad in ["a\nb", "a\rb", "a\0b"] {
+            assert!(check_one_line("--slurm-opt", bad).is_err());
+        }
         assert_eq!(
             word(&Word::Task("/r/shard-{task}.json".into())),
             "\"/r/shard-${SLURM_ARRAY_TASK_ID}.json\""
@@ -231,7 +272,7 @@ mod tests {
             "#SBATCH --chdir=/w",
             "#SBATCH --output=/w/out/logs/%x-%A_%a.out",
             "#SBATCH --partition=short",
-            "SSDIQ=\"${SSDIQ:-/opt/ssdiq}\"",
+            "if [ -z \"${SSDIQ:-}\" ]; then SSDIQ=/opt/ssdiq; fi",
             "\"$SSDIQ\" sim \"--shard=${SLURM_ARRAY_TASK_ID}/4\"",
         ] {
             assert!(s.lines().any(|l| l == line), "missing {line:?} in\n{s}");

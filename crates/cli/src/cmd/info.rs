@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use ssdiq_nvme::{InfoReport, NvmeError};
 
 use crate::error::usage;
-use crate::output::{check_writable, write_json};
+use crate::output::{check_outputs, target_inputs, write_json};
 
 #[derive(clap::Args)]
 #[command(
@@ -27,7 +27,7 @@ pub struct Args {
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(p) = &args.json {
-        check_writable(p)?;
+        check_outputs(&[("--json", Some(p))], &target_inputs(&args.target))?;
     }
     if ssdiq_emu::is_emu_target(&args.target) {
         return super::emu_info::main(&args.target, args.json.as_deref());

@@ -28,7 +28,7 @@ use super::trace_args::TraceFlags;
 use crate::error::{usage, OrUsage};
 use crate::file_target::{self, FilePlan};
 use crate::limits::check_memory;
-use crate::output::{check_writable, write_json, write_output};
+use crate::output::{check_outputs, target_inputs, write_json, write_output};
 use ssdiq_emu::memory::drive_bytes;
 use ssdiq_emu::EmuExecutor;
 
@@ -464,9 +464,7 @@ fn real_setup(
         buffer_bytes(&job),
         "lower --threads, --qd or --bs",
     )?;
-    for p in [&args.json, &args.log].into_iter().flatten() {
-        check_writable(p)?;
-    }
+    check_io_outputs(args)?;
     if job.writes() {
         ssdiq_nvme::safety::check_destructive(&args.target, args.allow_destroy.as_deref())
             .map_err(|e| match e {
@@ -513,10 +511,22 @@ fn emu_setup(
     })?;
     // Target facts (block size, capacity) before anything runs.
     job.validate().map_err(engine_usage)?;
-    for p in [&args.json, &args.log].into_iter().flatten() {
-        check_writable(p)?;
-    }
+    check_io_outputs(args)?;
     Ok((job, Box::new(exec), FilePlan::NotAFile))
+}
+
+/// `--json` and `--log` can be written, and neither replaces the target, a profile or the
+/// trace (a read-only job must never replace the file it reads).
+fn check_io_outputs(args: &Args) -> anyhow::Result<()> {
+    let mut inputs = target_inputs(&args.target.to_string_lossy());
+    inputs.extend(args.trace.clone());
+    check_outputs(
+        &[
+            ("--json", args.json.as_deref()),
+            ("--log", args.log.as_deref()),
+        ],
+        &inputs,
+    )
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {

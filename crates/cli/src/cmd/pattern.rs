@@ -10,7 +10,7 @@ use ssdiq_workload::Pattern;
 
 use crate::error::{usage, OrUsage};
 use crate::limits::{check_memory, MAX_DRAWS};
-use crate::output::{check_writable, write_json, write_output};
+use crate::output::{check_outputs, write_json, write_output};
 
 /// Pages are counted in a u32 each; beyond this the histogram would not fit comfortably.
 const MAX_PAGES: u64 = 1 << 31;
@@ -111,9 +111,12 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if args.bins == 0 {
         return Err(usage("invalid --bins \"0\": must be >= 1"));
     }
-    for p in [&args.csv, &args.lba_csv, &args.json].into_iter().flatten() {
-        check_writable(p)?;
-    }
+    let outputs = [
+        ("--csv", args.csv.as_deref()),
+        ("--lba-csv", args.lba_csv.as_deref()),
+        ("--json", args.json.as_deref()),
+    ];
+    check_outputs(&outputs, &[])?;
     let report = analyze(&pattern, pages, page_bytes, draws, args.seed, args.bins).or_usage()?;
     print!("{}", render(&report));
     if let Some(path) = &args.csv {

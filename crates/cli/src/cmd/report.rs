@@ -11,7 +11,7 @@ use ssdiq_report::table::tables;
 use ssdiq_report::{html, markdown, terminal};
 
 use crate::error::usage;
-use crate::output::{check_not_input, check_writable, write_output};
+use crate::output::{check_outputs, write_output};
 
 #[derive(clap::Args)]
 #[command(
@@ -144,11 +144,11 @@ fn reference(name: Option<&str>) -> anyhow::Result<Option<Reference>> {
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let reference = reference(args.against.as_deref())?;
     let input_files: Vec<PathBuf> = expand(&args.files)?;
-    let inputs: Vec<&Path> = input_files.iter().map(PathBuf::as_path).collect();
-    for p in [&args.markdown, &args.html].into_iter().flatten() {
-        check_writable(p)?;
-        check_not_input(p, &inputs)?;
-    }
+    let outputs = [
+        ("--markdown", args.markdown.as_deref()),
+        ("--html", args.html.as_deref()),
+    ];
+    check_outputs(&outputs, &input_files)?;
     let results = input_files
         .iter()
         .map(|p| load(p))

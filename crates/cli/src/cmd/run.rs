@@ -225,7 +225,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| run_out::default_dir(&args.target));
-    run_out::check_dir(&out)?;
+    run_out::check_dir(&out, &args.target)?;
     let mut target = args.drive.open(&args.target)?;
     let spec = spec(&args, target.builtin_spec())?;
     // Until here a Ctrl-C ended the process at once: nothing was written.

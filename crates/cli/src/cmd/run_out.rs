@@ -61,21 +61,30 @@ pub const FILES: [&str; 5] = [
     "report.html",
 ];
 
-/// Bad input if `dir` exists but is not a directory, or it or its files cannot be written;
-/// nothing is created here.
-pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
-    check_dir_for(dir, &FILES)
+/// Bad input if `dir` exists but is not a directory, or it or its files cannot be written,
+/// or one of them is a file `target` reads (its profile, the target file); nothing is created
+/// here.
+pub fn check_dir(dir: &Path, target: &str) -> anyhow::Result<()> {
+    check_dir_for(dir, &FILES, target)
 }
 
 /// [`check_dir`] for a command writing `files` (`ssdiq study`).
-pub fn check_dir_for(dir: &Path, files: &[&str]) -> anyhow::Result<()> {
+pub fn check_dir_for(dir: &Path, files: &[&str], target: &str) -> anyhow::Result<()> {
     if dir.exists() && !dir.is_dir() {
         return Err(usage(format!(
             "invalid --out \"{}\": exists and is not a directory",
             dir.display()
         )));
     }
-    crate::output::check_dir_writable(dir, files)
+    crate::output::check_dir_writable(dir, files)?;
+    if !dir.is_dir() {
+        // A directory still to be created holds no input.
+        return Ok(());
+    }
+    let paths: Vec<std::path::PathBuf> = files.iter().map(|f| dir.join(f)).collect();
+    let outputs: Vec<(&str, Option<&Path>)> =
+        paths.iter().map(|p| ("--out", Some(p.as_path()))).collect();
+    crate::output::check_outputs(&outputs, &crate::output::target_inputs(target))
 }
 
 pub fn write_all(dir: &Path, r: &RunResult) -> anyhow::Result<()> {

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use ssdiq_sweep::slurm::{job_script, quote, submit_nodes_then, Word};
 
-use super::slurm_cli::{argv_without, job_spec, prepare_dir, write_script};
+use super::slurm_cli::{absolute, argv_without, job_spec, prepare_dir, write_script};
 use crate::error::usage;
 
 /// NODE or NODE:TARGET entries.
@@ -59,6 +59,10 @@ pub fn write(
     sbatch: &[String],
 ) -> anyhow::Result<ExitCode> {
     let nodes = nodes(list, target)?;
+    let mut opts = sbatch.to_vec();
+    opts.push("--exclusive".into());
+    // The job settings are checked before anything is created.
+    let spec = job_spec("ssdiq-run", &absolute(dir)?, 1, &opts)?;
     let dir = prepare_dir(dir, &["results", "logs"], "results")?;
     let results = dir.join("results");
     let per_node_allow = allow_destroy.is_some_and(|a| a == Path::new(target));
@@ -71,9 +75,6 @@ pub fn write(
     if let Some(i) = base.iter().skip(1).position(|a| a == target) {
         base.remove(i + 1);
     }
-    let mut opts = sbatch.to_vec();
-    opts.push("--exclusive".into());
-    let spec = job_spec("ssdiq-run", &dir, 1, &opts)?;
     let mut jobs = Vec::new();
     for (node, t) in &nodes {
         let name = result_name(node, t);
@@ -138,7 +139,7 @@ pub fn write(
         if jobs.len() == 1 { "" } else { "s" },
         report_path.display(),
         dir.display(),
-        submit.display()
+        quote(&submit.display().to_string())
     );
     Ok(ExitCode::SUCCESS)
 }

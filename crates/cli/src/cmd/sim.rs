@@ -23,7 +23,7 @@ use super::sim_out::{write_outputs, write_shard, Outputs};
 use super::trace_args::TraceFlags;
 use crate::error::{usage, OrUsage};
 use crate::limits::{MemoryBudget, MAX_SIM_PAGE_WRITES};
-use crate::output::check_writable;
+use crate::output::check_outputs;
 
 #[derive(clap::Args)]
 #[command(
@@ -226,9 +226,18 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             ));
         }
     }
-    for p in [&args.json, &args.csv, &args.html].into_iter().flatten() {
-        check_writable(p)?;
-    }
+    let outputs = [
+        ("--json", args.json.as_deref()),
+        ("--csv", args.csv.as_deref()),
+        ("--html", args.html.as_deref()),
+    ];
+    let traces: Vec<std::path::PathBuf> = args
+        .trace
+        .iter()
+        .flat_map(|l| l.split(','))
+        .map(|s| std::path::PathBuf::from(s.trim()))
+        .collect();
+    check_outputs(&outputs, &traces)?;
     let all = points(&axes).map_err(sweep_error)?;
     for p in &all {
         let w = p.params.writes;

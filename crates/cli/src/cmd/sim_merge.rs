@@ -7,7 +7,7 @@ use ssdiq_sweep::merge::{merge, read_dir};
 
 use super::sim::sweep_error;
 use super::sim_out::{write_outputs, Outputs};
-use crate::output::check_writable;
+use crate::output::check_outputs;
 
 #[derive(clap::Args)]
 #[command(
@@ -36,9 +36,17 @@ pub struct Args {
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
-    for p in [&args.json, &args.csv, &args.html].into_iter().flatten() {
-        check_writable(p)?;
-    }
+    let outputs = [
+        ("--json", args.json.as_deref()),
+        ("--csv", args.csv.as_deref()),
+        ("--html", args.html.as_deref()),
+    ];
+    // Every file of the shard directory is an input: a shard overwritten by the merge could
+    // never be merged again.
+    let shards: Vec<std::path::PathBuf> = std::fs::read_dir(&args.dir)
+        .map(|d| d.filter_map(|e| Some(e.ok()?.path())).collect())
+        .unwrap_or_default();
+    check_outputs(&outputs, &shards)?;
     let shards = read_dir(&args.dir).map_err(sweep_error)?;
     let files = shards.len();
     let m = merge(shards, args.allow_partial).map_err(sweep_error)?;

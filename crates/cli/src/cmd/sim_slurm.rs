@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use ssdiq_sweep::slurm::{array_script, job_script, submit_array_then, Word};
+use ssdiq_sweep::slurm::{array_script, job_script, quote, submit_array_then, Word};
 
 use super::slurm_cli::{absolute, argv_without, job_spec, prepare_dir, write_script};
 use crate::error::usage;
@@ -35,8 +35,9 @@ pub fn write(a: &SlurmArgs, dir: &Path, points: usize) -> anyhow::Result<ExitCod
     if a.cpus == 0 {
         return Err(usage("invalid --slurm-cpus \"0\": must be >= 1"));
     }
+    // The job settings are checked before anything is created.
+    let spec = job_spec("ssdiq-sim", &absolute(dir)?, a.cpus, &a.sbatch)?;
     let dir = prepare_dir(dir, &["shards", "logs"], "shards")?;
-    let spec = job_spec("ssdiq-sim", &dir, a.cpus, &a.sbatch)?;
     let mut args: Vec<Word> = argv_without(
         &[
             "--slurm",
@@ -116,7 +117,7 @@ pub fn write(a: &SlurmArgs, dir: &Path, points: usize) -> anyhow::Result<ExitCod
         array_path.display(),
         merge_path.display(),
         submit.display(),
-        submit.display()
+        quote(&submit.display().to_string())
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ssdiq_sweep::slurm::JobSpec;
+use ssdiq_sweep::slurm::{check_one_line, JobSpec};
 
 use crate::error::usage;
 use crate::output::write_output;
@@ -57,15 +57,24 @@ pub fn prepare_dir(dir: &Path, subdirs: &[&str], fresh: &str) -> anyhow::Result<
 }
 
 /// The job settings: logs in DIR/logs, the current directory as the jobs' working directory.
+/// Every text that lands in a script line must stay on that line.
 pub fn job_spec(name: &str, dir: &Path, cpus: u32, sbatch: &[String]) -> anyhow::Result<JobSpec> {
-    Ok(JobSpec {
+    let spec = JobSpec {
         name: name.into(),
         workdir: std::env::current_dir()?,
         logs: dir.join("logs"),
         cpus,
         sbatch: sbatch.to_vec(),
         binary: std::env::current_exe()?,
-    })
+    };
+    let one_line = |what: &str, s: &str| check_one_line(what, s).map_err(usage);
+    one_line("--slurm", &dir.display().to_string())?;
+    one_line("working directory", &spec.workdir.display().to_string())?;
+    one_line("ssdiq binary path", &spec.binary.display().to_string())?;
+    for o in sbatch {
+        one_line("--slurm-opt", o)?;
+    }
+    Ok(spec)
 }
 
 /// Writes a script (mode 0755 for `submit.sh`, so it runs as `DIR/submit.sh`).

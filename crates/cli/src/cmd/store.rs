@@ -20,7 +20,7 @@ use ssdiq_workload::units::{format_size, parse_duration_ns, parse_size};
 
 use super::store_out::{self, RowResult, StoreResult};
 use crate::error::{usage, OrUsage};
-use crate::output::check_writable;
+use crate::output::{check_outputs, target_inputs};
 
 /// The emulated drive `ssdiq store` uses by default: the paper's drive (PM9A3) scaled to 2 GiB,
 /// so the data plane fits in memory. Its buffer absorbs rewrites anywhere in it, as a full-size
@@ -460,9 +460,8 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let base = base_options(&a)?;
     let work = workload(&a)?;
     let op_cpu_ns = parse_duration_ns(&a.op_cpu).or_usage()?;
-    for p in [&a.json, &a.html].into_iter().flatten() {
-        check_writable(p)?;
-    }
+    let outputs = [("--json", a.json.as_deref()), ("--html", a.html.as_deref())];
+    check_outputs(&outputs, &target_inputs(&a.target))?;
     let names = match &a.rows {
         Some(r) => {
             let v = expand_rows(r);

@@ -96,7 +96,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| run_out::default_dir(&format!("study-{}-{}", st.name, args.target)));
-    run_out::check_dir_for(&out, &study_out::FILES)?;
+    run_out::check_dir_for(&out, &study_out::FILES, &args.target)?;
     let mut target = args.drive.open(&args.target)?;
     let spec_iops = spec_iops.or_else(|| {
         target

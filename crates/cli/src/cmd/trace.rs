@@ -13,7 +13,7 @@ use ssdiq_workload::Op;
 
 use super::trace_args::{parse_format, trace_error};
 use crate::error::usage;
-use crate::output::{check_writable, write_json};
+use crate::output::{check_outputs, write_json};
 
 #[derive(clap::Args)]
 #[command(about = "Inspect block traces: statistics and a parse check")]
@@ -100,7 +100,10 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
             ))
         })?;
     if let Some(p) = &args.json {
-        check_writable(p)?;
+        check_outputs(
+            &[("--json", Some(p))],
+            std::slice::from_ref(&args.input.file),
+        )?;
     }
     let opts = args.input.options()?;
     let mut reader = TraceReader::open(&opts).map_err(trace_error)?;

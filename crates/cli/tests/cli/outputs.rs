@@ -342,3 +342,188 @@ fn read_only_dir(p: &Path) -> Option<ReadOnly> {
     std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o555)).unwrap();
     Some(ReadOnly::Mode(p.to_path_buf()))
 }
+
+/// Runs `args` (with `{d}` replaced by the directory) and expects exit 2 naming `needle`,
+/// with every file of the directory byte for byte as before.
+fn refused_keeping_files(dir: &Path, args: &[&str], needle: &str) {
+    let snapshot = |d: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        let mut v: Vec<(PathBuf, Vec<u8>)> = walk(d)
+            .into_iter()
+            .map(|p| {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                (p, bytes)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let before = snapshot(dir);
+    let args: Vec<String> = args.iter().map(|a| a.replace("{d}", s(dir))).collect();
+    let out = Command::new(bin()).args(&args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(before == snapshot(dir), "{args:?} changed a file");
+}
+
+fn walk(d: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(d).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn no_subcommand_writes_an_output_over_one_of_its_inputs_or_another_output() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    // A short MSR trace, a profile, a file target, shards of a sweep.
+    let trace: String = (0..200)
+        .map(|i| format!("{},h,0,Write,{},4096,0\n", 10 + i * 10, (i % 50) * 4096))
+        .collect();
+    std::fs::write(dir.join("t.csv"), trace).unwrap();
+    std::os::unix::fs::symlink("t.csv", dir.join("t-link.csv")).unwrap();
+    // The profile also under the names of run's and study's result files.
+    let profile = include_str!("../../../emu/profiles/default.toml");
+    for name in ["p.toml", "run.json", "study.json"] {
+        std::fs::write(dir.join(name), profile).unwrap();
+    }
+    std::fs::write(dir.join("img"), vec![7u8; 1 << 20]).unwrap();
+    std::fs::create_dir(dir.join("shards")).unwrap();
+    for k in ["1", "2"] {
+        let shard = format!("{k}/2");
+        let json = format!("{}/shards/{k}.json", s(dir));
+        let mut a = common::TWO_POINT_SIM.to_vec();
+        a.extend(["--block", "1MiB", "--writes", "1x", "--warmup", "0"]);
+        a.extend(["--shard", &shard, "--json", &json, "--quiet"]);
+        ok(&a);
+    }
+    let input = "it is the input";
+    let twice = "it is also the";
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["trace", "stats", "{d}/t.csv", "--json", "{d}/t.csv"],
+            input,
+        ),
+        (
+            &["trace", "stats", "{d}/t.csv", "--json", "{d}/t-link.csv"],
+            input,
+        ),
+        (
+            &["sim", "--trace", "{d}/t.csv", "--csv", "{d}/t.csv"],
+            input,
+        ),
+        (
+            &[
+                "sim",
+                "--pattern",
+                "uniform",
+                "--json",
+                "{d}/x",
+                "--csv",
+                "{d}/x",
+            ],
+            twice,
+        ),
+        (
+            &["sim", "merge", "{d}/shards", "--csv", "{d}/shards/2.json"],
+            input,
+        ),
+        (
+            &[
+                "sim",
+                "merge",
+                "{d}/shards",
+                "--json",
+                "{d}/m",
+                "--html",
+                "{d}/m",
+            ],
+            twice,
+        ),
+        (
+            &[
+                "io",
+                "emu:default",
+                "--trace",
+                "{d}/t.csv",
+                "--log",
+                "{d}/t.csv",
+            ],
+            input,
+        ),
+        (
+            &[
+                "io", "{d}/img", "--rw", "randread", "--time", "1s", "--json", "{d}/img",
+            ],
+            input,
+        ),
+        (
+            &[
+                "io",
+                "emu:default",
+                "--rw",
+                "read",
+                "--json",
+                "{d}/x",
+                "--log",
+                "{d}/x",
+            ],
+            twice,
+        ),
+        (&["info", "emu:{d}/p.toml", "--json", "{d}/p.toml"], input),
+        (
+            &[
+                "store",
+                "emu:{d}/p.toml,capacity=1GiB",
+                "--html",
+                "{d}/p.toml",
+            ],
+            input,
+        ),
+        (
+            &[
+                "store",
+                "emu:default,capacity=1GiB",
+                "--json",
+                "{d}/x",
+                "--html",
+                "{d}/x",
+            ],
+            twice,
+        ),
+        (
+            &["pattern", "uniform", "--csv", "{d}/x", "--json", "{d}/x"],
+            twice,
+        ),
+        (
+            &["report", "{d}/shards/1.json", "--html", "{d}/shards/1.json"],
+            input,
+        ),
+        (
+            &["run", "emu:{d}/run.json", "--quick", "--out", "{d}"],
+            input,
+        ),
+        (
+            &[
+                "study",
+                "skew",
+                "emu:{d}/study.json",
+                "--quick",
+                "--out",
+                "{d}",
+            ],
+            input,
+        ),
+    ];
+    for (args, needle) in cases {
+        refused_keeping_files(dir, args, needle);
+    }
+}

@@ -5,7 +5,8 @@
 //! table (review the diff).
 //!
 //! Each case runs in a fresh directory (paths in the table are relative to it) holding
-//! `data.img` (1 MiB), `big.img` (16 MiB), `sample.json` (a run result), `adir/`, a FIFO
+//! `data.img` (1 MiB), `big.img` (16 MiB), `t.csv` (an MSR trace), `sample.json` (a run
+//! result), `adir/`, a FIFO
 //! `fifo`, and symlinks `null` -> /dev/null and `full` -> /dev/full. `LOOP` is a loop device
 //! over a 16 MiB file, `FREELOOP` an unattached one, `ro/` a read-only tmpfs: those rows need
 //! root; without it, and for rows marked slow (unless SSDIQ_SLOW_CASES=1 or UPDATE_DOCS=1),
@@ -26,7 +27,8 @@ type Note = fn(&Path, &Output) -> String;
 struct Case {
     args: &'static [&'static str],
     env: &'static [(&'static str, &'static str)],
-    /// What it did before issue 15 (empty for inputs tried first with the fixes).
+    /// What it did before the fix (issue 15, or 30 for its rows; empty for inputs tried
+    /// first with the fixes).
     was: &'static str,
     slow: bool,
     note: Option<Note>,
@@ -196,13 +198,32 @@ fn cases() -> Vec<Case> {
         case(&["report", "/dev/zero"], "read without limit (out of memory)"),
         case(&["run", "--quick", "--spec", "/dev/zero"], ""),
         case(&["io", "emu:/dev/zero", "--rw", "read"], ""),
+        // Issue 30, item 1: an output that is also an input; item 15: two outputs on one path.
+        Case { note: Some(trace_kept), ..case(&["trace", "stats", "t.csv", "--json", "t.csv"], "overwrote the trace, exit 0") },
+        Case { note: Some(trace_kept), ..case(&["sim", "--trace", "t.csv", "--csv", "t.csv"], "overwrote the trace, exit 0") },
+        Case { note: Some(unchanged("data.img")), ..case(&["io", "data.img", "--rw", "randread", "--time", "1s", "--json", "data.img"], "a read-only job replaced its target with its JSON, exit 0") },
+        case(&["sim", "--capacity", "64MiB", "--block", "1MiB", "--json", "x.json", "--csv", "x.json"], "exit 0, the JSON lost"),
+        // Item 5: a newline in a Slurm option became a line of the job script.
+        case(&["sim", "--capacity", "64MiB", "--slurm", "sl", "--slurm-opt", "--time=1\ntouch PWNED"], "wrote `touch PWNED` as a script line"),
     ]
 }
+
+fn trace_kept(d: &Path, _: &Output) -> String {
+    if std::fs::read_to_string(d.join("t.csv")).ok().as_deref() == Some(TRACE) {
+        "t.csv unchanged".into()
+    } else {
+        "t.csv CHANGED".into()
+    }
+}
+
+/// `t.csv`: a short MSR trace.
+const TRACE: &str = "10,h,0,Write,0,4096,0\n20,h,0,Write,4096,4096,0\n30,h,0,Read,0,4096,0\n";
 
 /// A fresh directory with the files the table's paths name.
 fn scene(d: &Path) {
     std::fs::write(d.join("data.img"), pattern_of(1 << 20)).unwrap();
     std::fs::write(d.join("big.img"), pattern_of(16 << 20)).unwrap();
+    std::fs::write(d.join("t.csv"), TRACE).unwrap();
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../report/tests/golden/sample-run.json"),
         d.join("sample.json"),
@@ -338,7 +359,7 @@ fn mask_free_space(s: &str) -> String {
 }
 
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|")
+    s.replace('|', "\\|").replace('\n', "\\n")
 }
 
 fn row(c: &Case, exit: Option<i32>, said: &str, note: &str) -> String {
@@ -380,7 +401,7 @@ fn the_reliability_table_says_what_the_binary_does() {
         .map(|t| t.lines().filter(|l| l.starts_with("| `")).collect())
         .unwrap_or_default();
     let mut table = String::from(
-        "| Input | Before (issue 15) | Exit | What ssdiq says now (last line of stderr) | Afterwards |\n|---|---|---|---|---|\n",
+        "| Input | Before the fix (issue 15; issue 30 for the last rows) | Exit | What ssdiq says now (last line of stderr) | Afterwards |\n|---|---|---|---|---|\n",
     );
     let mut kept = 0;
     for c in cases() {

@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{json, ok, s, usage_error};
+use common::{bin, json, ok, s, usage_error};
 
 /// A sweep of 12 points: two policies x two patterns x three OPs, on a small drive.
 const SWEEP: [&str; 14] = [
@@ -276,4 +276,85 @@ fn an_interrupted_sweep_writes_its_finished_runs_marked_partial() {
     assert_eq!(doc["partial"], true);
     // Runs that finished before the signal are kept (how many depends on timing).
     assert!(doc["runs"].as_array().unwrap().len() < 40);
+}
+
+/// Slurm scripts interpolate paths, targets and options: none may run as shell code. A
+/// directory named with `$(...)`, backquotes, quotes and spaces gets scripts that, run the
+/// way sbatch and Slurm run them (a fake `sbatch` on PATH, `SSDIQ=true`), create nothing; a
+/// newline in an option is refused before anything is written.
+#[test]
+fn slurm_scripts_never_run_what_a_name_holds() {
+    let d = tempfile::tempdir().unwrap();
+    let hostile = "d $(touch PWNED) `touch PWNED` \"x'y";
+    let fake = d.path().join("bin");
+    std::fs::create_dir(&fake).unwrap();
+    std::fs::write(fake.join("sbatch"), "#!/bin/sh\necho 42\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(fake.join("sbatch"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", fake.display(), std::env::var("PATH").unwrap());
+    for (sub, args) in [
+        ("sim", common::TWO_POINT_SIM.to_vec()),
+        (
+            "run",
+            vec!["run", "emu:default", "--quick", "--slurm-nodes", "n1,n2"],
+        ),
+    ] {
+        let dir = d.path().join(format!("{sub} {hostile}"));
+        let mut a = args.clone();
+        a.extend([
+            "--slurm",
+            s(&dir),
+            "--slurm-opt",
+            "--comment=a $(touch PWNED) b",
+        ]);
+        let out = Command::new(bin())
+            .args(&a)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The printed hint is a command that can be pasted as it is.
+        let hint = String::from_utf8_lossy(&out.stdout);
+        let line = hint
+            .lines()
+            .find(|l| l.starts_with("submit with: "))
+            .unwrap();
+        let st = Command::new("bash")
+            .arg("-c")
+            .arg(line.trim_start_matches("submit with: "))
+            .current_dir(d.path())
+            .env("PATH", &path)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success(), "{line}");
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "sbatch") {
+                let st = Command::new("bash")
+                    .arg(&p)
+                    .current_dir(d.path())
+                    .env("SSDIQ", "true")
+                    .env("SLURM_ARRAY_TASK_ID", "1")
+                    .status()
+                    .unwrap();
+                assert!(st.success(), "{}", p.display());
+            }
+        }
+        assert!(
+            !d.path().join("PWNED").exists(),
+            "{sub}: a script ran a name"
+        );
+        assert!(!dir.join("PWNED").exists(), "{sub}: a script ran a name");
+        let fresh = d.path().join(format!("{sub}-newline"));
+        let mut a = args.clone();
+        a.extend(["--slurm", s(&fresh), "--slurm-opt", "--time=1\ntouch PWNED"]);
+        let a: Vec<&str> = a.to_vec();
+        usage_error(&a, "would start a new line of the job script");
+        assert!(!fresh.exists(), "refused before anything is written");
+    }
 }

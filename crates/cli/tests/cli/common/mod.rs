@@ -123,3 +123,14 @@ pub fn assert_golden_shape(v: &Value, name: &str) {
         serde_json::to_string_pretty(&got).unwrap()
     );
 }
+
+/// A sweep of two points on a small simulated drive (shards, Slurm scripts).
+pub const TWO_POINT_SIM: &[&str] = &[
+    "sim",
+    "--pattern",
+    "uniform",
+    "--gc",
+    "greedy,fifo",
+    "--capacity",
+    "64MiB",
+];
