@@ -32,10 +32,12 @@ pub enum FilePlan {
     Recreate(u64),
 }
 
-/// Which command asks: `run` recreates its target on reset, `io` uses files in place.
+/// Which command asks: `run` recreates its target on reset, `store` rewrites it whole,
+/// `io` uses files in place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Use {
     Run,
+    Store,
     Io,
 }
 
@@ -78,14 +80,21 @@ pub fn plan(path: &Path, size: Option<u64>, recreate: bool, use_: Use) -> anyhow
         return Ok(FilePlan::Recreate(size));
     }
     match use_ {
-        Use::Run => Err(usage(format!(
-            "{shown} exists ({}); run recreates its target, losing the file's content: pass --recreate to allow it",
-            if len == 0 {
+        Use::Run | Use::Store => {
+            let held = if len == 0 {
                 "empty".to_string()
             } else {
                 format_size(len)
-            }
-        ))),
+            };
+            let verb = if use_ == Use::Run {
+                "run recreates"
+            } else {
+                "store rewrites"
+            };
+            Err(usage(format!(
+                "{shown} exists ({held}); {verb} its target, losing the file's content: pass --recreate to allow it"
+            )))
+        }
         Use::Io => match size {
             Some(s) if s > len => Err(usage(format!(
                 "invalid --size \"{}\": {shown} holds only {}; an existing file is not grown unless --recreate is given (its content is then lost)",

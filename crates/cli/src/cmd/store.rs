@@ -18,8 +18,10 @@ use ssdiq_store::setup::{configure, BackendChoice, Derived, Options};
 use ssdiq_store::{DataMode, Device, DeviceInfo, OpStream, Store, StoreConfig, Until, Workload};
 use ssdiq_workload::units::{format_size, parse_duration_ns, parse_size};
 
+use super::run_target::DriveArgs;
 use super::store_out::{self, RowResult, StoreResult};
 use crate::error::{usage, OrUsage};
+use crate::file_target::{self, FilePlan, Use};
 use crate::output::{check_outputs, target_inputs};
 
 /// The emulated drive `ssdiq store` uses by default: the paper's drive (PM9A3) scaled to 2 GiB,
@@ -137,19 +139,14 @@ pub struct Args {
     check_model: bool,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// File targets: the file's size (created or extended); devices: use only their first
-    /// SIZE bytes (whole zones on a zoned namespace).
-    #[arg(long)]
-    size: Option<String>,
+    #[command(flatten)]
+    drive: DriveArgs,
     /// Write the result as JSON.
     #[arg(long)]
     json: Option<PathBuf>,
     /// Write the result as an HTML page.
     #[arg(long)]
     html: Option<PathBuf>,
-    /// Allow writing to this block device even if it looks in use (name it again).
-    #[arg(long, value_name = "DEVICE")]
-    allow_destroy: Option<PathBuf>,
     /// No progress on stderr.
     #[arg(long)]
     quiet: bool,
@@ -346,7 +343,7 @@ fn workload(a: &Args) -> anyhow::Result<Workload> {
 }
 
 /// Opens the device a row runs on. Block devices pass the safety check first.
-fn open_device(a: &Args, o: &Options) -> anyhow::Result<Box<dyn Device>> {
+fn open_device(a: &Args, o: &Options, plan: FilePlan) -> anyhow::Result<Box<dyn Device>> {
     let dev_usage = |e: ssdiq_store::DeviceError| -> anyhow::Error {
         if e.is_usage() {
             usage(e.to_string())
@@ -355,13 +352,19 @@ fn open_device(a: &Args, o: &Options) -> anyhow::Result<Box<dyn Device>> {
         }
     };
     if ssdiq_emu::is_emu_target(&a.target) {
-        if a.size.is_some() {
+        if a.drive.size.is_some() {
             return Err(usage(format!(
                 "invalid --size: {} has its own capacity; --size is for file targets",
                 a.target
             )));
         }
-        if a.allow_destroy.is_some() {
+        if a.drive.recreate {
+            return Err(usage(format!(
+                "invalid --recreate: {} is an emulated drive; --recreate is for file targets",
+                a.target
+            )));
+        }
+        if a.drive.allow_destroy.is_some() {
             return Err(usage(format!(
                 "invalid --allow-destroy: {} is an emulated drive; nothing real is written",
                 a.target
@@ -383,7 +386,7 @@ fn open_device(a: &Args, o: &Options) -> anyhow::Result<Box<dyn Device>> {
     let path = Path::new(&a.target);
     let facts = ssdiq_engine::target::TargetFacts::probe(path).map_err(|e| usage(e.to_string()))?;
     let block = facts.kind == ssdiq_engine::target::TargetKind::Block;
-    if let Some(d) = &a.allow_destroy {
+    if let Some(d) = &a.drive.allow_destroy {
         if !block {
             return Err(usage(format!(
                 "invalid --allow-destroy \"{}\": {} is not a block device",
@@ -393,14 +396,17 @@ fn open_device(a: &Args, o: &Options) -> anyhow::Result<Box<dyn Device>> {
         }
     }
     if block {
-        ssdiq_nvme::safety::check_destructive(path, a.allow_destroy.as_deref()).map_err(
+        ssdiq_nvme::safety::check_destructive(path, a.drive.allow_destroy.as_deref()).map_err(
             |e| match e {
                 ssdiq_nvme::safety::SafetyError::Refused(m) => usage(m),
                 other => anyhow::Error::new(other),
             },
         )?;
     }
-    let size = a.size.as_deref().map(parse_size).transpose().or_usage()?;
+    let size = match plan {
+        FilePlan::Create(s) | FilePlan::Recreate(s) => Some(s),
+        _ => a.drive.size_bytes()?,
+    };
     Ok(match o.backend {
         BackendChoice::Conventional => Box::new(FileDevice::open(path, size).map_err(dev_usage)?),
         BackendChoice::Fdp => {
@@ -427,12 +433,30 @@ struct Prepared {
     options: Options,
     config: StoreConfig,
     derived: Derived,
-    device: Box<dyn Device>,
+    /// None while validating a file target that is still to be created or recreated.
+    device: Option<Box<dyn Device>>,
 }
 
-fn prepare(a: &Args, name: &str, o: &Options, dataset: Option<u64>) -> anyhow::Result<Prepared> {
-    let device = open_device(a, o)?;
-    let info: DeviceInfo = device.info().clone();
+/// Checks (and, unless `dry`, opens) the device of a row. `dry` validates a file target
+/// still to be created or recreated against the size it will have, without touching it.
+fn prepare(
+    a: &Args,
+    name: &str,
+    o: &Options,
+    dataset: Option<u64>,
+    plan: FilePlan,
+    dry: bool,
+) -> anyhow::Result<Prepared> {
+    let (device, info) = match (plan, dry) {
+        (FilePlan::Create(size) | FilePlan::Recreate(size), true) => {
+            (None, planned_file_info(&a.target, size))
+        }
+        _ => {
+            let d = open_device(a, o, plan)?;
+            let info = d.info().clone();
+            (Some(d), info)
+        }
+    };
     let mut o = o.clone();
     if let Some(pages) = dataset {
         // Same dataset in bytes as the first row (the paper compares at equal DB size).
@@ -454,6 +478,42 @@ fn prepare(a: &Args, name: &str, o: &Options, dataset: Option<u64>) -> anyhow::R
         derived,
         device,
     })
+}
+
+/// What a regular file of `size` bytes will report once created (conventional, 4 KiB
+/// blocks), so rows are checked before the file is touched.
+fn planned_file_info(target: &str, size: u64) -> DeviceInfo {
+    DeviceInfo {
+        description: format!("{target} (file of {})", format_size(size)),
+        capacity: size / 4096 * 4096,
+        zoned: None,
+        streams: 1,
+        gc_unit: None,
+        virtual_time: false,
+        keeps_data: true,
+    }
+}
+
+/// What happens to a file target (created, or recreated with --recreate; an existing file
+/// is refused without it, as `run` does), decided before anything is written. FDP and ZNS
+/// need an NVMe namespace, never a file.
+fn file_plan(a: &Args, backend: BackendChoice) -> anyhow::Result<FilePlan> {
+    if ssdiq_emu::is_emu_target(&a.target) {
+        return Ok(FilePlan::NotAFile);
+    }
+    let path = Path::new(&a.target);
+    let plan = file_target::plan(path, a.drive.size_bytes()?, a.drive.recreate, Use::Store)?;
+    if plan != FilePlan::NotAFile && backend != BackendChoice::Conventional {
+        return Err(usage(format!(
+            "invalid --backend {}: {} is a regular file; FDP and ZNS need an NVMe namespace that supports them",
+            match backend {
+                BackendChoice::Fdp => "fdp",
+                _ => "zns",
+            },
+            path.display()
+        )));
+    }
+    Ok(plan)
 }
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
@@ -483,18 +543,24 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     // Validate every row before anything runs; each row then opens its device afresh (an
     // emulated drive holds its data in memory, a block device is opened exclusively).
     OpStream::new(&work, 1, a.records_per_page, a.seed).map_err(usage)?;
-    let first = prepare(&a, &names[0], &opts[0], None)?;
+    let mut plan = FilePlan::NotAFile;
+    for o in &opts {
+        plan = file_plan(&a, o.backend)?;
+    }
+    let first = prepare(&a, &names[0], &opts[0], None, plan, true)?;
     let dataset = (names.len() > 1).then_some(first.config.pages);
     drop(first);
     for (n, o) in names.iter().zip(&opts).skip(1) {
-        drop(prepare(&a, n, o, dataset)?);
+        drop(prepare(&a, n, o, dataset, plan, true)?);
     }
+    // Every row is valid: now the file target may be emptied (created by the first row).
+    file_target::apply(Path::new(&a.target), plan)?;
     let stop = ssdiq_engine::signals::stop_on_signals()?;
     ssdiq_engine::signals::drain_on_signals();
     let mut result = StoreResult::new(&a.target, &work);
     let mut interrupted = false;
     for (i, (n, o)) in names.iter().zip(&opts).enumerate() {
-        let p = prepare(&a, n, o, if i == 0 { None } else { dataset })?;
+        let p = prepare(&a, n, o, if i == 0 { None } else { dataset }, plan, false)?;
         let row = run_row(&a, p, &work, op_cpu_ns, &stop)?;
         let partial = row.outcome.partial;
         if !a.quiet {
@@ -537,7 +603,8 @@ fn run_row(
     op_cpu_ns: u64,
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
 ) -> anyhow::Result<RowResult> {
-    let info = p.device.info().clone();
+    let device = p.device.expect("rows run on an opened device");
+    let info = device.info().clone();
     let cap = info.capacity;
     let phases = Phases {
         warmup: Until {
@@ -558,7 +625,7 @@ fn run_row(
         op_cpu_ns,
     };
     let mut ops = OpStream::new(work, p.config.pages, a.records_per_page, a.seed).map_err(usage)?;
-    let mut store = Store::new(p.config.clone(), p.device).map_err(|e| {
+    let mut store = Store::new(p.config.clone(), device).map_err(|e| {
         if e.is_usage() {
             usage(format!("{}: {e}", p.name))
         } else {

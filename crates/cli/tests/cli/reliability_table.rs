@@ -203,9 +203,22 @@ fn cases() -> Vec<Case> {
         Case { note: Some(trace_kept), ..case(&["sim", "--trace", "t.csv", "--csv", "t.csv"], "overwrote the trace, exit 0") },
         Case { note: Some(unchanged("data.img")), ..case(&["io", "data.img", "--rw", "randread", "--time", "1s", "--json", "data.img"], "a read-only job replaced its target with its JSON, exit 0") },
         case(&["sim", "--capacity", "64MiB", "--block", "1MiB", "--json", "x.json", "--csv", "x.json"], "exit 0, the JSON lost"),
+        // Items 3 and 4: store rewrote an existing file without --recreate; it created or
+        // grew its target, then rejected the input.
+        Case { note: Some(unchanged("data.img")), ..case(&["store", "data.img"], "rewrote the file without --recreate") },
+        Case { note: Some(no_new_img), ..case(&["store", "new.img", "--size", "4k"], "left a 4 KiB file behind") },
+        Case { note: Some(unchanged("big.img")), ..case(&["store", "big.img", "--size", "64M", "--zone", "128M", "--recreate"], "grew the 16 MiB file to 64 MiB") },
         // Item 5: a newline in a Slurm option became a line of the job script.
         case(&["sim", "--capacity", "64MiB", "--slurm", "sl", "--slurm-opt", "--time=1\ntouch PWNED"], "wrote `touch PWNED` as a script line"),
     ]
+}
+
+fn no_new_img(d: &Path, _: &Output) -> String {
+    if d.join("new.img").exists() {
+        "new.img CREATED".into()
+    } else {
+        "no new.img".into()
+    }
 }
 
 fn trace_kept(d: &Path, _: &Output) -> String {

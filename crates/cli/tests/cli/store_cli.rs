@@ -327,3 +327,43 @@ fn in_place_ssd_waf_follows_how_full_the_drive_buffer_is() {
         "SSD WAF {programmed} (drained) vs {absorbed} (full)"
     );
 }
+
+/// A file target is checked whole before it is touched, and an existing file is rewritten
+/// only with --recreate, as `run` does (issue 30, items 3, 4 and 14).
+#[test]
+fn store_validates_everything_before_touching_a_file() {
+    let d = tempfile::tempdir().unwrap();
+    let new = d.path().join("new.img");
+    let old = d.path().join("old.img");
+    std::fs::write(&old, vec![5u8; 1 << 20]).unwrap();
+    let kept = || std::fs::read(&old).unwrap() == vec![5u8; 1 << 20];
+    // A size the store cannot use, a layout that does not fit, a size beyond the filesystem:
+    // nothing created, nothing grown.
+    usage_error(&["store", s(&new), "--size", "4k"], "zones of 4096 bytes");
+    usage_error(&["store", s(&new), "--size", "1P"], "free");
+    assert!(!new.exists());
+    usage_error(
+        &[
+            "store",
+            s(&old),
+            "--size",
+            "64M",
+            "--zone",
+            "128M",
+            "--recreate",
+        ],
+        "zones of 134217728 bytes",
+    );
+    assert!(kept());
+    // An existing file needs --recreate; FDP and ZNS need a namespace, not a file.
+    usage_error(&["store", s(&old)], "pass --recreate");
+    usage_error(
+        &["store", s(&old), "--backend", "zns", "--recreate"],
+        "regular file",
+    );
+    assert!(kept());
+    usage_error(
+        &["store", "emu:default", "--recreate"],
+        "is for file targets",
+    );
+}
