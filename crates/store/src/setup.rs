@@ -205,6 +205,13 @@ pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived
                 ));
             }
             let unit = match o.align {
+                // The unit given is the drive's erase unit: a multiple of 4 KiB, never
+                // silently rounded down to one.
+                Some(Some(u)) if u < PAGE || !u.is_multiple_of(PAGE) => {
+                    return Err(format!(
+                        "invalid --align-gc-unit {u}: expected a positive multiple of 4 KiB"
+                    ))
+                }
                 Some(Some(u)) => Some(u),
                 Some(None) => Some(info.gc_unit.ok_or_else(|| {
                     format!(

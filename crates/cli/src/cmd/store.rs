@@ -226,17 +226,109 @@ fn parse_fraction(flag: &str, s: &str) -> anyhow::Result<f64> {
     })
 }
 
-/// A bound in bytes: a plain number is in device capacities.
+/// The most a warm-up or a measured window may write, in device capacities: the paper runs
+/// to 4; beyond this a run would not end in any time worth waiting for.
+const MAX_CAPACITIES: f64 = 1000.0;
+/// The most operations `--measure-ops` may ask for.
+const MAX_OPS: f64 = 1e12;
+
+/// A bound in bytes: a plain number is in device capacities; at most [`MAX_CAPACITIES`].
 fn parse_writes(flag: &str, s: &str, capacity: u64) -> anyhow::Result<u64> {
-    if let Ok(x) = s.trim().parse::<f64>() {
-        if x.is_finite() && x >= 0.0 {
-            return Ok((x * capacity as f64) as u64);
-        }
+    let bytes = match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => x * capacity as f64,
+        _ => parse_size(s).map_err(|_| {
+            usage(format!(
+                "invalid {flag} \"{s}\": expected device capacities (like 3) or a size (like 8GiB)"
+            ))
+        })? as f64,
+    };
+    if bytes > MAX_CAPACITIES * capacity as f64 {
+        return Err(usage(format!(
+            "invalid {flag} \"{s}\": at most {MAX_CAPACITIES} device capacities ({})",
+            format_size((MAX_CAPACITIES * capacity as f64) as u64)
+        )));
     }
-    parse_size(s).map_err(|_| {
-        usage(format!(
-            "invalid {flag} \"{s}\": expected device capacities (like 3) or a size (like 8GiB)"
-        ))
+    Ok(bytes as u64)
+}
+
+/// Usage error unless `v` lies in `lo..=hi` (flags clap reads as plain integers).
+fn in_range(flag: &str, v: u32, lo: u32, hi: u32, why: &str) -> anyhow::Result<()> {
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(usage(format!(
+            "invalid {flag} \"{v}\": expected {lo} to {hi} ({why})"
+        )))
+    }
+}
+
+/// The integer flags, before anything else is looked at.
+fn check_ranges(a: &Args) -> anyhow::Result<()> {
+    in_range(
+        "--records-per-page",
+        a.records_per_page,
+        1,
+        1024,
+        "records in a 4 KiB page",
+    )?;
+    in_range("--batch", a.batch, 1, 1 << 16, "pages per eviction batch")?;
+    in_range(
+        "--workers",
+        a.workers,
+        1,
+        4096,
+        "concurrent operations on the emulated drive",
+    )?;
+    in_range(
+        "--open-zones",
+        a.open_zones,
+        1,
+        1024,
+        "zones appended at once",
+    )?;
+    in_range(
+        "--fdp-handles",
+        a.fdp_handles as u32,
+        1,
+        64,
+        "placement handles",
+    )?;
+    Ok(())
+}
+
+/// The phases' bounds on a device of `capacity` bytes, checked.
+fn phases_for(
+    a: &Args,
+    capacity: u64,
+    virtual_time: bool,
+    op_cpu_ns: u64,
+) -> anyhow::Result<Phases> {
+    Ok(Phases {
+        warmup: Until {
+            ops: None,
+            db_bytes: Some(parse_writes("--warmup", &a.warmup, capacity)?),
+        },
+        measure: match &a.measure_ops {
+            Some(n) => Until {
+                ops: Some(parse_count("--measure-ops", n)?),
+                db_bytes: None,
+            },
+            None => {
+                let b = parse_writes("--measure", &a.measure, capacity)?;
+                if b == 0 {
+                    return Err(usage(format!(
+                        "invalid --measure \"{}\": the measured window must write something (> 0)",
+                        a.measure
+                    )));
+                }
+                Until {
+                    ops: None,
+                    db_bytes: Some(b),
+                }
+            }
+        },
+        workers: if virtual_time { a.workers } else { 1 },
+        op_cpu_ns,
     })
 }
 
@@ -250,11 +342,12 @@ fn parse_count(flag: &str, s: &str) -> anyhow::Result<u64> {
     };
     num.parse::<f64>()
         .ok()
-        .filter(|v| *v > 0.0 && v.is_finite())
-        .map(|v| (v * mult) as u64)
+        .map(|v| v * mult)
+        .filter(|v| *v >= 1.0 && *v <= MAX_OPS)
+        .map(|v| v as u64)
         .ok_or_else(|| {
             usage(format!(
-                "invalid {flag} \"{s}\": expected a count like 1M or 500k"
+                "invalid {flag} \"{s}\": expected a count from 1 to {MAX_OPS:e}, like 1M or 500k"
             ))
         })
 }
@@ -471,6 +564,7 @@ fn prepare(
     };
     let (config, derived) =
         configure(&o, &info).map_err(|e| usage(format!("{name}: {e} ({})", info.description)))?;
+    phases_for(a, info.capacity, info.virtual_time, 0)?;
     Ok(Prepared {
         name: name.to_string(),
         options: o,
@@ -517,6 +611,7 @@ fn file_plan(a: &Args, backend: BackendChoice) -> anyhow::Result<FilePlan> {
 }
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    check_ranges(&a)?;
     let base = base_options(&a)?;
     let work = workload(&a)?;
     let op_cpu_ns = parse_duration_ns(&a.op_cpu).or_usage()?;
@@ -606,24 +701,7 @@ fn run_row(
     let device = p.device.expect("rows run on an opened device");
     let info = device.info().clone();
     let cap = info.capacity;
-    let phases = Phases {
-        warmup: Until {
-            ops: None,
-            db_bytes: Some(parse_writes("--warmup", &a.warmup, cap)?),
-        },
-        measure: match &a.measure_ops {
-            Some(n) => Until {
-                ops: Some(parse_count("--measure-ops", n)?),
-                db_bytes: None,
-            },
-            None => Until {
-                ops: None,
-                db_bytes: Some(parse_writes("--measure", &a.measure, cap)?.max(1)),
-            },
-        },
-        workers: if info.virtual_time { a.workers } else { 1 },
-        op_cpu_ns,
-    };
+    let phases = phases_for(a, cap, info.virtual_time, op_cpu_ns)?;
     let mut ops = OpStream::new(work, p.config.pages, a.records_per_page, a.seed).map_err(usage)?;
     let mut store = Store::new(p.config.clone(), device).map_err(|e| {
         if e.is_usage() {

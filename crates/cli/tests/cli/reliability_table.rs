@@ -208,6 +208,11 @@ fn cases() -> Vec<Case> {
         Case { note: Some(unchanged("data.img")), ..case(&["store", "data.img"], "rewrote the file without --recreate") },
         Case { note: Some(no_new_img), ..case(&["store", "new.img", "--size", "4k"], "left a 4 KiB file behind") },
         Case { note: Some(unchanged("big.img")), ..case(&["store", "big.img", "--size", "64M", "--zone", "128M", "--recreate"], "grew the 16 MiB file to 64 MiB") },
+        // Items 6, 9, 12, 13: store's numbers.
+        case(&["store", "--records-per-page", "0"], "panicked (exit 101)"),
+        case(&["store", "--measure-ops", "1e30"], "ran until killed"),
+        case(&["store", "--workers", "1000000"], "printed \"0 kops/s, SSD WAF 0.00\", exit 0"),
+        case(&["store", "--align-gc-unit", "5000"], "silently used 4 KiB zones"),
         // Item 5: a newline in a Slurm option became a line of the job script.
         case(&["sim", "--capacity", "64MiB", "--slurm", "sl", "--slurm-opt", "--time=1\ntouch PWNED"], "wrote `touch PWNED` as a script line"),
     ]

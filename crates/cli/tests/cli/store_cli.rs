@@ -186,7 +186,10 @@ fn bad_input_is_one_line_and_exit_2() {
         &["store", "--json", "/nonexistent-dir/x.json"],
         "does not exist",
     );
-    usage_error(&["store", "--open-zones", "0"], "invalid open zones 0");
+    usage_error(
+        &["store", "--open-zones", "0"],
+        "invalid --open-zones \"0\"",
+    );
     usage_error(&["store", "emu:nope"], "unknown emu profile");
     usage_error(&["store", "--data", "fast"], "invalid --data \"fast\"");
     usage_error(
@@ -366,4 +369,35 @@ fn store_validates_everything_before_touching_a_file() {
         &["store", "emu:default", "--recreate"],
         "is for file targets",
     );
+}
+
+/// Every numeric flag of `store` is bounded: 0, absurd and huge values are one line and exit
+/// 2 at once, never a panic, a run without end or "0 kops/s" (issue 30, items 6, 9, 12, 13).
+#[test]
+fn store_numeric_flags_are_bounded() {
+    let cases: &[(&str, &str)] = &[
+        ("--records-per-page", "0"),
+        ("--records-per-page", "4000000000"),
+        ("--batch", "0"),
+        ("--batch", "4000000000"),
+        ("--workers", "0"),
+        ("--workers", "1000000"),
+        ("--open-zones", "0"),
+        ("--open-zones", "4000000000"),
+        ("--fdp-handles", "0"),
+        ("--warmup", "1e300"),
+        ("--measure", "1e300"),
+        ("--measure", "0"),
+        ("--measure-ops", "1e30"),
+        ("--measure-ops", "0"),
+        ("--align-gc-unit", "5000"),
+    ];
+    for (flag, value) in cases {
+        common::refused_within(
+            &["store", "emu:default,capacity=1GiB", flag, value],
+            &[],
+            20,
+            &[flag, value],
+        );
+    }
 }
