@@ -89,7 +89,7 @@ pub fn chart_sections(results: &[&RunResult], reference: Option<&Reference>) -> 
     for probe in ["read", "write"] {
         lat.push(line(
             latency::over_time(&drives, probe),
-            &format!("P99.9 (dashed), P99 (thick) and mean (thin) of the {probe} probe in each interval of the step (60 s in the reference; per second for results without probe intervals). Spikes are stalls (garbage collection, a full write buffer); a gap is an interval in which no probe completed."),
+            &format!("P99.9 (dashed), P99 (thick) and mean (thin) of the {probe} probe in each interval of the step (60 s in the reference; per second for results without probe intervals). Spikes are stalls (garbage collection, a full write buffer); a gap is an interval in which no probe completed. Where the mean and P99 coincide (nearly every I/O took the same time), one line shows both."),
         ));
     }
     out.push(Section {

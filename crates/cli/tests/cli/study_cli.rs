@@ -76,6 +76,27 @@ fn gc_unit_finds_the_superblock_of_three_drives_exactly() {
             "{target}: {}",
             doc["findings"]
         );
+        // The page and the findings set the drive's own unit beside the one found.
+        assert_eq!(
+            doc["target"]["gc_unit_bytes"].as_u64(),
+            Some(mib << 20),
+            "the emulated drive states its superblock"
+        );
+        let said = format!("the drive's own GC unit (superblock): {mib}MiB; found {mib}MiB: exact");
+        assert!(
+            doc["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == &said[..]),
+            "{}",
+            doc["findings"]
+        );
+        let page = std::fs::read_to_string(out.join("study.html")).unwrap();
+        assert!(
+            page.contains(&format!("the drive&apos;s superblock: {mib}MiB")),
+            "a band marks the superblock on the page"
+        );
         let one = "one zone open";
         assert!(value(at(&doc, one, mib as f64), "waf") <= 1.01);
         // Every smaller zone size was tried and is clearly above 1.
