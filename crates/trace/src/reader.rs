@@ -104,7 +104,17 @@ impl BufRead for Stream {
     }
 }
 
+/// Opens a trace file. Only regular files: a trace is read more than once (its format is
+/// detected from its head, then its records are read; `io` scans it before replaying it), and
+/// a pipe would lose what the first reading consumed.
 fn open_stream(path: &Path) -> Result<Stream, TraceError> {
+    // Checked before opening: opening a FIFO without a writer would block.
+    if !std::fs::metadata(path).map_err(io_err(path))?.is_file() {
+        return Err(TraceError::Content {
+            path: path.display().to_string(),
+            what: "not a regular file (a pipe, FIFO or device); a trace is read more than once (format detection, then its records), so save it to a file first".into(),
+        });
+    }
     let file = File::open(path).map_err(io_err(path))?;
     let mut raw = BufReader::with_capacity(BUF_BYTES, file);
     let head = raw.fill_buf().map_err(io_err(path))?;

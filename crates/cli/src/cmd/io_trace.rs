@@ -12,7 +12,7 @@ use ssdiq_trace::map::Compaction;
 use ssdiq_trace::replay::{ReplayCounts, TraceReplay};
 use ssdiq_trace::scan::{scan, CompactOver, Scan};
 use ssdiq_trace::MapKind;
-use ssdiq_workload::units::{format_size, parse_size};
+use ssdiq_workload::units::{format_duration_approx, format_size, parse_size};
 
 use super::trace_args::{trace_error, TraceFlags};
 use crate::error::usage;
@@ -69,6 +69,18 @@ impl TraceSetup {
         let map = flags.map(MapKind::Direct)?;
         let compact = (map == MapKind::Compact).then_some(CompactOver::Accessed);
         let mut scan = scan(&flags.options(path)?, bs, compact).map_err(trace_error)?;
+        // A timed replay lasts the trace's span over the speed: as long as any job may run.
+        if let Speed::Scale(f) = speed {
+            let secs = scan.duration_ns as f64 / f / 1e9;
+            if secs > ssdiq_engine::job::MAX_JOB_NS as f64 / 1e9 {
+                return Err(usage(format!(
+                    "invalid --replay-speed \"{}\": the trace spans {} and would replay for {}, longer than a job may run (30 days); give a higher speed or max",
+                    f,
+                    span_text(scan.duration_ns as f64 / 1e9),
+                    format_duration_approx(secs)
+                )));
+            }
+        }
         Ok(TraceSetup {
             compaction: scan.compaction.take().map(Arc::new),
             scan,
@@ -170,4 +182,13 @@ pub fn render(r: &ReplayReport) -> String {
         let _ = writeln!(s, "  the trace ended early: {e}");
     }
     s
+}
+
+/// A trace's span, precise below a second (a short trace spans milliseconds).
+fn span_text(secs: f64) -> String {
+    if secs < 1.0 {
+        format!("{:.3} ms", secs * 1e3)
+    } else {
+        format_duration_approx(secs)
+    }
 }

@@ -5,8 +5,9 @@ use crate::common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
-use common::{assert_golden_shape, json, ok, s, ssdiq, usage_error};
+use common::{assert_golden_shape, bin, json, ok, s, ssdiq, usage_error};
 
 /// An MSR Cambridge trace: `n` requests, 1 ms apart, 70% writes, 4-32 KiB, a hot set of
 /// 64 pages taking 80% of the requests, over 4096 pages.
@@ -357,4 +358,69 @@ fn io_replays_a_trace_on_a_file_and_on_the_emulated_drive() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("map modulo"));
+}
+
+/// A trace is read more than once: a pipe is refused (it lost what format detection read:
+/// 17,335 of 20,000 requests were counted), a file given as stdin is read whole.
+#[test]
+fn a_piped_trace_is_refused_and_a_redirected_file_read_whole() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t.csv");
+    let lines: String = (0..20_000)
+        .map(|i| format!("{},h,0,Write,{},4096,0\n", 10 + i * 10, (i % 5000) * 4096))
+        .collect();
+    std::fs::write(&t, &lines).unwrap();
+    let mut child = Command::new(bin())
+        .args(["trace", "stats", "/dev/stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(lines.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a regular file"));
+    let out = Command::new(bin())
+        .args(["trace", "stats", "/dev/stdin"])
+        .stdin(std::fs::File::open(&t).unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("20000 requests"));
+}
+
+/// A timed replay is a job like any other: at most 30 days, refused at once beyond (it used to
+/// spin at 100% CPU, deaf to SIGINT, at --replay-speed 1e-10).
+#[test]
+fn a_replay_longer_than_a_job_may_run_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let t = d.path().join("t.csv");
+    std::fs::write(&t, "0,h,0,Write,0,4096,0\n200000,h,0,Write,4096,4096,0\n").unwrap();
+    let long = d.path().join("long.csv");
+    std::fs::write(
+        &long,
+        "0,h,0,Write,0,4096,0\n34560000000000,h,0,Write,4096,4096,0\n",
+    )
+    .unwrap();
+    for (trace, speed) in [(&t, "1e-10"), (&long, "1")] {
+        common::refused_within(
+            &[
+                "io",
+                "emu:default",
+                "--trace",
+                s(trace),
+                "--replay-speed",
+                speed,
+            ],
+            &[],
+            10,
+            &["--replay-speed", "longer than a job may run"],
+        );
+    }
 }
