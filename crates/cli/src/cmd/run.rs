@@ -211,6 +211,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     };
     args.drive.size_bytes()?;
     if let (Some(dir), Some(nodes)) = (&args.slurm, &args.slurm_nodes) {
+        if let Some(out) = &args.out {
+            return Err(usage(format!(
+                "invalid --out \"{}\" with --slurm: each node's results go to {}/results, the comparison to {}/report.html",
+                out.display(),
+                dir.display(),
+                dir.display()
+            )));
+        }
         // The drives are on the nodes, not here: nothing is opened.
         return super::run_slurm::write(
             dir,

@@ -11,10 +11,20 @@ use ssdiq_sweep::slurm::{job_script, quote, submit_nodes_then, Word};
 use super::slurm_cli::{absolute, argv_without, job_spec, prepare_dir, write_script};
 use crate::error::usage;
 
-/// NODE or NODE:TARGET entries.
+/// NODE or NODE:TARGET entries. A target may carry emulator options after commas
+/// (`n1:emu:default,op=0.07,n2`): an item of the form `key=value` continues the target before
+/// it. Emulated targets are checked here (an unknown profile or option fails now, not on the
+/// cluster), and no two entries may share a node and target (their results would share a
+/// directory).
 fn nodes(list: &str, default_target: &str) -> anyhow::Result<Vec<(String, String)>> {
-    let mut out = Vec::new();
+    let mut out: Vec<(String, String)> = Vec::new();
     for item in list.split(',').map(str::trim) {
+        let option = item.contains('=') && !item.contains(':');
+        if let (true, Some(last)) = (option, out.last_mut()) {
+            last.1.push(',');
+            last.1.push_str(item);
+            continue;
+        }
         let (node, target) = match item.split_once(':') {
             Some((n, t)) => (n, t),
             None => (item, default_target),
@@ -29,6 +39,21 @@ fn nodes(list: &str, default_target: &str) -> anyhow::Result<Vec<(String, String
             )));
         }
         out.push((node.to_string(), target.to_string()));
+    }
+    for (i, (node, target)) in out.iter().enumerate() {
+        if ssdiq_emu::is_emu_target(target) {
+            ssdiq_emu::EmuTarget::parse(target)
+                .and_then(|t| t.profile().map(|_| ()))
+                .map_err(|e| usage(format!("invalid --slurm-nodes target of {node}: {e}")))?;
+        }
+        if out[..i]
+            .iter()
+            .any(|(n, t)| result_name(n, t) == result_name(node, target))
+        {
+            return Err(usage(format!(
+                "invalid --slurm-nodes: {node}:{target} is given twice (both jobs would write one results directory)"
+            )));
+        }
     }
     Ok(out)
 }

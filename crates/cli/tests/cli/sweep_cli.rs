@@ -358,3 +358,44 @@ fn slurm_scripts_never_run_what_a_name_holds() {
         assert!(!fresh.exists(), "refused before anything is written");
     }
 }
+
+/// `run --slurm`: targets with emulator options, and the inputs that used to be taken
+/// silently: a node twice, an unknown profile, --out (issue 30, item 11).
+#[test]
+fn run_slurm_checks_its_nodes_and_takes_targets_with_options() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = |n: &str| d.path().join(n);
+    let refused: &[(&str, &[&str], &str)] = &[
+        ("a", &["--slurm-nodes", "n1,n1"], "given twice"),
+        (
+            "b",
+            &["--slurm-nodes", "n1:emu:nope"],
+            "unknown emu profile",
+        ),
+        ("c", &["--slurm-nodes", "n1:emu:default,nokey=1"], "nokey"),
+        ("d", &["--slurm-nodes", "n1", "--out", "x"], "with --slurm"),
+    ];
+    for (name, extra, needle) in refused {
+        let path = dir(name);
+        let mut a = vec!["run", "emu:default", "--slurm", s(&path)];
+        a.extend_from_slice(extra);
+        usage_error(&a, needle);
+        assert!(!dir(name).exists(), "{a:?} wrote nothing");
+    }
+    ok(&[
+        "run",
+        "emu:default",
+        "--slurm",
+        s(&dir("ok")),
+        "--slurm-nodes",
+        "n1:emu:default,op=0.07,n2",
+    ]);
+    let jobs: String = std::fs::read_dir(dir("ok"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("run-"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(jobs.contains("run emu:default,op=0.07 --out"), "{jobs}");
+    assert!(jobs.contains("run emu:default --out"), "{jobs}");
+}
