@@ -210,6 +210,9 @@ fn expand_rows(s: &str) -> Vec<String> {
             r => v.push(r.to_string()),
         }
     }
+    // A row named twice (table2,table3 share in-place and aligned) runs once, where first named.
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|r| seen.insert(r.clone()));
     v
 }
 
@@ -737,4 +740,18 @@ fn run_row(
         zone_size,
         outcome: out,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_named_twice_run_once() {
+        assert_eq!(
+            expand_rows("table2,table3,in-place"),
+            ["in-place", "aligned", "zns", "fdp"]
+        );
+        assert_eq!(expand_rows("table1,table1").len(), 7);
+    }
 }
