@@ -11,7 +11,8 @@
 //! - Block devices and directories are refused; no file is ever created under `/dev` (a
 //!   mistyped device name is an error, not a new regular file).
 //! - [`check_writable`] finds every one of these problems, and unwritable directories, as a
-//!   usage error before any work is done; [`check_not_input`] refuses to overwrite an input.
+//!   usage error before any work is done; [`check_apart`] refuses to overwrite an input or
+//!   to write two outputs to one file.
 //! - Termination by a signal waits while a file is written ([`ssdiq_engine::signals`]), so
 //!   a Ctrl-C never leaves a temporary file behind.
 
@@ -207,7 +208,7 @@ pub fn check_dir_writable(dir: &Path, files: &[&str]) -> anyhow::Result<()> {
 
 /// Usage error if `output` is the same file as one of `inputs` (writing it would destroy
 /// the input, e.g. `report a.json --markdown a.json`).
-pub fn check_not_input(output: &Path, inputs: &[&Path]) -> anyhow::Result<()> {
+fn check_not_input(output: &Path, inputs: &[&Path]) -> anyhow::Result<()> {
     let Ok(Sink::Replace(out)) = resolve(output) else {
         return Ok(());
     };
@@ -251,29 +252,33 @@ fn file_key(path: &Path) -> Option<FileKey> {
 /// The files a target reads: an emulated drive's profile file (`emu:path.toml,...`), or the
 /// file or device itself; nothing for a built-in profile.
 pub fn target_inputs(target: &str) -> Vec<PathBuf> {
-    match target.strip_prefix(ssdiq_emu::EMU_PREFIX) {
-        Some(rest) => {
-            let head = rest.split(',').next().unwrap_or("").trim();
-            if head.ends_with(".toml") || head.contains('/') {
-                vec![PathBuf::from(head)]
-            } else {
-                Vec::new()
-            }
-        }
-        None => vec![PathBuf::from(target)],
+    if ssdiq_emu::is_emu_target(target) {
+        ssdiq_emu::profile_file(target)
+            .map(Path::to_path_buf)
+            .into_iter()
+            .collect()
+    } else {
+        vec![PathBuf::from(target)]
     }
 }
 
 /// Every output of one command, checked before any work: each can be written
-/// ([`check_writable`]), none is one of `inputs` (a trace, a target file, a profile, a shard:
-/// compared by file identity, through symlinks), and no two are the same file. `outputs`
-/// pairs each flag with its path, if given, for the message.
+/// ([`check_writable`]) and [`check_apart`].
 pub fn check_outputs(outputs: &[(&str, Option<&Path>)], inputs: &[PathBuf]) -> anyhow::Result<()> {
+    for path in outputs.iter().filter_map(|o| o.1) {
+        check_writable(path)?;
+    }
+    check_apart(outputs, inputs)
+}
+
+/// None of `outputs` is one of `inputs` (a trace, a target file, a profile, a shard: compared
+/// by file identity, through symlinks), and no two are the same file. `outputs` pairs each
+/// flag with its path, if given, for the message.
+pub fn check_apart(outputs: &[(&str, Option<&Path>)], inputs: &[PathBuf]) -> anyhow::Result<()> {
     let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     let mut seen: Vec<(&str, FileKey)> = Vec::new();
     for &(flag, path) in outputs {
         let Some(path) = path else { continue };
-        check_writable(path)?;
         check_not_input(path, &input_refs)?;
         if let Some(key) = file_key(path) {
             if let Some((other, _)) = seen.iter().find(|(_, k)| *k == key) {

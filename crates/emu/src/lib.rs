@@ -29,4 +29,4 @@ pub use executor::{drive_health, drive_write_counters, EmuExecutor, EmuSpec};
 pub use profile::{
     builtin, builtin_names, sources, ParamSource, Profile, ProfileError, Spec, BUILTIN,
 };
-pub use target::{is_emu_target, EmuTarget, EMU_PREFIX};
+pub use target::{is_emu_target, profile_file, EmuTarget, EMU_PREFIX};

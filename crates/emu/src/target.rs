@@ -20,6 +20,18 @@ pub fn is_emu_target(target: &str) -> bool {
 
 /// An `emu:` target split into its profile's TOML text and its `key=value` overrides, unparsed:
 /// what `ssdiq info` reads each parameter's source comment from.
+/// True if an `emu:` target's head is a profile file rather than a built-in name.
+fn names_a_file(head: &str) -> bool {
+    head.ends_with(".toml") || head.contains('/')
+}
+
+/// The profile file an `emu:` target reads (`emu:path/p.toml,op=0.1` -> `path/p.toml`);
+/// `None` for a built-in profile or a target that is not emulated.
+pub fn profile_file(target: &str) -> Option<&std::path::Path> {
+    let head = target.strip_prefix(EMU_PREFIX)?.split(',').next()?.trim();
+    names_a_file(head).then(|| std::path::Path::new(head))
+}
+
 #[derive(Clone, Debug)]
 pub struct EmuTarget {
     /// The target as given.
@@ -40,7 +52,7 @@ impl EmuTarget {
         })?;
         let mut parts = rest.split(',');
         let head = parts.next().unwrap_or("").trim();
-        let text = if head.ends_with(".toml") || head.contains('/') {
+        let text = if names_a_file(head) {
             read_text(std::path::Path::new(head), CONFIG_LIMIT)
                 .map_err(|e| bad(format!("cannot read emu profile \"{head}\": {e}")))?
         } else {

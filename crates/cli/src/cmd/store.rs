@@ -594,18 +594,22 @@ fn planned_file_info(target: &str, size: u64) -> DeviceInfo {
 /// What happens to a file target (created, or recreated with --recreate; an existing file
 /// is refused without it, as `run` does), decided before anything is written. FDP and ZNS
 /// need an NVMe namespace, never a file.
-fn file_plan(a: &Args, backend: BackendChoice) -> anyhow::Result<FilePlan> {
+fn file_plan(a: &Args, rows: &[Options]) -> anyhow::Result<FilePlan> {
     if ssdiq_emu::is_emu_target(&a.target) {
         return Ok(FilePlan::NotAFile);
     }
     let path = Path::new(&a.target);
     let plan = file_target::plan(path, a.drive.size_bytes()?, a.drive.recreate, Use::Store)?;
-    if plan != FilePlan::NotAFile && backend != BackendChoice::Conventional {
+    let namespace_only = rows
+        .iter()
+        .find(|o| o.backend != BackendChoice::Conventional);
+    if let (false, Some(o)) = (plan == FilePlan::NotAFile, namespace_only) {
         return Err(usage(format!(
             "invalid --backend {}: {} is a regular file; FDP and ZNS need an NVMe namespace that supports them",
-            match backend {
-                BackendChoice::Fdp => "fdp",
-                _ => "zns",
+            if o.backend == BackendChoice::Fdp {
+                "fdp"
+            } else {
+                "zns"
             },
             path.display()
         )));
@@ -641,10 +645,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     // Validate every row before anything runs; each row then opens its device afresh (an
     // emulated drive holds its data in memory, a block device is opened exclusively).
     OpStream::new(&work, 1, a.records_per_page, a.seed).map_err(usage)?;
-    let mut plan = FilePlan::NotAFile;
-    for o in &opts {
-        plan = file_plan(&a, o.backend)?;
-    }
+    let plan = file_plan(&a, &opts)?;
     let first = prepare(&a, &names[0], &opts[0], None, plan, true)?;
     let dataset = (names.len() > 1).then_some(first.config.pages);
     drop(first);
