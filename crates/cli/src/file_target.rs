@@ -106,13 +106,23 @@ pub fn plan(path: &Path, size: Option<u64>, recreate: bool, use_: Use) -> anyhow
     }
 }
 
+/// The directory a file at `path` would be created in.
+fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Bytes a new file at `path` could take, and its directory as shown; `None` if unknown.
+pub fn free_space(path: &Path) -> Option<(u64, String)> {
+    let dir = parent_dir(path);
+    free_bytes(dir).ok().map(|f| (f, dir.display().to_string()))
+}
+
 /// Usage error unless `size` bytes fit in the free space of `path`'s filesystem plus
 /// `held`, what the file there already occupies.
 fn check_space(path: &Path, size: u64, held: u64) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = parent_dir(path);
     let Ok(free) = free_bytes(dir) else {
         // The engine reports a missing directory in its own words.
         return Ok(());

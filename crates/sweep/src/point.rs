@@ -9,7 +9,7 @@ use ssdiq_flash::{FtlConfig, GcMode, GcPolicy, Geometry, SimConfig};
 use ssdiq_schema::{SimParams, SimTrace};
 use ssdiq_trace::draws::Mapping;
 use ssdiq_trace::map::Compaction;
-use ssdiq_trace::scan::{scan, CompactOver, Scan};
+use ssdiq_trace::scan::{scan, CompactLimit, CompactOver, Scan};
 use ssdiq_trace::MapKind;
 use ssdiq_workload::units::format_size;
 use ssdiq_workload::{PageStream, Pattern, StreamConfig};
@@ -70,7 +70,7 @@ pub fn points(axes: &Axes) -> Result<Vec<Point>, SweepError> {
                                 for (w, workload) in axes.workloads.iter().enumerate() {
                                     let trace = match workload {
                                         Workload::Trace(t) => {
-                                            Some(trace_scan(&mut scans, w, t, page)?)
+                                            Some(trace_scan(&mut scans, w, t, page, axes)?)
                                         }
                                         Workload::Pattern(_) => None,
                                     };
@@ -114,11 +114,19 @@ fn trace_scan(
     w: usize,
     t: &TraceWorkload,
     page: u64,
+    axes: &Axes,
 ) -> Result<Scanned, SweepError> {
     if let Some(s) = cache.get(&(w, page)) {
         return Ok(s.clone());
     }
-    let compact = (t.map == MapKind::Compact).then_some(CompactOver::Writes);
+    // No drive of the sweep holds more pages than its raw capacity: a footprint beyond the
+    // largest is refused while the map is still that small.
+    let largest = axes.capacities.iter().copied().max().unwrap_or(0);
+    let limit = CompactLimit {
+        pages: largest / page,
+        what: format!("the largest --capacity ({})", format_size(largest)),
+    };
+    let compact = (t.map == MapKind::Compact).then_some((CompactOver::Writes, &limit));
     let mut sc = scan(&t.options, page, compact)?;
     let s = Scanned {
         compaction: sc.compaction.take().map(Arc::new),

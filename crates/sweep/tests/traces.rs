@@ -178,7 +178,7 @@ fn traces_that_do_not_fit_or_cannot_run_are_refused_before_running() {
     ))
     .unwrap_err();
     assert!(e.is_input());
-    assert!(e.to_string().contains("footprint of 20000 pages"), "{e}");
+    assert!(e.to_string().contains("past 16384 distinct pages"), "{e}");
     let e = points(&axes(
         trace(&path, MapKind::Modulo),
         Writes::Passes(1.0),

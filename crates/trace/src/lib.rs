@@ -4,7 +4,8 @@
 //!
 //! Crate invariants:
 //! - Streaming: a trace is read front to back in constant memory; what grows is only the
-//!   footprint structures (one entry per distinct page) that statistics and compaction need.
+//!   footprint structures that statistics (one entry per distinct page of a short request, a
+//!   few per long one) and compaction (one per distinct page, bounded by the caller) need.
 //! - Every record is a [`TraceRecord`] in bytes and nanoseconds; the consumers turn records
 //!   into the workload crate's page [`ssdiq_workload::Request`]s and [`ssdiq_workload::Draw`]s
 //!   ([`replay`], [`draws`]), so the simulator and the engine take traces like patterns.
@@ -16,6 +17,7 @@ pub mod error;
 pub mod fields;
 pub mod format;
 pub mod map;
+pub mod page_counts;
 mod parse;
 pub mod reader;
 pub mod record;

@@ -50,7 +50,7 @@ impl fmt::Display for MapKind {
 }
 
 /// Pages are keyed with the device's dense index in the top 16 bits.
-const PAGE_BITS: u32 = 48;
+pub const PAGE_KEY_BITS: u32 = 48;
 
 /// Dense device indices, so (device, page) packs into one `u64` key.
 #[derive(Clone, Debug, Default)]
@@ -63,7 +63,7 @@ impl PageKeys {
     /// The key of `page` on `device`; `None` beyond 2^48 pages or 65536 devices.
     #[inline]
     pub fn key(&mut self, device: u32, page: u64) -> Option<u64> {
-        if page >> PAGE_BITS != 0 {
+        if page >> PAGE_KEY_BITS != 0 {
             return None;
         }
         let dev = match self.last {
@@ -71,14 +71,14 @@ impl PageKeys {
             _ => {
                 let n = self.devices.len() as u64;
                 let i = *self.devices.entry(device).or_insert(n);
-                if i >> (64 - PAGE_BITS) != 0 {
+                if i >> (64 - PAGE_KEY_BITS) != 0 {
                     return None;
                 }
                 self.last = Some((device, i));
                 i
             }
         };
-        Some(dev << PAGE_BITS | page)
+        Some(dev << PAGE_KEY_BITS | page)
     }
 
     /// Distinct devices seen.
@@ -110,12 +110,12 @@ impl Compaction {
     /// The target page of `page` on `device`, if the trace touched it.
     #[inline]
     pub fn get(&self, device: u32, page: u64) -> Option<u64> {
-        if page >> PAGE_BITS != 0 {
+        if page >> PAGE_KEY_BITS != 0 {
             return None;
         }
         let dev = *self.keys.devices.get(&device)?;
         self.index
-            .get(&(dev << PAGE_BITS | page))
+            .get(&(dev << PAGE_KEY_BITS | page))
             .map(|&v| v as u64)
     }
 

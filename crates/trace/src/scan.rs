@@ -19,6 +19,15 @@ pub enum CompactOver {
     Accessed,
 }
 
+/// The most distinct pages the `compact` map may hold, and what sets that bound (named in
+/// the error): the target, or the memory available. The map then never grows past it, however
+/// large a request is.
+#[derive(Clone, Debug)]
+pub struct CompactLimit {
+    pub pages: u64,
+    pub what: String,
+}
+
 /// What one pass found, in pages of `unit` bytes.
 #[derive(Clone, Debug)]
 pub struct Scan {
@@ -67,12 +76,15 @@ impl Scan {
     }
 }
 
-/// Reads the whole trace once. `compact`: build the `compact` map over those pages.
+/// Reads the whole trace once. `compact`: build the `compact` map over those pages, within
+/// its limit.
 pub fn scan(
     opts: &TraceOptions,
     unit: u64,
-    compact: Option<CompactOver>,
+    compact: Option<(CompactOver, &CompactLimit)>,
 ) -> Result<Scan, TraceError> {
+    let limit = compact.map(|c| c.1);
+    let compact = compact.map(|c| c.0);
     assert!(unit > 0, "page unit must be > 0");
     let mut reader = TraceReader::open(opts)?;
     let mut s = Scan {
@@ -133,6 +145,13 @@ pub fn scan(
             None => false,
         };
         if let (true, Some(c)) = (maps, s.compaction.as_mut()) {
+            let limit = limit.expect("a compact scan has a limit");
+            // A request that alone outgrows the map is refused before any page is mapped.
+            if pages > limit.pages {
+                return Err(beyond_limit(
+                    opts, &reader, &r, s.records, pages, unit, limit,
+                ));
+            }
             if s.sequence
                 .as_ref()
                 .is_some_and(|q| q.len() as u64 + pages > SEQUENCE_LIMIT as u64)
@@ -140,6 +159,11 @@ pub fn scan(
                 s.sequence = None;
             }
             for p in first..=last {
+                if c.len() >= limit.pages && c.get(r.device, p).is_none() {
+                    return Err(beyond_limit(
+                        opts, &reader, &r, s.records, pages, unit, limit,
+                    ));
+                }
                 let Some(i) = c.assign(r.device, p) else {
                     return Err(TraceError::Content {
                         path: opts.path.display().to_string(),
@@ -201,4 +225,36 @@ pub fn scan(
         });
     }
     Ok(s)
+}
+
+fn beyond_limit(
+    opts: &TraceOptions,
+    reader: &TraceReader,
+    r: &crate::record::TraceRecord,
+    record: u64,
+    pages: u64,
+    unit: u64,
+    limit: &CompactLimit,
+) -> TraceError {
+    TraceError::Content {
+        path: opts.path.display().to_string(),
+        what: format!(
+            "record {record} ({} of {} bytes at offset {} of device {}) takes the compact map past {} distinct pages of {unit} bytes, what {} holds{}; use a larger target or --trace-map modulo",
+            match r.op {
+                Op::Read => "a read",
+                Op::Trim => "a trim",
+                _ => "a write",
+            },
+            r.len,
+            r.offset,
+            reader.device_name(r.device),
+            limit.pages,
+            limit.what,
+            if pages > limit.pages {
+                format!(" (the request alone spans {pages} pages)")
+            } else {
+                String::new()
+            }
+        ),
+    }
 }

@@ -12,20 +12,22 @@
 //! - write skew: page writes per written page; "top X%" is the share of page writes that
 //!   the X% most written of the written pages received.
 //!
-//! Memory: one hash entry per distinct page (16 bytes plus table overhead), one per device.
+//! Memory: one hash entry per distinct page of the short requests (up to 64 pages), a few
+//! ranges per longer request ([`crate::page_counts`]), one entry per device.
 
 use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use ssdiq_workload::analysis::{count_distribution, top_shares, TopShare};
+use ssdiq_workload::analysis::{top_shares, TopShare};
 use ssdiq_workload::Op;
 
-use crate::map::PageKeys;
+use crate::map::{PageKeys, PAGE_KEY_BITS};
+use crate::page_counts::PageCounts;
 use crate::record::TraceRecord;
 
-/// Largest size bucket: 2^30 bytes and above share the last one.
+/// Largest size bucket: requests above 2^29 bytes share the last one.
 const MAX_SIZE_LOG2: u32 = 30;
 const MIN_SIZE_LOG2: u32 = 9;
 /// Devices listed by name (the busiest ones).
@@ -61,7 +63,7 @@ pub struct Footprint {
 #[derive(Clone, Debug, Serialize)]
 pub struct SizeBucket {
     /// Requests of more than half this and at most this many bytes (the first bucket: at
-    /// most this many).
+    /// most this many; the last, `u64::MAX`: every request above 512 MiB).
     pub up_to_bytes: u64,
     pub read: u64,
     pub write: u64,
@@ -133,8 +135,7 @@ pub struct TraceStatsBuilder {
     last_end: FxHashMap<u64, u64>,
     sizes: [[u64; 3]; (MAX_SIZE_LOG2 - MIN_SIZE_LOG2 + 1) as usize],
     keys: PageKeys,
-    /// Page key -> writes (low 32 bits) and reads (high 32 bits), both saturating.
-    pages: FxHashMap<u64, u64>,
+    pages: PageCounts,
     devices: FxHashMap<u32, u64>,
     gaps: Histogram<u64>,
     /// Exact sum of the gaps (the histogram's mean is only as exact as its buckets).
@@ -174,7 +175,7 @@ impl TraceStatsBuilder {
             last_end: FxHashMap::default(),
             sizes: [[0; 3]; (MAX_SIZE_LOG2 - MIN_SIZE_LOG2 + 1) as usize],
             keys: PageKeys::default(),
-            pages: FxHashMap::default(),
+            pages: PageCounts::default(),
             devices: FxHashMap::default(),
             // Gaps up to 2^50 ns (13 days); longer ones count as that.
             gaps: Histogram::new_with_bounds(1, 1 << 50, 3).expect("valid bounds"),
@@ -219,19 +220,21 @@ impl TraceStatsBuilder {
         self.min_offset = self.min_offset.min(r.offset);
         self.max_end = self.max_end.max(r.end());
         let (first, last) = r.pages(self.page);
-        let inc = if r.op == Op::Read { 1u64 << 32 } else { 1 };
-        for p in first..=last {
-            let Some(k) = self.keys.key(r.device, p) else {
-                self.unmapped += 1;
-                continue;
-            };
-            let v = self.pages.entry(k).or_insert(0);
-            // Saturate each half at 2^32 - 1.
-            let half = if inc == 1 { *v & 0xffff_ffff } else { *v >> 32 };
-            if half < 0xffff_ffff {
-                *v += inc;
-            }
+        // Pages beyond 2^48 into a device have no key.
+        let keyed_last = last.min((1 << PAGE_KEY_BITS) - 1);
+        if first > keyed_last {
+            self.unmapped += last - first + 1;
+            return;
         }
+        self.unmapped += last - keyed_last;
+        let (Some(a), Some(b)) = (
+            self.keys.key(r.device, first),
+            self.keys.key(r.device, keyed_last),
+        ) else {
+            self.unmapped += keyed_last - first + 1;
+            return;
+        };
+        self.pages.add(a, b, r.op != Op::Read);
     }
 
     /// The statistics; `device_name` names device ids as the file does.
@@ -256,23 +259,29 @@ impl TraceStatsBuilder {
         let requests = read.requests + write.requests + trim.requests;
         let (mut read_pages, mut written_pages, mut read_only) = (0u64, 0u64, 0u64);
         let mut page_writes = 0u64;
-        let write_counts = self.pages.values().filter_map(|&v| {
-            let w = v & 0xffff_ffff;
-            (w > 0).then_some(w)
-        });
-        let dist: BTreeMap<u64, u64> = count_distribution(write_counts);
-        for &v in self.pages.values() {
-            let (w, r) = (v & 0xffff_ffff, v >> 32);
-            page_writes += w;
-            if w > 0 {
-                written_pages += 1;
-            }
-            if r > 0 {
-                read_pages += 1;
-                if w == 0 {
-                    read_only += 1;
+        let mut footprint_pages = 0u64;
+        // Write count -> pages; most counts are small, so those go to an array, not the tree.
+        let mut small = [0u64; 1024];
+        let mut dist: BTreeMap<u64, u64> = BTreeMap::new();
+        self.pages.for_each(|c, n| {
+            footprint_pages += n;
+            page_writes = page_writes.saturating_add(c.writes.saturating_mul(n));
+            if c.writes > 0 {
+                written_pages += n;
+                match small.get_mut(c.writes as usize) {
+                    Some(k) => *k += n,
+                    None => *dist.entry(c.writes).or_default() += n,
                 }
             }
+            if c.reads > 0 {
+                read_pages += n;
+                if c.writes == 0 {
+                    read_only += n;
+                }
+            }
+        });
+        for (c, &k) in small.iter().enumerate().filter(|(_, &k)| k > 0) {
+            dist.insert(c as u64, k);
         }
         let top = top_shares(&dist, written_pages.max(1), page_writes);
         let mut sizes = Vec::new();
@@ -283,7 +292,11 @@ impl TraceStatsBuilder {
             .unwrap_or(0);
         for (k, b) in self.sizes.iter().enumerate().take(last_used + 1) {
             sizes.push(SizeBucket {
-                up_to_bytes: 1 << (k as u32 + MIN_SIZE_LOG2),
+                up_to_bytes: if k as u32 == MAX_SIZE_LOG2 - MIN_SIZE_LOG2 {
+                    u64::MAX
+                } else {
+                    1 << (k as u32 + MIN_SIZE_LOG2)
+                },
                 read: b[0],
                 write: b[1],
                 trim: b[2],
@@ -294,7 +307,6 @@ impl TraceStatsBuilder {
         let us = |ns: u64| ns as f64 / 1e3;
         let g = &self.gaps;
         let duration_s = self.max_time as f64 / 1e9;
-        let footprint_pages = self.pages.len() as u64;
         TraceStats {
             file: file.to_string(),
             format: format.to_string(),

@@ -8,11 +8,16 @@ use std::sync::Arc;
 
 use ssdiq_trace::draws::{Mapping, TraceDraws};
 use ssdiq_trace::replay::TraceReplay;
-use ssdiq_trace::scan::{scan, CompactOver};
+use ssdiq_trace::scan::{scan, CompactLimit, CompactOver};
 use ssdiq_trace::{BlkAction, Format, MapKind, TraceOptions, TraceRecord, TraceStatsBuilder};
 use ssdiq_workload::{Draw, DrawSource, Op, Request, TimedSource};
 
 const K: u64 = 4096;
+
+static UNLIMITED: CompactLimit = CompactLimit {
+    pages: u64::MAX,
+    what: String::new(),
+};
 
 fn rec(t_us: u64, op: Op, offset: u64, len: u64) -> TraceRecord {
     TraceRecord {
@@ -33,7 +38,7 @@ fn trace(dir: &tempfile::TempDir, recs: &[TraceRecord]) -> PathBuf {
 
 /// Draws of the trace at `p`; `memory`: from the scan's in-memory pass (compact only).
 fn draws_from(p: &PathBuf, map: MapKind, target: u64, memory: bool) -> Result<TraceDraws, String> {
-    let compact = (map == MapKind::Compact).then_some(CompactOver::Writes);
+    let compact = (map == MapKind::Compact).then_some((CompactOver::Writes, &UNLIMITED));
     let mut s = scan(&TraceOptions::new(p), K, compact).map_err(|e| e.to_string())?;
     let c = s.compaction.take().map(Arc::new);
     let seq = s.sequence.take().map(Arc::new).filter(|_| memory);
@@ -115,6 +120,41 @@ fn modulo_and_direct_draws() {
 }
 
 #[test]
+fn the_compact_map_stops_at_its_limit_and_refuses_a_huge_request_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = CompactLimit {
+        pages: 100,
+        what: "the test's bound".into(),
+    };
+    let scan_of = |recs: &[TraceRecord]| {
+        let p = trace(&dir, recs);
+        scan(
+            &TraceOptions::new(&p),
+            K,
+            Some((CompactOver::Writes, &limit)),
+        )
+        .map(|s| s.compaction.unwrap().len())
+        .map_err(|e| e.to_string())
+    };
+    // One write of 2^40 bytes: refused before any of its 2^28 pages is mapped.
+    let e = scan_of(&[rec(0, Op::Write, 0, 1 << 40)]).unwrap_err();
+    assert!(
+        e.contains("record 1") && e.contains("268435456 pages") && e.contains("the test's bound"),
+        "{e}"
+    );
+    // Exactly the limit fits; rewriting those pages adds nothing; one page more is refused.
+    let fits = [rec(0, Op::Write, 0, 100 * K), rec(1, Op::Write, 0, 100 * K)];
+    assert_eq!(scan_of(&fits), Ok(100));
+    let mut over = fits.to_vec();
+    over.push(rec(2, Op::Write, 100 * K, K));
+    let e = scan_of(&over).unwrap_err();
+    assert!(
+        e.contains("record 3") && e.contains("past 100 distinct pages"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_trace_without_writes_cannot_drive_the_simulator() {
     let dir = tempfile::tempdir().unwrap();
     let p = trace(&dir, &[rec(0, Op::Read, 0, K)]);
@@ -123,7 +163,7 @@ fn a_trace_without_writes_cannot_drive_the_simulator() {
 }
 
 fn replay(p: &PathBuf, map: MapKind, units: u64, max_units: u64) -> Vec<(u64, Request)> {
-    let compact = (map == MapKind::Compact).then_some(CompactOver::Accessed);
+    let compact = (map == MapKind::Compact).then_some((CompactOver::Accessed, &UNLIMITED));
     let mut s = scan(&TraceOptions::new(p), K, compact).unwrap();
     let c = s.compaction.take().map(Arc::new);
     let m = Mapping::new(map, &s, c, units, "the target").unwrap();

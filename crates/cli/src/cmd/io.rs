@@ -20,7 +20,9 @@ use ssdiq_engine::{
     Progress, RealExecutor, RunControl,
 };
 use ssdiq_suite::device::NvmeCounters;
-use ssdiq_workload::units::{format_size, parse_duration_ns, parse_rate, parse_size};
+use ssdiq_workload::units::{
+    format_size, format_size_approx, parse_duration_ns, parse_rate, parse_size,
+};
 use ssdiq_workload::{DataPattern, Pattern, RwMix};
 
 use super::io_trace::TraceSetup;
@@ -443,11 +445,23 @@ fn real_setup(
         .transpose()
         .or_usage()?;
     // A replay sizes a new file to the trace's footprint unless --size says otherwise.
-    let size = size.or_else(|| {
-        (!args.target.exists())
-            .then(|| trace.and_then(TraceSetup::natural_range))
-            .flatten()
-    });
+    let natural = (size.is_none() && !args.target.exists())
+        .then(|| trace.and_then(TraceSetup::natural_range))
+        .flatten();
+    if let (Some(n), Some(t)) = (natural, trace) {
+        if let Some((free, dir)) = file_target::free_space(&args.target) {
+            if n > free {
+                return Err(usage(format!(
+                    "{} does not exist and the trace needs {} of it ({}), but the filesystem of {dir} has {} free; give --size with --trace-map modulo to fold the trace onto less",
+                    args.target.display(),
+                    format_size(n),
+                    t.natural_range_what(),
+                    format_size_approx(free as f64)
+                )));
+            }
+        }
+    }
+    let size = size.or(natural);
     // A file must hold the job's extent: --offset plus --size.
     let offset = offset_arg(args)?;
     let size = size.map(|s| s.saturating_add(offset));
@@ -529,6 +543,37 @@ fn check_io_outputs(args: &Args) -> anyhow::Result<()> {
     )
 }
 
+/// The bytes the target can offer a replay, and what they are: the emulated drive's capacity,
+/// --size, an existing file's or device's size, or a new file's free filesystem space.
+fn target_room(args: &Args, target: &str) -> anyhow::Result<Option<(u64, String)>> {
+    if ssdiq_emu::is_emu_target(target) {
+        let p = EmuExecutor::profile_of(target).map_err(engine_usage)?;
+        let cap = p
+            .capacity_bytes()
+            .map_err(|e| usage(format!("{target}: {e}")))?;
+        return Ok(Some((cap, format!("{target} ({})", format_size(cap)))));
+    }
+    if let Some(s) = &args.size {
+        let b = parse_size(s).or_usage()?;
+        return Ok(Some((b, format!("--size {}", format_size(b)))));
+    }
+    if !args.target.exists() {
+        return Ok(file_target::free_space(&args.target).map(|(free, dir)| {
+            (
+                free,
+                format!(
+                    "the free space of {dir}'s filesystem ({})",
+                    format_size_approx(free as f64)
+                ),
+            )
+        }));
+    }
+    Ok(TargetFacts::probe(&args.target)
+        .ok()
+        .and_then(|f| f.size)
+        .map(|n| (n, format!("{} ({})", args.target.display(), format_size(n)))))
+}
+
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     // Handlers first: a Ctrl-C during setup ends the command at once, nothing written.
     let stop = ssdiq_engine::signals::stop_on_signals()?;
@@ -545,6 +590,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 bs,
                 &args.replay_speed,
                 &args.trace_max_io,
+                target_room(&args, &target)?,
             )?)
         }
         None => None,

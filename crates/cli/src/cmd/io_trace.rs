@@ -10,12 +10,16 @@ use ssdiq_engine::{Replay, ReplaySummary, Speed};
 use ssdiq_trace::draws::Mapping;
 use ssdiq_trace::map::Compaction;
 use ssdiq_trace::replay::{ReplayCounts, TraceReplay};
-use ssdiq_trace::scan::{scan, CompactOver, Scan};
+use ssdiq_trace::scan::{scan, CompactLimit, CompactOver, Scan};
 use ssdiq_trace::MapKind;
-use ssdiq_workload::units::{format_duration_approx, format_size, parse_size};
+use ssdiq_workload::units::{format_duration_approx, format_size, format_size_approx, parse_size};
 
 use super::trace_args::{trace_error, TraceFlags};
 use crate::error::usage;
+
+/// Memory one page of the `compact` map may take at its peak: a 12-byte entry, the table's
+/// slack, and the copy while it grows.
+const COMPACT_ENTRY_BYTES: u64 = 48;
 
 /// The scanned trace and how to replay it.
 pub struct TraceSetup {
@@ -46,13 +50,15 @@ pub struct ReplayReport {
 }
 
 impl TraceSetup {
-    /// Reads the trace once in units of `bs`.
+    /// Reads the trace once in units of `bs`. `room`: the bytes the target can offer and
+    /// what they are, where known (the `compact` map may not outgrow them).
     pub fn new(
         path: &Path,
         flags: &TraceFlags,
         bs: u64,
         speed: &str,
         max_io: &str,
+        room: Option<(u64, String)>,
     ) -> anyhow::Result<TraceSetup> {
         let speed = Speed::parse(speed).map_err(usage)?;
         let max_io_bytes = parse_size(max_io).ok().filter(|&m| m > 0).ok_or_else(|| {
@@ -67,7 +73,23 @@ impl TraceSetup {
             )));
         }
         let map = flags.map(MapKind::Direct)?;
-        let compact = (map == MapKind::Compact).then_some(CompactOver::Accessed);
+        // The map takes a hash entry per distinct page: it may not outgrow the target, nor
+        // the memory there is.
+        let (avail, source) = crate::limits::available_memory()?;
+        let mut limit = CompactLimit {
+            pages: avail / COMPACT_ENTRY_BYTES,
+            what: format!(
+                "the memory available ({}, {source}) at {COMPACT_ENTRY_BYTES} bytes a page",
+                format_size_approx(avail as f64)
+            ),
+        };
+        if let Some((bytes, what)) = room.filter(|r| r.0 / bs < limit.pages) {
+            limit = CompactLimit {
+                pages: bytes / bs,
+                what,
+            };
+        }
+        let compact = (map == MapKind::Compact).then_some((CompactOver::Accessed, &limit));
         let mut scan = scan(&flags.options(path)?, bs, compact).map_err(trace_error)?;
         // A timed replay lasts the trace's span over the speed: as long as any job may run.
         if let Speed::Scale(f) = speed {
@@ -99,6 +121,15 @@ impl TraceSetup {
             MapKind::Direct => Some(self.scan.direct_pages().max(1) * bs),
             MapKind::Compact => Some(self.compaction.as_ref().map_or(1, |c| c.len().max(1)) * bs),
             MapKind::Modulo => None,
+        }
+    }
+
+    /// What [`Self::natural_range`] measures, for messages.
+    pub fn natural_range_what(&self) -> &'static str {
+        match self.map {
+            MapKind::Direct => "the span of its offsets, --trace-map direct",
+            MapKind::Compact => "its footprint, --trace-map compact",
+            MapKind::Modulo => "nothing: --trace-map modulo folds it",
         }
     }
 

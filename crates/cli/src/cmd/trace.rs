@@ -264,7 +264,11 @@ fn render(s: &TraceStats) -> String {
         let _ = writeln!(
             o,
             "{:<10} {:>10} {:>10} {:>10}",
-            size(b.up_to_bytes),
+            if b.up_to_bytes == u64::MAX {
+                format!("> {}", size(1 << 29))
+            } else {
+                size(b.up_to_bytes)
+            },
             b.read,
             b.write,
             b.trim

@@ -5,7 +5,7 @@
 //! table (review the diff).
 //!
 //! Each case runs in a fresh directory (paths in the table are relative to it) holding
-//! `data.img` (1 MiB), `big.img` (16 MiB), `t.csv` (an MSR trace), `sample.json` (a run
+//! `data.img` (1 MiB), `big.img` (16 MiB), `t.csv` (an MSR trace), `huge.csv` (one write of 1 TiB), `sample.json` (a run
 //! result), `adir/`, a FIFO
 //! `fifo`, and symlinks `null` -> /dev/null and `full` -> /dev/full. `LOOP` is a loop device
 //! over a 16 MiB file, `FREELOOP` an unattached one, `ro/` a read-only tmpfs: those rows need
@@ -216,9 +216,22 @@ fn cases() -> Vec<Case> {
         // Items 7 and 10: a replay without end; a trace read through a pipe or FIFO.
         case(&["io", "emu:default", "--trace", "t.csv", "--replay-speed", "1e-15"], "spun at 100% CPU, deaf to SIGINT and SIGTERM (at 1e-10 on a 20,000-line trace)"),
         case(&["trace", "stats", "null"], "counted what format detection left of a pipe (17,335 of 20,000 requests)"),
+        // Item 8: one request of 2^40 bytes (`huge.csv`).
+        Case { note: Some(footprint_line), ..case(&["trace", "stats", "huge.csv"], "aborted after 32 s allocating 9 GB (exit 134)") },
+        case(&["sim", "--trace", "huge.csv"], "aborted allocating (exit 134)"),
+        case(&["io", "emu:default", "--trace", "huge.csv", "--trace-map", "compact"], "aborted allocating (exit 134)"),
+        Case { note: Some(no_new_img), ..case(&["io", "new.img", "--trace", "huge.csv"], "said `invalid --size \"1TiB\"` though no --size was given") },
         // Item 5: a newline in a Slurm option became a line of the job script.
         case(&["sim", "--capacity", "64MiB", "--slurm", "sl", "--slurm-opt", "--time=1\ntouch PWNED"], "wrote `touch PWNED` as a script line"),
     ]
+}
+
+fn footprint_line(_: &Path, o: &Output) -> String {
+    let out = String::from_utf8_lossy(&o.stdout);
+    out.lines()
+        .find(|l| l.starts_with("footprint:"))
+        .map(|l| format!("`{}`", l.split(';').next().unwrap_or(l)))
+        .unwrap_or_default()
 }
 
 fn no_new_img(d: &Path, _: &Output) -> String {
@@ -240,11 +253,15 @@ fn trace_kept(d: &Path, _: &Output) -> String {
 /// `t.csv`: a short MSR trace.
 const TRACE: &str = "10,h,0,Write,0,4096,0\n20,h,0,Write,4096,4096,0\n30,h,0,Read,0,4096,0\n";
 
+/// `huge.csv`: one MSR write of 2^40 bytes.
+const HUGE_TRACE: &str = "10,h,0,Write,0,1099511627776,0\n";
+
 /// A fresh directory with the files the table's paths name.
 fn scene(d: &Path) {
     std::fs::write(d.join("data.img"), pattern_of(1 << 20)).unwrap();
     std::fs::write(d.join("big.img"), pattern_of(16 << 20)).unwrap();
     std::fs::write(d.join("t.csv"), TRACE).unwrap();
+    std::fs::write(d.join("huge.csv"), HUGE_TRACE).unwrap();
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../report/tests/golden/sample-run.json"),
         d.join("sample.json"),
