@@ -36,6 +36,55 @@ pub fn report(e: &anyhow::Error) -> ExitCode {
         eprintln!("ssdiq: error: {u}");
         return ExitCode::from(2);
     }
-    eprintln!("ssdiq: error: {e:#}");
+    eprintln!("ssdiq: error: {}", chain_text(e));
     ExitCode::from(1)
+}
+
+/// The error and each cause down to the root (the errno text among them), leaving out a
+/// cause whose words the text already holds: many errors quote their source.
+fn chain_text(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !text.contains(&c) {
+            text.push_str(": ");
+            text.push_str(&c);
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An error that quotes its source in its own text, as `"{what}: {source}"` errors do.
+    #[derive(Debug)]
+    struct Quoting(std::io::Error);
+
+    impl fmt::Display for Quoting {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "cannot map: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Quoting {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_cause_is_shown_once_and_the_root_cause_always() {
+        let quoted = anyhow::Error::new(Quoting(std::io::Error::from_raw_os_error(12)));
+        assert_eq!(
+            chain_text(&quoted.context("store")),
+            "store: cannot map: Cannot allocate memory (os error 12)"
+        );
+        let root = anyhow::Error::new(std::io::Error::from_raw_os_error(2)).context("reading x");
+        assert_eq!(
+            chain_text(&root),
+            "reading x: No such file or directory (os error 2)"
+        );
+    }
 }

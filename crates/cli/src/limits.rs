@@ -4,8 +4,8 @@
 //! Invariants:
 //! - Every refusal is a usage error (exit 2, one line) naming the estimate, the memory
 //!   available and where that figure comes from.
-//! - Available memory is the least of `MemAvailable` (/proc/meminfo) and the room left under
-//!   the cgroup's `memory.max`; `SSDIQ_MEMORY` (a size, e.g. 8GiB) replaces both, for
+//! - Available memory is the least of `MemAvailable` (/proc/meminfo), the room left under
+//!   the cgroup's `memory.max`, and the room left under the address-space limit (`ulimit -v`); `SSDIQ_MEMORY` (a size, e.g. 8GiB) replaces both, for
 //!   sharing a machine or for tests.
 //! - [`MemoryBudget`] never lets the estimates of the runs in flight exceed the budget, and
 //!   never deadlocks: a run waits only while others hold memory, and every run alone fits.
@@ -33,12 +33,39 @@ pub fn available_memory() -> anyhow::Result<(u64, &'static str)> {
         .ok()
         .and_then(|t| mem_available(&t));
     let cgroup = cgroup_room();
-    Ok(match (meminfo, cgroup) {
+    let found = match (meminfo, cgroup) {
         (Some(m), Some(c)) if c < m => (c, "the cgroup's memory.max"),
         (Some(m), _) => (m, "MemAvailable"),
         (None, Some(c)) => (c, "the cgroup's memory.max"),
         (None, None) => (u64::MAX, "unknown"),
+    };
+    Ok(match address_space_room() {
+        Some(r) if r < found.0 => (r, "the address-space limit, ulimit -v"),
+        _ => found,
     })
+}
+
+/// Room left under this process's address-space limit (`ulimit -v`), if it has one: the
+/// limit less the virtual memory it already maps.
+fn address_space_room() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit fills the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } != 0 || r.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmSize:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    Some(r.rlim_cur.saturating_sub(kib * 1024))
 }
 
 fn mem_available(meminfo: &str) -> Option<u64> {

@@ -17,6 +17,7 @@ pub mod compress;
 pub mod device;
 pub mod driver;
 pub mod experiment;
+pub mod memory;
 pub mod metrics;
 pub mod page;
 pub mod pool;

@@ -22,6 +22,7 @@ use super::run_target::DriveArgs;
 use super::store_out::{self, RowResult, StoreResult};
 use crate::error::{usage, OrUsage};
 use crate::file_target::{self, FilePlan, Use};
+use crate::limits::check_memory;
 use crate::output::{check_outputs, target_inputs};
 
 /// The emulated drive `ssdiq store` uses by default: the paper's drive (PM9A3) scaled to 2 GiB,
@@ -439,6 +440,44 @@ fn workload(a: &Args) -> anyhow::Result<Workload> {
 }
 
 /// Opens the device a row runs on. Block devices pass the safety check first.
+/// How a row's backend opens the emulated drive.
+fn emu_mode(a: &Args, o: &Options) -> EmuMode {
+    match o.backend {
+        BackendChoice::Conventional => EmuMode::Conventional,
+        BackendChoice::Fdp => EmuMode::Fdp {
+            handles: a.fdp_handles,
+        },
+        BackendChoice::Zns => EmuMode::Zoned {
+            max_open: o.open_zones.min(u16::MAX as u32) as u16,
+        },
+    }
+}
+
+/// Usage error unless a row fits in the memory available: the store's tables and, on an
+/// emulated drive, the drive with its data plane (rows run one at a time).
+fn check_row_memory(a: &Args, p: &Prepared) -> anyhow::Result<()> {
+    check_memory(
+        &format!("row {} on {}", p.name, a.target),
+        ssdiq_store::memory::store_bytes(&p.config) + emu_device_bytes(a, &p.options)?,
+        if ssdiq_emu::is_emu_target(&a.target) {
+            EMU_MEMORY_HINT
+        } else {
+            "use a smaller --buffer"
+        },
+    )
+}
+
+const EMU_MEMORY_HINT: &str = "use a smaller capacity, --data model, or a smaller --buffer";
+
+/// What the emulated drive of a row takes (0 for other targets).
+fn emu_device_bytes(a: &Args, o: &Options) -> anyhow::Result<u64> {
+    if !ssdiq_emu::is_emu_target(&a.target) {
+        return Ok(0);
+    }
+    EmuDevice::estimate_bytes(&a.target, emu_mode(a, o), o.data == DataMode::Bytes)
+        .map_err(|e| usage(e.to_string()))
+}
+
 fn open_device(a: &Args, o: &Options, plan: FilePlan) -> anyhow::Result<Box<dyn Device>> {
     let dev_usage = |e: ssdiq_store::DeviceError| -> anyhow::Error {
         if e.is_usage() {
@@ -466,17 +505,9 @@ fn open_device(a: &Args, o: &Options, plan: FilePlan) -> anyhow::Result<Box<dyn 
                 a.target
             )));
         }
-        let mode = match o.backend {
-            BackendChoice::Conventional => EmuMode::Conventional,
-            BackendChoice::Fdp => EmuMode::Fdp {
-                handles: a.fdp_handles,
-            },
-            BackendChoice::Zns => EmuMode::Zoned {
-                max_open: o.open_zones.min(u16::MAX as u32) as u16,
-            },
-        };
         return Ok(Box::new(
-            EmuDevice::open(&a.target, mode, o.data == DataMode::Bytes).map_err(dev_usage)?,
+            EmuDevice::open(&a.target, emu_mode(a, o), o.data == DataMode::Bytes)
+                .map_err(dev_usage)?,
         ));
     }
     let path = Path::new(&a.target);
@@ -548,9 +579,17 @@ fn prepare(
             (None, planned_file_info(&a.target, size))
         }
         _ => {
+            // The drive alone must fit before it is built; the row as a whole is checked
+            // once its configuration is known (check_row_memory).
+            check_memory(
+                &format!("the drive of row {name} ({})", a.target),
+                emu_device_bytes(a, o)?,
+                EMU_MEMORY_HINT,
+            )?;
             let d = open_device(a, o, plan)?;
             let info = d.info().clone();
-            (Some(d), info)
+            // A dry run opens the device for its facts only: let it go at once.
+            (if dry { None } else { Some(d) }, info)
         }
     };
     let mut o = o.clone();
@@ -647,10 +686,11 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     OpStream::new(&work, 1, a.records_per_page, a.seed).map_err(usage)?;
     let plan = file_plan(&a, &opts)?;
     let first = prepare(&a, &names[0], &opts[0], None, plan, true)?;
+    check_row_memory(&a, &first)?;
     let dataset = (names.len() > 1).then_some(first.config.pages);
     drop(first);
     for (n, o) in names.iter().zip(&opts).skip(1) {
-        drop(prepare(&a, n, o, dataset, plan, true)?);
+        check_row_memory(&a, &prepare(&a, n, o, dataset, plan, true)?)?;
     }
     // Every row is valid: now the file target may be emptied (created by the first row).
     file_target::apply(Path::new(&a.target), plan)?;

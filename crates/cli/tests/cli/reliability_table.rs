@@ -213,6 +213,7 @@ fn cases() -> Vec<Case> {
         case(&["store", "--measure-ops", "1e30"], "ran until killed"),
         case(&["store", "--workers", "1000000"], "printed \"0 kops/s, SSD WAF 0.00\", exit 0"),
         case(&["store", "--align-gc-unit", "5000"], "silently used 4 KiB zones"),
+        Case { env: &[("SSDIQ_MEMORY", "1GiB")], ..case(&["store", "emu:default,capacity=8GiB"], "grew to 9.2 GB; under `ulimit -v`, exit 1 with the errno text printed twice") },
         // Items 7 and 10: a replay without end; a trace read through a pipe or FIFO.
         case(&["io", "emu:default", "--trace", "t.csv", "--replay-speed", "1e-15"], "spun at 100% CPU, deaf to SIGINT and SIGTERM (at 1e-10 on a 20,000-line trace)"),
         case(&["trace", "stats", "null"], "counted what format detection left of a pipe (17,335 of 20,000 requests)"),

@@ -20,6 +20,7 @@
 //! - Without a scheduler ([`VirtualTime::begin`] never called) every request is synchronous:
 //!   the clock moves to its completion, a write that waits for buffer room waits right there.
 
+use ssdiq_emu::memory::drive_bytes;
 use ssdiq_emu::{drive_geometry, Drive, Profile, LBA_BYTES};
 use ssdiq_workload::units::format_size;
 
@@ -138,8 +139,8 @@ fn invalid(m: String) -> DeviceError {
 }
 
 impl EmuDevice {
-    /// Opens `emu:PROFILE[,key=value...]` in `mode`, with a data plane if `keep_data`.
-    pub fn open(target: &str, mode: EmuMode, keep_data: bool) -> Result<EmuDevice, DeviceError> {
+    /// The profile of `target` as `mode` reshapes it (streams, zones).
+    fn profile_for(target: &str, mode: EmuMode) -> Result<Profile, DeviceError> {
         let mut profile = Profile::from_target(target).map_err(|e| invalid(e.to_string()))?;
         // The drive's whole flash: its superblocks, the GC reserve among them.
         let geo_sb = |p: &Profile| -> Result<(u64, u64), DeviceError> {
@@ -178,6 +179,31 @@ impl EmuDevice {
                 profile.drive.op = (blocks as f64 - 0.5) / zones as f64 - 1.0;
             }
         }
+        Ok(profile)
+    }
+
+    /// Bytes opening `target` in `mode` will take: the drive's heap and, with `keep_data`,
+    /// its data plane (a mapping the store's load touches; counted whole).
+    pub fn estimate_bytes(
+        target: &str,
+        mode: EmuMode,
+        keep_data: bool,
+    ) -> Result<u64, DeviceError> {
+        let profile = Self::profile_for(target, mode)?;
+        let drive = drive_bytes(&profile).map_err(|e| invalid(format!("{target}: {e}")))?;
+        let data = if keep_data {
+            drive_geometry(&profile)
+                .map_err(|e| invalid(format!("{target}: {e}")))?
+                .logical_bytes()
+        } else {
+            0
+        };
+        Ok(drive.total() + data)
+    }
+
+    /// Opens `emu:PROFILE[,key=value...]` in `mode`, with a data plane if `keep_data`.
+    pub fn open(target: &str, mode: EmuMode, keep_data: bool) -> Result<EmuDevice, DeviceError> {
+        let profile = Self::profile_for(target, mode)?;
         let drive = Drive::new(&profile).map_err(|e| invalid(format!("{target}: {e}")))?;
         let capacity_pages = drive.timing().buffer_pages;
         let g = *drive.geometry();

@@ -173,6 +173,18 @@ pub struct Space {
 }
 
 impl Space {
+    /// The heap [`Space::new`] allocates for `pages` pages, and what its zone groups and
+    /// active lists grow to (at most a few words a zone).
+    pub fn heap_bytes(cfg: &SpaceConfig, pages: u64) -> u64 {
+        let zones = cfg.zones as u64;
+        let slots = cfg.zone_capacity / SLOT as u64 * zones;
+        let edt = if cfg.gdt.is_some() { pages * 4 } else { 0 };
+        pages * 8
+            + slots * map::PER_SLOT as u64 * 4
+            + zones * (std::mem::size_of::<Zone>() as u64 + 4 + 64)
+            + edt
+    }
+
     /// Space for `pages` pages; `bytes` false: no contents, device requests by length.
     pub fn new(cfg: SpaceConfig, pages: u64, bytes: bool) -> Space {
         assert!(cfg.zone_capacity >= SLOT as u64 && cfg.zone_capacity <= cfg.zone_bytes);
