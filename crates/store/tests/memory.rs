@@ -48,11 +48,31 @@ fn out_of_place(gdt: bool, compression: bool) -> Layout {
 #[test]
 fn the_store_estimate_bounds_what_is_allocated() {
     for (name, layout, data) in [
-        ("in place, bytes", Layout::InPlace { dwb: true }, DataMode::Bytes),
-        ("in place, model", Layout::InPlace { dwb: true }, DataMode::Model),
-        ("out of place, bytes", out_of_place(false, false), DataMode::Bytes),
-        ("GDT + compression, model", out_of_place(true, true), DataMode::Model),
-        ("compression, bytes", out_of_place(false, true), DataMode::Bytes),
+        (
+            "in place, bytes",
+            Layout::InPlace { dwb: true },
+            DataMode::Bytes,
+        ),
+        (
+            "in place, model",
+            Layout::InPlace { dwb: true },
+            DataMode::Model,
+        ),
+        (
+            "out of place, bytes",
+            out_of_place(false, false),
+            DataMode::Bytes,
+        ),
+        (
+            "GDT + compression, model",
+            out_of_place(true, true),
+            DataMode::Model,
+        ),
+        (
+            "compression, bytes",
+            out_of_place(false, true),
+            DataMode::Bytes,
+        ),
     ] {
         let cfg = config(layout, data);
         let est = store_bytes(&cfg);
@@ -60,8 +80,7 @@ fn the_store_estimate_bounds_what_is_allocated() {
         let dev: Box<dyn Device> = match data {
             DataMode::Bytes => Box::new(MemDevice::new(ZONE * ZONES as u64, 1)),
             DataMode::Model => Box::new(
-                EmuDevice::open("emu:default,capacity=1GiB", EmuMode::Conventional, false)
-                    .unwrap(),
+                EmuDevice::open("emu:default,capacity=1GiB", EmuMode::Conventional, false).unwrap(),
             ),
         };
         let actual = peak_of(|| {
