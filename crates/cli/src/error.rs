@@ -31,13 +31,43 @@ impl<T, E: fmt::Display> OrUsage<T> for Result<T, E> {
     }
 }
 
+/// The usage error of a whole-number flag that did not parse: a number too large for the
+/// flag is called that, not "not a whole number".
+pub fn whole_number_error(
+    flag: &str,
+    text: &str,
+    e: &std::num::ParseIntError,
+    expected: &str,
+) -> anyhow::Error {
+    match e.kind() {
+        std::num::IntErrorKind::PosOverflow => {
+            usage(format!("invalid {flag} \"{text}\": too large; {expected}"))
+        }
+        _ => usage(format!("invalid {flag} \"{text}\": {expected}")),
+    }
+}
+
 pub fn report(e: &anyhow::Error) -> ExitCode {
     if let Some(u) = e.downcast_ref::<UsageError>() {
-        eprintln!("ssdiq: error: {u}");
+        eprintln!("ssdiq: error: {}", printable(&u.0));
         return ExitCode::from(2);
     }
-    eprintln!("ssdiq: error: {}", chain_text(e));
+    eprintln!("ssdiq: error: {}", printable(&chain_text(e)));
     ExitCode::from(1)
+}
+
+/// The message as one line of visible text: control characters (NUL, newlines, escapes a
+/// terminal would act on) and the invisible byte order mark are shown escaped, as `\u{0}`.
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() || c == '\u{feff}' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// The error and each cause down to the root (the errno text among them), leaving out a
@@ -72,6 +102,14 @@ mod tests {
         fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
             Some(&self.0)
         }
+    }
+
+    #[test]
+    fn errors_are_one_line_of_visible_text() {
+        assert_eq!(
+            printable("a\0b\x1b[2Jc\nd\u{feff}é"),
+            "a\\u{0}b\\u{1b}[2Jc\\u{a}d\\u{feff}é"
+        );
     }
 
     #[test]

@@ -36,7 +36,8 @@ pub enum FilePlan {
 /// `io` uses files in place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Use {
-    Run,
+    /// A benchmark that resets its target: `run` or `study` (named in a refusal).
+    Run(&'static str),
     Store,
     Io,
 }
@@ -80,16 +81,15 @@ pub fn plan(path: &Path, size: Option<u64>, recreate: bool, use_: Use) -> anyhow
         return Ok(FilePlan::Recreate(size));
     }
     match use_ {
-        Use::Run | Use::Store => {
+        Use::Run(_) | Use::Store => {
             let held = if len == 0 {
                 "empty".to_string()
             } else {
                 format_size(len)
             };
-            let verb = if use_ == Use::Run {
-                "run recreates"
-            } else {
-                "store rewrites"
+            let verb = match use_ {
+                Use::Run(command) => format!("{command} recreates"),
+                _ => "store rewrites".to_string(),
             };
             Err(usage(format!(
                 "{shown} exists ({held}); {verb} its target, losing the file's content: pass --recreate to allow it"
@@ -183,7 +183,7 @@ mod tests {
         let err = |r: anyhow::Result<FilePlan>| r.unwrap_err().to_string();
         assert!(err(plan(&f, None, false, Use::Io)).contains("give --size"));
         assert_eq!(
-            plan(&f, Some(4096), false, Use::Run).unwrap(),
+            plan(&f, Some(4096), false, Use::Run("run")).unwrap(),
             FilePlan::Create(4096)
         );
         std::fs::write(&f, vec![1u8; 8192]).unwrap();
@@ -193,12 +193,12 @@ mod tests {
             FilePlan::InPlace
         );
         assert!(err(plan(&f, Some(1 << 20), false, Use::Io)).contains("--recreate"));
-        assert!(err(plan(&f, None, false, Use::Run)).contains("--recreate"));
+        assert!(err(plan(&f, None, false, Use::Run("run"))).contains("--recreate"));
         assert_eq!(
-            plan(&f, None, true, Use::Run).unwrap(),
+            plan(&f, None, true, Use::Run("run")).unwrap(),
             FilePlan::Recreate(8192)
         );
-        assert!(err(plan(&f, Some(u64::MAX / 2), true, Use::Run)).contains("free"));
+        assert!(err(plan(&f, Some(u64::MAX / 2), true, Use::Run("run"))).contains("free"));
         apply(&f, FilePlan::Recreate(1 << 20)).unwrap();
         let m = std::fs::metadata(&f).unwrap();
         assert_eq!(m.len(), 1 << 20);

@@ -272,13 +272,27 @@ impl Profile {
     pub fn parse(text: &str, overrides: &[(&str, &str)]) -> Result<Profile, ProfileError> {
         let mut tree: toml::Table = text
             .parse()
-            .map_err(|e: toml::de::Error| ProfileError(one_line(e.message())))?;
+            .map_err(|e: toml::de::Error| ProfileError(located(text, &e)))?;
+        // The file read as a profile on its own first, where errors still know their line.
+        if let Err(e) = toml::from_str::<Profile>(text) {
+            return Err(ProfileError(located(text, &e)));
+        }
         for (k, v) in overrides {
             apply_override(&mut tree, k, v)?;
         }
         let p: Profile = toml::Value::Table(tree)
             .try_into()
-            .map_err(|e: toml::de::Error| ProfileError(one_line(e.message())))?;
+            .map_err(|e: toml::de::Error| {
+                ProfileError(format!(
+                    "{} (after the options {})",
+                    one_line(e.message()),
+                    overrides
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ))
+            })?;
         p.check()?;
         Ok(p)
     }
@@ -317,7 +331,7 @@ impl Profile {
         }
         if !(self.drive.op > 0.0 && self.drive.op.is_finite() && self.drive.op < 10.0) {
             return err(format!(
-                "invalid op \"{}\": expected a fraction > 0, e.g. 0.12",
+                "invalid op \"{}\": expected spare flash as a fraction of the capacity, above 0 and below 10 (e.g. 0.12 for 12%)",
                 self.drive.op
             ));
         }
@@ -421,6 +435,22 @@ impl Profile {
             }
         }
         Ok(())
+    }
+}
+
+/// A TOML error with the line it points at and that line's text (its key), in one line.
+fn located(text: &str, e: &toml::de::Error) -> String {
+    let Some(span) = e.span() else {
+        return one_line(e.message());
+    };
+    let start = span.start.min(text.len());
+    let line_no = text[..start].matches('\n').count() + 1;
+    let line = text.lines().nth(line_no - 1).unwrap_or("").trim();
+    let shown: String = line.chars().take(80).collect();
+    if shown.is_empty() {
+        format!("{} (line {line_no})", one_line(e.message()))
+    } else {
+        format!("{} (line {line_no}: `{shown}`)", one_line(e.message()))
     }
 }
 
@@ -580,5 +610,23 @@ mod tests {
             assert!(e.contains(want), "{k}={v}: {e}");
             assert!(!e.contains('\n'));
         }
+    }
+
+    #[test]
+    fn a_bad_profile_file_names_the_line_and_its_key() {
+        let t = builtin("default").unwrap();
+        let bad = t.replacen("capacity = \"", "capacity = 5 # \"", 1);
+        let line = bad
+            .lines()
+            .position(|l| l.starts_with("capacity = 5"))
+            .unwrap()
+            + 1;
+        let e = Profile::parse(&bad, &[]).unwrap_err().to_string();
+        assert!(
+            e.contains("expected a string") && e.contains(&format!("(line {line}: `capacity = 5")),
+            "{e}"
+        );
+        let e = Profile::parse("[drive\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("(line 1"), "{e}");
     }
 }

@@ -22,9 +22,16 @@ pub struct Merged {
     pub missing: Vec<usize>,
 }
 
+/// The shard documents of a directory, and the files passed over as not JSON at all (each
+/// with the reason: a shard cut short by a crash is one of them, so the caller says so).
+pub struct ShardFiles {
+    pub shards: Vec<(PathBuf, SimShardDoc)>,
+    pub not_json: Vec<String>,
+}
+
 /// Reads every `*.json` of `dir` that is a shard document (other JSON files, such as a
 /// merged result written into the same directory, are passed over).
-pub fn read_dir(dir: &Path) -> Result<Vec<(PathBuf, SimShardDoc)>, SweepError> {
+pub fn read_dir(dir: &Path) -> Result<ShardFiles, SweepError> {
     let io = |source| SweepError::Io {
         path: dir.display().to_string(),
         source,
@@ -42,13 +49,19 @@ pub fn read_dir(dir: &Path) -> Result<Vec<(PathBuf, SimShardDoc)>, SweepError> {
         .collect();
     files.sort();
     let mut out = Vec::new();
+    let mut not_json = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).map_err(|source| SweepError::Io {
             path: f.display().to_string(),
             source,
         })?;
-        let value: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| invalid(format!("\"{}\" is not JSON: {e}", f.display())))?;
+        let value: serde_json::Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                not_json.push(format!("\"{}\" is not JSON: {e}", f.display()));
+                continue;
+            }
+        };
         if value.get("kind").and_then(|k| k.as_str()) != Some(KIND_SIM_SHARD) {
             continue;
         }
@@ -72,11 +85,18 @@ pub fn read_dir(dir: &Path) -> Result<Vec<(PathBuf, SimShardDoc)>, SweepError> {
     }
     if out.is_empty() {
         return Err(invalid(format!(
-            "no shard in \"{}\": expected the *.json files written by ssdiq sim --shard K/N --json FILE",
-            dir.display()
+            "no shard in \"{}\": expected the *.json files written by ssdiq sim --shard K/N --json FILE{}",
+            dir.display(),
+            not_json
+                .first()
+                .map(|w| format!(" ({w})"))
+                .unwrap_or_default()
         )));
     }
-    Ok(out)
+    Ok(ShardFiles {
+        shards: out,
+        not_json,
+    })
 }
 
 /// Merges shard documents; with `allow_partial`, points without a run are listed in
@@ -95,7 +115,16 @@ pub fn merge(
     let mut slots: Vec<Option<SimRun>> = vec![None; points.len()];
     for (path, doc) in shards {
         let name = path.display();
-        if doc.shard.n != n || doc.points != *points {
+        if doc.shard.n != n {
+            return Err(invalid(format!(
+                "\"{name}\" is shard {}/{} and \"{}\" shard {}/{n}: shards of one sweep are cut into the same number of parts",
+                doc.shard.k,
+                doc.shard.n,
+                first_path.display(),
+                first.shard.k
+            )));
+        }
+        if doc.points != *points {
             return Err(invalid(format!(
                 "\"{name}\" is shard {}/{} of another sweep than \"{}\" (shard {}/{n}): their point lists differ",
                 doc.shard.k,

@@ -108,6 +108,19 @@ pub fn uint(f: &[u8]) -> Option<u64> {
     Some(v)
 }
 
+/// [`uint`], or why not: not a number at all, or one too large for 64 bits.
+#[inline]
+pub fn whole(f: &[u8]) -> Result<u64, &'static str> {
+    uint(f).ok_or_else(|| {
+        let t = trim(f);
+        if !t.is_empty() && t.iter().all(u8::is_ascii_digit) {
+            "is a whole number too large (above 2^64 - 1)"
+        } else {
+            "is not a whole number"
+        }
+    })
+}
+
 /// Seconds with an optional fraction ("12", "0.551706", "2120.818942") as nanoseconds;
 /// digits beyond nanoseconds are dropped. `None` on anything else.
 #[inline]

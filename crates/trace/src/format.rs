@@ -53,6 +53,21 @@ impl Format {
         Format::Fiu,
     ];
 
+    /// Whether `line` has this format's shape: its separator and number of fields (what
+    /// format detection weighs when no format reads a line).
+    pub fn has_layout_of(self, line: &[u8]) -> bool {
+        let commas = line.iter().filter(|&&b| b == b',').count();
+        let words = line
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|w| !w.is_empty())
+            .count();
+        match self {
+            Format::Msr => commas == 6,
+            Format::Alibaba | Format::Spc => commas == 4,
+            Format::Blkparse(_) | Format::FtraceBlk(_) | Format::Fiu => words >= 9,
+        }
+    }
+
     /// The layout of one line, for "expected ..." errors.
     pub fn layout(self) -> &'static str {
         match self {

@@ -118,15 +118,24 @@ fn open_stream(path: &Path) -> Result<Stream, TraceError> {
     let file = File::open(path).map_err(io_err(path))?;
     let mut raw = BufReader::with_capacity(BUF_BYTES, file);
     let head = raw.fill_buf().map_err(io_err(path))?;
-    if head.starts_with(&[0x1f, 0x8b]) {
+    let mut stream = if head.starts_with(&[0x1f, 0x8b]) {
         let gz = flate2::read::MultiGzDecoder::new(raw);
-        Ok(Stream::Gzip(Box::new(BufReader::with_capacity(
-            BUF_BYTES, gz,
-        ))))
+        Stream::Gzip(Box::new(BufReader::with_capacity(BUF_BYTES, gz)))
     } else {
-        Ok(Stream::Plain(raw))
+        Stream::Plain(raw)
+    };
+    // A UTF-8 byte order mark (spreadsheet exports write one) is not part of the first line.
+    if stream
+        .fill_buf()
+        .map_err(io_err(path))?
+        .starts_with(UTF8_BOM)
+    {
+        stream.consume(UTF8_BOM.len());
     }
+    Ok(stream)
 }
+
+const UTF8_BOM: &[u8] = &[0xef, 0xbb, 0xbf];
 
 pub struct TraceReader {
     path: PathBuf,
@@ -357,7 +366,16 @@ pub fn detect(path: &Path) -> Result<Format, TraceError> {
         match failed {
             None if records > 0 => return Ok(format),
             None => {}
-            Some((i, e)) if best.as_ref().is_none_or(|b| i > b.0) => {
+            // Among formats failing on the same line, one whose layout the line has (its
+            // field count) is closer than one it does not.
+            Some((i, e))
+                if best.as_ref().is_none_or(|b| {
+                    i > b.0
+                        || (i == b.0
+                            && format.has_layout_of(&lines[i])
+                            && !b.1.has_layout_of(&lines[i]))
+                }) =>
+            {
                 best = Some((i, format, e, records));
             }
             Some(_) => {}

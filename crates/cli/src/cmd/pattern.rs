@@ -51,9 +51,14 @@ pub struct Args {
 }
 
 fn parse_count(text: &str, what: &str) -> anyhow::Result<u64> {
-    let v = parse_size(text).map_err(|_| {
+    let v = parse_size(text).map_err(|e| {
+        let too_large = if e.to_string().contains("too large") {
+            "too large; "
+        } else {
+            ""
+        };
         usage(format!(
-            "invalid {what} \"{text}\": expected a whole number like 1000000 or 1M"
+            "invalid {what} \"{text}\": {too_large}expected a whole number like 1000000 or 1M"
         ))
     })?;
     if v == 0 {

@@ -234,7 +234,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| run_out::default_dir(&args.target));
     run_out::check_dir(&out, &args.target)?;
-    let mut target = args.drive.open(&args.target)?;
+    let mut target = args.drive.open(&args.target, "run")?;
     let spec = spec(&args, target.builtin_spec())?;
     // Until here a Ctrl-C ended the process at once: nothing was written.
     ssdiq_engine::signals::drain_on_signals();

@@ -37,9 +37,15 @@ impl DriveArgs {
     }
 
     /// Opens `target` with these flags ([`open`]).
-    pub fn open(&self, target: &str) -> anyhow::Result<Box<dyn SuiteTarget>> {
+    /// Opens `target` for `command` (run or study: named in a refusal).
+    pub fn open(
+        &self,
+        target: &str,
+        command: &'static str,
+    ) -> anyhow::Result<Box<dyn SuiteTarget>> {
         open(
             target,
+            command,
             self.size_bytes()?,
             self.allow_destroy.as_deref(),
             self.recreate,
@@ -58,6 +64,7 @@ pub fn suite_usage(e: SuiteError) -> anyhow::Error {
 
 pub fn open(
     target: &str,
+    command: &'static str,
     size: Option<u64>,
     allow_destroy: Option<&Path>,
     recreate: bool,
@@ -75,7 +82,7 @@ pub fn open(
         return open_emu(target);
     }
     let path = PathBuf::from(target);
-    file_target::plan(&path, size, recreate, file_target::Use::Run)?;
+    file_target::plan(&path, size, recreate, file_target::Use::Run(command))?;
     let t = DeviceTarget::open(&path, size).map_err(suite_usage)?;
     if t.is_block() {
         ssdiq_nvme::safety::check_destructive(&path, allow_destroy).map_err(|e| match e {

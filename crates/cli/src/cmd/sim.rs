@@ -21,7 +21,7 @@ use ssdiq_workload::Pattern;
 
 use super::sim_out::{write_outputs, write_shard, Outputs};
 use super::trace_args::TraceFlags;
-use crate::error::{usage, OrUsage};
+use crate::error::{usage, whole_number_error, OrUsage};
 use crate::limits::{MemoryBudget, MAX_SIM_PAGE_WRITES};
 use crate::output::check_outputs;
 
@@ -243,13 +243,11 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         let w = p.params.writes;
         let page_writes = w * p.params.logical_pages as f64;
         if page_writes > MAX_SIM_PAGE_WRITES {
-            let shown = if w >= 1e15 {
-                format!("{w:e}")
-            } else {
-                format!("{w}")
-            };
+            // The flag as given (passes over a trace are shown converted, too).
+            let given = args.writes.as_deref().unwrap_or("the default");
             return Err(usage(format!(
-                "invalid --writes \"{shown}x\": {page_writes:.3e} page writes of {} logical pages; at most {MAX_SIM_PAGE_WRITES:.0e} per run",
+                "invalid --writes \"{given}\": {:.4e} drive writes, {page_writes:.3e} page writes of {} logical pages; at most {MAX_SIM_PAGE_WRITES:.0e} per run",
+                w,
                 p.params.logical_pages
             )));
         }
@@ -261,6 +259,16 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         Some(s) => s.select(&all),
         None => all.iter().collect(),
     };
+    if let (Some(s), true) = (shard, mine.is_empty()) {
+        return Err(usage(format!(
+            "invalid --shard {s}: the sweep has {} point{}, so shard {} of {} holds none; cut it into at most {} shards",
+            all.len(),
+            if all.len() == 1 { "" } else { "s" },
+            s.k,
+            s.n,
+            all.len()
+        )));
+    }
     run(&args, &axes, &all, &mine, shard, stop)
 }
 
@@ -315,11 +323,12 @@ fn axes(args: &Args) -> anyhow::Result<Axes> {
         blocks: parse_list(&args.block, "--block", |s| size(s, "--block"))?,
         provisions,
         reserves: parse_list(&args.reserve, "--reserve", |s| {
-            s.parse::<u32>().ok().filter(|&r| r >= 1).ok_or_else(|| {
-                usage(format!(
-                    "invalid --reserve \"{s}\": expected a whole number >= 1"
-                ))
-            })
+            let expected = "expected a whole number from 1 to 4294967295";
+            match s.parse::<u32>() {
+                Ok(r) if r >= 1 => Ok(r),
+                Ok(_) => Err(usage(format!("invalid --reserve \"{s}\": {expected}"))),
+                Err(e) => Err(whole_number_error("--reserve", s, &e, expected)),
+            }
         })?,
         policies: parse_list(&args.gc, "--gc", |s| s.parse::<GcPolicy>().or_usage())?,
         modes: parse_list(&args.gc_mode, "--gc-mode", |s| {
@@ -332,8 +341,9 @@ fn axes(args: &Args) -> anyhow::Result<Axes> {
         workloads,
         writes: parse_list(writes, "--writes", |s| Writes::parse(s).map_err(usage))?,
         seeds: parse_list(&args.seed, "--seed", |s| {
-            s.parse::<u64>()
-                .map_err(|_| usage(format!("invalid --seed \"{s}\": expected a whole number")))
+            s.parse::<u64>().map_err(|e| {
+                whole_number_error("--seed", s, &e, "expected a whole number up to 2^64 - 1")
+            })
         })?,
         buffers: parse_list(&args.write_buffer, "--write-buffer", buffer)?,
     })

@@ -47,7 +47,11 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .map(|d| d.filter_map(|e| Some(e.ok()?.path())).collect())
         .unwrap_or_default();
     check_outputs(&outputs, &shards)?;
-    let shards = read_dir(&args.dir).map_err(sweep_error)?;
+    let found = read_dir(&args.dir).map_err(sweep_error)?;
+    for why in &found.not_json {
+        eprintln!("ssdiq: note: passed over {why}");
+    }
+    let shards = found.shards;
     let files = shards.len();
     let m = merge(shards, args.allow_partial).map_err(sweep_error)?;
     let partial = !m.missing.is_empty();

@@ -107,16 +107,21 @@ fn opt(v: Option<f64>, digits: usize) -> String {
 /// The columns of the table: (header, our value, paper value).
 fn cells(r: &RowResult) -> Vec<(&'static str, String, String)> {
     let m = &r.outcome.metrics;
+    let (ran, wrote) = measured(m);
     let p = paper_row(&r.name);
     let pf =
         |f: fn(&PaperRow) -> Option<f64>, d: usize| p.as_ref().map_or("".into(), |p| opt(f(p), d));
     vec![
         (
             "kops/s",
-            format!("{:.0}", m.ops_per_s / 1e3),
+            opt(ran.then_some(m.ops_per_s / 1e3), 0),
             p.map_or("".into(), |p| format!("{:.0}", p.ops_k)),
         ),
-        ("DB WAF", format!("{:.2}", m.db_waf), pf(|p| p.db_waf, 2)),
+        (
+            "DB WAF",
+            opt(wrote.then_some(m.db_waf), 2),
+            pf(|p| p.db_waf, 2),
+        ),
         ("SSD WAF", opt(m.ssd_waf, 2), pf(|p| p.ssd_waf, 2)),
         (
             "total WAF",
@@ -125,32 +130,39 @@ fn cells(r: &RowResult) -> Vec<(&'static str, String, String)> {
         ),
         (
             "logical B/op",
-            format!("{:.0}", m.logical_bytes_per_op),
+            opt(ran.then_some(m.logical_bytes_per_op), 0),
             pf(|p| p.logical_bytes_per_op, 0),
         ),
         (
             "physical B/op",
-            opt(m.physical_bytes_per_op, 0),
+            opt(m.physical_bytes_per_op.filter(|_| ran), 0),
             pf(|p| p.physical_bytes_per_op, 0),
         ),
         (
             "hit ratio",
-            format!("{:.3}", m.hit_ratio),
+            opt(ran.then_some(m.hit_ratio), 3),
             pf(|p| p.hit_ratio, 3),
         ),
     ]
 }
 
+/// Whether the measured phase ran any operation, and wrote any user page: figures per
+/// operation or per user write are shown as "-" without them (an interrupted row).
+fn measured(m: &ssdiq_store::Metrics) -> (bool, bool) {
+    (m.ops > 0, m.user_pages > 0)
+}
+
 pub fn row_line(r: &RowResult) -> String {
     let m = &r.outcome.metrics;
+    let (ran, wrote) = measured(m);
     format!(
-        "{}: DB WAF {:.2}, SSD WAF {}, total {}, {:.0} ops/s, hit {:.3}",
+        "{}: DB WAF {}, SSD WAF {}, total {}, {} ops/s, hit {}",
         r.name,
-        m.db_waf,
+        opt(wrote.then_some(m.db_waf), 2),
         opt(m.ssd_waf, 2),
         opt(m.total_waf, 2),
-        m.ops_per_s,
-        m.hit_ratio
+        opt(ran.then_some(m.ops_per_s), 0),
+        opt(ran.then_some(m.hit_ratio), 3)
     )
 }
 
@@ -223,6 +235,14 @@ pub fn render_text(res: &StoreResult) -> String {
     );
     for r in &res.rows {
         let m = &r.outcome.metrics;
+        if !measured(m).1 {
+            let _ = writeln!(
+                s,
+                "  {:<10} - (no user page written while measuring)",
+                r.name
+            );
+            continue;
+        }
         let d = &m.drilldown;
         let per = |b: u64| b as f64 / (m.user_pages.max(1) as f64 * 4096.0);
         // DB GC victims exist only out of place; in place there is nothing to report.
@@ -313,7 +333,7 @@ pub fn render_html(res: &StoreResult) -> String {
         waf.rows.push(DotRow {
             label: r.name.clone(),
             colour: palette::series(0),
-            values: vec![Some(m.db_waf), m.ssd_waf, m.total_waf],
+            values: vec![measured(m).1.then_some(m.db_waf), m.ssd_waf, m.total_waf],
             spread: Vec::new(),
         });
         if let Some(p) = paper_row(&r.name) {

@@ -14,7 +14,7 @@ use super::run_bars::Bars;
 use super::run_out;
 use super::run_target::{suite_usage, DriveArgs};
 use super::study_out;
-use crate::error::{usage, OrUsage};
+use crate::error::usage;
 
 #[derive(clap::Args)]
 #[command(
@@ -27,9 +27,9 @@ does) wherever it needs a known state, and writes study.json, points.csv and stu
 pub struct Args {
     /// The study (`list` prints them all).
     name: String,
-    /// emu:PROFILE[,key=value...], a block device, or a file (with --size).
-    #[arg(default_value = "emu:default")]
-    target: String,
+    /// emu:PROFILE[,key=value...], a block device, or a file (with --size) [default:
+    /// emu:default].
+    target: Option<String>,
     /// Fewer points and shorter ones: a demonstration, numbers rough.
     #[arg(long)]
     quick: bool,
@@ -54,6 +54,8 @@ pub struct Args {
     quiet: bool,
 }
 
+const DEFAULT_TARGET: &str = "emu:default";
+
 fn list() -> String {
     // The name column as wide as the longest name, so no title shifts.
     let w = STUDIES.iter().map(|st| st.name.len()).max().unwrap_or(0);
@@ -70,9 +72,30 @@ fn list() -> String {
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let stop = ssdiq_engine::signals::stop_on_signals()?;
     if args.name == "list" {
+        // `list` runs nothing: a target or an option given with it is a mistake to name.
+        let given = [
+            ("a target", args.target.is_some()),
+            ("--out", args.out.is_some()),
+            ("--quick", args.quick),
+            ("--spec-rand-write", args.spec_rand_write.is_some()),
+            ("--pts-cell", args.pts_cell.is_some()),
+            ("--size", args.drive.size.is_some()),
+            ("--recreate", args.drive.recreate),
+            ("--allow-destroy", args.drive.allow_destroy.is_some()),
+        ];
+        if let Some((what, _)) = given.iter().find(|g| g.1) {
+            return Err(usage(format!(
+                "study list prints the studies and runs none: it takes no {}; name a study to run (ssdiq study NAME TARGET)",
+                what.trim_start_matches("a ")
+            )));
+        }
         print!("{}", list());
         return Ok(ExitCode::SUCCESS);
     }
+    let target_name = args
+        .target
+        .clone()
+        .unwrap_or_else(|| DEFAULT_TARGET.to_string());
     let Some(st) = study::find(&args.name) else {
         let names: Vec<&str> = STUDIES.iter().map(|s| s.name).collect();
         return Err(usage(format!(
@@ -86,7 +109,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let pts_cell_s = match &args.pts_cell {
         None => None,
         Some(t) => {
-            let ns = ssdiq_workload::units::parse_duration_ns(t).or_usage()?;
+            let ns = ssdiq_workload::units::parse_duration_ns(t)
+                .map_err(|e| usage(format!("invalid --pts-cell \"{t}\": {e}")))?;
+            // One cell is one job: it may last as long as a job may.
+            if ns == 0 || ns > ssdiq_engine::job::MAX_JOB_NS {
+                return Err(usage(format!(
+                    "invalid --pts-cell \"{t}\": expected a duration above 0 and at most 30 days (720h)"
+                )));
+            }
             Some(ns as f64 / 1e9)
         }
     };
@@ -95,9 +125,9 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| run_out::default_dir(&format!("study-{}-{}", st.name, args.target)));
-    run_out::check_dir_for(&out, &study_out::FILES, &args.target)?;
-    let mut target = args.drive.open(&args.target)?;
+        .unwrap_or_else(|| run_out::default_dir(&format!("study-{}-{}", st.name, target_name)));
+    run_out::check_dir_for(&out, &study_out::FILES, &target_name)?;
+    let mut target = args.drive.open(&target_name, "study")?;
     let spec_iops = spec_iops.or_else(|| {
         target
             .builtin_spec()

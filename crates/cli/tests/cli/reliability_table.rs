@@ -222,6 +222,15 @@ fn cases() -> Vec<Case> {
         case(&["sim", "--trace", "huge.csv"], "aborted allocating (exit 134)"),
         case(&["io", "emu:default", "--trace", "huge.csv", "--trace-map", "compact"], "aborted allocating (exit 134)"),
         Case { note: Some(no_new_img), ..case(&["io", "new.img", "--trace", "huge.csv"], "said `invalid --size \"1TiB\"` though no --size was given") },
+        // Item 16: messages that named the wrong thing.
+        case(&["study", "pts-hir", "--pts-cell", "1000d"], "said \"invalid --time\""),
+        case(&["io", "emu:default,op=10"], "said \"expected a fraction > 0\", not the real limit"),
+        case(&["sim", "--capacity", "64MiB", "--block", "1MiB", "--op", "7%,28%", "--shard", "3/3", "--json", "x.json"], "panicked: \"at least one run\" (exit 101); found while fixing item 16"),
+        // Item 17: cosmetics.
+        case(&["study", "list", "--out", "x"], "ignored --out (and a target), exit 0"),
+        Case { note: Some(unchanged("data.img")), ..case(&["study", "gc-unit", "data.img"], "said \"run recreates its target\"") },
+        case(&["sim", "--trace", "t.csv", "--writes", "1e12pass"], "echoed the flag as \"979701450892.8572x\""),
+        case(&["sim", "--seed", "99999999999999999999999"], "called the number \"not a whole number\""),
         // Item 5: a newline in a Slurm option became a line of the job script.
         case(&["sim", "--capacity", "64MiB", "--slurm", "sl", "--slurm-opt", "--time=1\ntouch PWNED"], "wrote `touch PWNED` as a script line"),
     ]

@@ -401,3 +401,39 @@ fn store_numeric_flags_are_bounded() {
         );
     }
 }
+
+#[test]
+fn an_interrupted_store_shows_dashes_for_what_it_did_not_measure() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("s.json");
+    // Warm-up long enough that a Ctrl-C lands before anything is measured.
+    let child = std::process::Command::new(common::bin())
+        .args([
+            "store",
+            "emu:default,capacity=256MiB",
+            "--warmup",
+            "200",
+            "--quiet",
+            "--json",
+            s(&j),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = text.lines().find(|l| l.starts_with("custom")).unwrap();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    // row, zone, kops/s, DB WAF, SSD WAF, total WAF, logical B/op, physical B/op, hit ratio
+    assert_eq!(&cells[2..], ["-"; 7], "{text}");
+    assert!(
+        text.contains("no user page written while measuring"),
+        "{text}"
+    );
+    assert_eq!(json(&j)["partial"], true);
+}

@@ -93,7 +93,10 @@ fn shards_merge_into_the_single_machine_sweep() {
         dir.path().join("m.csv"),
         dir.path().join("m.html"),
     );
-    ok(&[
+    // A file that is not JSON at all (a shard cut short, or anything else) is passed over
+    // with a note, not fatal.
+    std::fs::write(shards.join("junk.json"), "{\"a\":").unwrap();
+    let out = ok(&[
         "sim",
         "merge",
         s(&shards),
@@ -104,7 +107,13 @@ fn shards_merge_into_the_single_machine_sweep() {
         "--html",
         s(&h),
     ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("passed over") && err.contains("junk.json\" is not JSON"),
+        "{err}"
+    );
     assert_same_as_single(dir.path(), &j, &c, &h);
+    std::fs::remove_file(shards.join("junk.json")).unwrap();
 
     // A missing shard fails and names it; --allow-partial merges what is there.
     std::fs::remove_file(shards.join("s3.json")).unwrap();
@@ -130,6 +139,12 @@ fn shards_merge_into_the_single_machine_sweep() {
     args[6] = "2x".into();
     run(&args);
     usage_error(&["sim", "merge", s(&shards)], "another sweep");
+    // The same sweep cut into another number of shards.
+    run(&sweep(&["--shard", "3/6", "--json", s(&other)]));
+    usage_error(
+        &["sim", "merge", s(&shards)],
+        "shards of one sweep are cut into the same number of parts",
+    );
     run(&sweep(&["--shard", "2/5", "--json", s(&other)]));
     usage_error(&["sim", "merge", s(&shards)], "shard 2/5 appears twice");
     usage_error(
@@ -154,6 +169,11 @@ fn shard_flags_are_checked() {
         "K must be between 1 and N",
     );
     usage_error(&["sim", "--shard", "1-2", "--json", s(&j)], "expected K/N");
+    // More shards than points: the last would hold none.
+    let args = sweep(&["--shard", "13/13", "--json", s(&j)]);
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    usage_error(&a, "the sweep has 12 points, so shard 13 of 13 holds none");
+    assert!(!j.exists());
     usage_error(
         &["sim", "--shard", "1/2", "--json", s(&j), "--csv", s(&j)],
         "the CSV and HTML come from ssdiq sim merge",

@@ -126,6 +126,28 @@ fn bad_traces_are_one_line_exit_2_and_write_nothing() {
 }
 
 #[test]
+fn detection_names_the_format_a_bad_line_is_shaped_like_and_reads_past_a_bom() {
+    let dir = tempfile::tempdir().unwrap();
+    // One MSR line with a bad offset: the error is MSR's, not the first format tried.
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "1,h,0,Write,x,4096,0\n").unwrap();
+    usage_error(
+        &["trace", "stats", bad.to_str().unwrap()],
+        "closest: msr, whose line 1 fails",
+    );
+    // A spreadsheet's UTF-8 byte order mark before the first line.
+    let bom = dir.path().join("bom.csv");
+    std::fs::write(
+        &bom,
+        b"\xef\xbb\xbf10,h,0,Write,0,4096,0\n20,h,0,Read,0,4096,0\n",
+    )
+    .unwrap();
+    let out = ok(&["trace", "stats", bom.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(msr): 2 requests in 2 lines"), "{text}");
+}
+
+#[test]
 fn a_trace_of_several_devices_needs_a_choice_and_a_short_one_says_gc_never_ran() {
     let dir = tempfile::tempdir().unwrap();
     let t = msr(dir.path(), 2_000);

@@ -4,7 +4,7 @@
 //! name are read from the right (the md5 column is optional).
 
 use super::{bad, read_or_write, request, sectors, LineResult};
-use crate::fields::{split_ws, uint};
+use crate::fields::{split_ws, whole};
 use crate::format::Format;
 use crate::record::major_minor;
 
@@ -18,13 +18,13 @@ pub fn parse(line: &[u8]) -> LineResult {
     if r < 8 {
         return Err(bad(F, "the line", &format!("has {n} fields, not 9")));
     }
-    let time_ns = uint(f[0]).ok_or_else(|| bad(F, "ts", "is not a whole number"))?;
-    uint(f[1]).ok_or_else(|| bad(F, "pid", "is not a whole number"))?;
-    let lba = uint(f[r - 5]).ok_or_else(|| bad(F, "lba", "is not a whole number"))?;
-    let size = uint(f[r - 4]).ok_or_else(|| bad(F, "size", "is not a whole number"))?;
+    let time_ns = whole(f[0]).map_err(|w| bad(F, "ts", w))?;
+    whole(f[1]).map_err(|w| bad(F, "pid", w))?;
+    let lba = whole(f[r - 5]).map_err(|w| bad(F, "lba", w))?;
+    let size = whole(f[r - 4]).map_err(|w| bad(F, "size", w))?;
     let op = read_or_write(f[r - 3]).ok_or_else(|| bad(F, "op", "is not R or W"))?;
-    let major = uint(f[r - 2]).ok_or_else(|| bad(F, "major", "is not a whole number"))?;
-    let minor = uint(f[r - 1]).ok_or_else(|| bad(F, "minor", "is not a whole number"))?;
+    let major = whole(f[r - 2]).map_err(|w| bad(F, "major", w))?;
+    let minor = whole(f[r - 1]).map_err(|w| bad(F, "minor", w))?;
     let device =
         major_minor(major, minor).ok_or_else(|| bad(F, "major,minor", "is out of range"))?;
     request(

@@ -4,7 +4,7 @@
 //! (hostname, disk) pair.
 
 use super::{bad, read_or_write, request, LineResult};
-use crate::fields::{split, trim, uint};
+use crate::fields::{split, trim, whole};
 use crate::format::Format;
 
 const F: Format = Format::Msr;
@@ -23,7 +23,7 @@ impl MsrParser {
         if n < 6 {
             return Err(bad(F, "the line", &format!("has {n} fields, not 7")));
         }
-        let ticks = uint(f[0]).ok_or_else(|| bad(F, "Timestamp", "is not a whole number"))?;
+        let ticks = whole(f[0]).map_err(|w| bad(F, "Timestamp", w))?;
         let time_ns = ticks
             .checked_mul(100)
             .ok_or_else(|| bad(F, "Timestamp", "overflows nanoseconds"))?;
@@ -31,10 +31,10 @@ impl MsrParser {
         if host.is_empty() {
             return Err(bad(F, "Hostname", "is empty"));
         }
-        let disk = uint(f[2]).ok_or_else(|| bad(F, "DiskNumber", "is not a whole number"))?;
+        let disk = whole(f[2]).map_err(|w| bad(F, "DiskNumber", w))?;
         let op = read_or_write(f[3]).ok_or_else(|| bad(F, "Type", "is not Read or Write"))?;
-        let offset = uint(f[4]).ok_or_else(|| bad(F, "Offset", "is not a whole number"))?;
-        let len = uint(f[5]).ok_or_else(|| bad(F, "Size", "is not a whole number"))?;
+        let offset = whole(f[4]).map_err(|w| bad(F, "Offset", w))?;
+        let len = whole(f[5]).map_err(|w| bad(F, "Size", w))?;
         let device = self.device(host, disk);
         request(F, time_ns, device, op, offset, len)
     }

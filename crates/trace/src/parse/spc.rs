@@ -3,7 +3,7 @@
 //! (application storage unit) is its own address space, so it is the device.
 
 use super::{bad, read_or_write, request, sectors, LineResult};
-use crate::fields::{seconds_ns, split, uint};
+use crate::fields::{seconds_ns, split, uint, whole};
 use crate::format::Format;
 
 const F: Format = Format::Spc;
@@ -18,8 +18,8 @@ pub fn parse(line: &[u8]) -> LineResult {
     let asu = uint(f[0])
         .and_then(|d| u32::try_from(d).ok())
         .ok_or_else(|| bad(F, "ASU", "is not a whole number below 2^32"))?;
-    let lba = uint(f[1]).ok_or_else(|| bad(F, "LBA", "is not a whole number"))?;
-    let len = uint(f[2]).ok_or_else(|| bad(F, "Size", "is not a whole number"))?;
+    let lba = whole(f[1]).map_err(|w| bad(F, "LBA", w))?;
+    let len = whole(f[2]).map_err(|w| bad(F, "Size", w))?;
     let op = read_or_write(f[3]).ok_or_else(|| bad(F, "Opcode", "is not r or w"))?;
     // Fields after the timestamp (some SPC files have them) land in f[5] and are ignored.
     let time_ns = seconds_ns(f[4]).ok_or_else(|| bad(F, "Timestamp", "is not seconds"))?;
