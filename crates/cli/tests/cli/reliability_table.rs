@@ -203,6 +203,12 @@ fn cases() -> Vec<Case> {
         Case { note: Some(trace_kept), ..case(&["sim", "--trace", "t.csv", "--csv", "t.csv"], "overwrote the trace, exit 0") },
         Case { note: Some(unchanged("data.img")), ..case(&["io", "data.img", "--rw", "randread", "--time", "1s", "--json", "data.img"], "a read-only job replaced its target with its JSON, exit 0") },
         case(&["sim", "--capacity", "64MiB", "--block", "1MiB", "--json", "x.json", "--csv", "x.json"], "exit 0, the JSON lost"),
+        // Item 2: a merge's output over one of its shards (`adir/1.json` stands for one).
+        Case { note: Some(shard_kept), ..case(&["sim", "merge", "adir", "--csv", "adir/1.json"], "overwrote the shard, which could no longer be merged") },
+        // Item 11: run --slurm's nodes and targets; item 14: a ZNS store on a regular file.
+        case(&["run", "--slurm", "sl", "--slurm-nodes", "n1,n1"], "submitted twice into one directory"),
+        case(&["run", "--slurm", "sl", "--slurm-nodes", "n1:emu:nosuch"], "wrote the scripts for a profile that does not exist"),
+        Case { note: Some(unchanged("data.img")), ..case(&["store", "data.img", "--recreate", "--backend", "zns"], "exit 1, \"No such file or directory\" printed twice") },
         // Items 3 and 4: store rewrote an existing file without --recreate; it created or
         // grew its target, then rejected the input.
         Case { note: Some(unchanged("data.img")), ..case(&["store", "data.img"], "rewrote the file without --recreate") },
@@ -244,6 +250,17 @@ fn footprint_line(_: &Path, o: &Output) -> String {
         .unwrap_or_default()
 }
 
+/// `adir/1.json`: what a shard file holds matters not; that it survives does.
+const SHARD_STAND_IN: &str = "{\"kind\":\"sim-shard\"}";
+
+fn shard_kept(d: &Path, _: &Output) -> String {
+    if std::fs::read_to_string(d.join("adir/1.json")).ok().as_deref() == Some(SHARD_STAND_IN) {
+        "adir/1.json unchanged".into()
+    } else {
+        "adir/1.json CHANGED".into()
+    }
+}
+
 fn no_new_img(d: &Path, _: &Output) -> String {
     if d.join("new.img").exists() {
         "new.img CREATED".into()
@@ -278,6 +295,7 @@ fn scene(d: &Path) {
     )
     .unwrap();
     std::fs::create_dir(d.join("adir")).unwrap();
+    std::fs::write(d.join("adir/1.json"), SHARD_STAND_IN).unwrap();
     std::os::unix::fs::symlink("/dev/null", d.join("null")).unwrap();
     std::os::unix::fs::symlink("/dev/full", d.join("full")).unwrap();
     let c = std::ffi::CString::new(d.join("fifo").to_str().unwrap()).unwrap();
