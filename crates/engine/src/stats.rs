@@ -427,7 +427,7 @@ impl Stats {
                 .collect()
         };
         IoReport {
-            schema: "ssdiq/1",
+            schema: ssdiq_schema::SCHEMA,
             kind: "io",
             job,
             clock: self.clock,

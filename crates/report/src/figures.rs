@@ -55,6 +55,9 @@ pub struct DriveFigures {
     pub spec: Spec,
     pub seq_read_mb_s: Option<f64>,
     pub seq_write_mb_s: Option<f64>,
+    /// The seq_write steps while the drive's free pool lasted (measured drives with media
+    /// counters only).
+    pub seq_write_free_pool_mb_s: Option<f64>,
     pub rand_read_kiops: Option<f64>,
     pub rand_write_kiops: Skewed<Option<f64>>,
     pub read_lat_us: Tail,
@@ -99,6 +102,7 @@ impl DriveFigures {
         };
         d.seq_read_mb_s = f(keys::SEQ_READ_MB_S);
         d.seq_write_mb_s = f(keys::SEQ_WRITE_MB_S);
+        d.seq_write_free_pool_mb_s = f(keys::SEQ_WRITE_FREE_POOL_MB_S);
         d.rand_read_kiops = f(keys::RAND_READ_KIOPS);
         d.rand_write_kiops = sk(keys::RAND_WRITE_KIOPS);
         d.read_lat_us = Tail {
@@ -164,6 +168,7 @@ impl DriveFigures {
             spec: r.spec.clone().unwrap_or_default(),
             seq_read_mb_s: op(steps::SEQ_READ, "read").map(|o| o.mb_s),
             seq_write_mb_s: op(steps::SEQ_WRITE, "write").map(|o| o.mb_s),
+            seq_write_free_pool_mb_s: None,
             rand_read_kiops: op(steps::RAND_READ, "read").map(|o| o.iops / 1e3),
             rand_write_kiops: skewed(&|s| s.ops.get("write").map(|o| o.iops / 1e3)),
             read_lat_us: probe("read"),

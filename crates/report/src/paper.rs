@@ -98,6 +98,7 @@ fn parse(text: &str) -> Reference {
                 spec: d.spec,
                 seq_read_mb_s: Some(d.seq_read_mb_s),
                 seq_write_mb_s: Some(d.seq_write_mb_s),
+                seq_write_free_pool_mb_s: None,
                 rand_read_kiops: Some(d.rand_read_kiops),
                 rand_write_kiops: some(&d.rand_write_kiops),
                 read_lat_us: Tail {

@@ -217,6 +217,26 @@ impl Rows<'_> {
         });
     }
 
+    /// [`Self::add`] for a row only some results can fill (new in the schema, or from media
+    /// counters): left out when no drive has a value, so older results read as before.
+    fn add_if_any(
+        &mut self,
+        metric: &str,
+        variant: &str,
+        help: &str,
+        f: impl Fn(&DriveFigures) -> Cell,
+    ) {
+        let cells: Vec<Cell> = self.drives.iter().map(f).collect();
+        if cells.iter().any(|c| c.value.is_some()) {
+            self.rows.push(Row {
+                metric: metric.into(),
+                variant: variant.into(),
+                help: help.into(),
+                cells,
+            });
+        }
+    }
+
     /// Annotates measured cells that differ from the first measured drive's.
     fn finish(mut self) -> Vec<Row> {
         let measured: Vec<usize> = (0..self.drives.len())
@@ -387,6 +407,19 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
             1.0,
         )
     });
+    r.add_if_any(
+        "",
+        "free pool",
+        "The same steps while the drive wrote only what it was given (WAF <= 1.5): its free blocks after the sequential init, or what idle-time GC freed, before GC has to copy; what the flash programmed per second. Drives that report media writes only.",
+        |d| {
+            spread(
+                plain(d.seq_write_free_pool_mb_s, 0),
+                d.spread(keys::SEQ_WRITE_FREE_POOL_MB_S),
+                0,
+                1.0,
+            )
+        },
+    );
     r.add(
         "Rnd. Read [k IOPS]",
         "Spec",

@@ -15,8 +15,9 @@ pub mod study;
 pub use job::JobSecond;
 pub use latency::{CdfPoint, LatencySummary, OpSummary};
 pub use run::{
-    figures, steps, Convergence, Derived, DeviceLogPoint, Figure, ProbeInterval, ProbeValue,
-    RunInfo, RunResult, SecondPoint, SeriesPoint, Spec, StepResult, StepValue, TargetInfo, SCHEMA,
+    figures, steps, Convergence, Derived, DeviceLogPoint, Figure, FreePool, ProbeInterval,
+    ProbeValue, RunInfo, RunResult, SecondPoint, SeriesPoint, Spec, StepResult, StepValue,
+    TargetInfo, SCHEMA,
 };
 pub use sim::{SimDoc, SimParams, SimRun, SimSeriesPoint, SimShardDoc, SimTrace};
 pub use study::{StudyDoc, StudyPoint};

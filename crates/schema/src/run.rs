@@ -34,6 +34,26 @@ pub struct Spec {
     pub write_lat_us: Option<f64>,
 }
 
+/// The leading rounds of a step in which the drive wrote no more than it was given: they end
+/// at the first round whose WAF is over [`FreePool::WAF_LIMIT`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FreePool {
+    /// What the flash programmed over those rounds (host bytes x round WAF), per second: the
+    /// drive's write buffer, which takes the first bytes of a step, is not flash speed.
+    pub mb_s: f64,
+    /// Their share of the step's time (1: the pool lasted the whole step).
+    pub share: f64,
+    pub rounds: u32,
+}
+
+impl FreePool {
+    /// Above this round WAF, GC is copying data: the free pool is spent.
+    pub const WAF_LIMIT: f64 = 1.5;
+    /// Below this share of the phase's host bytes programmed, the drive's write buffer took
+    /// the phase (a step too short for the flash to show): no free-pool figure.
+    pub const MIN_PROGRAMMED: f64 = 0.9;
+}
+
 /// Whether and when a step reached steady state.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Convergence {
@@ -240,6 +260,11 @@ pub struct StepResult {
     /// Sequential write bandwidth / this step's write bandwidth.
     #[serde(default)]
     pub waf_implied: Option<f64>,
+    /// The seq_write step while the drive programmed only what the host wrote (its free pool
+    /// after the init, or what idle-time GC freed). Absent without media counters, when the
+    /// first round already copied data, and when the write buffer took the phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free_pool: Option<FreePool>,
     /// One point per measurement round (the steady-state detector's input), `t_s` at the
     /// end of the round.
     #[serde(default)]
@@ -376,6 +401,8 @@ impl RunResult {
 pub mod figures {
     pub const SEQ_READ_MB_S: &str = "seq_read_mb_s";
     pub const SEQ_WRITE_MB_S: &str = "seq_write_mb_s";
+    /// The seq_write steps' bandwidth while the drive's free pool lasted.
+    pub const SEQ_WRITE_FREE_POOL_MB_S: &str = "seq_write_free_pool_mb_s";
     pub const RAND_READ_KIOPS: &str = "rand_read_kiops";
     /// `rand_write_kiops.uniform`, `.twozone`, `.zipf`.
     pub const RAND_WRITE_KIOPS: &str = "rand_write_kiops";

@@ -61,6 +61,10 @@ pub fn compute(r: &RunResult) -> BTreeMap<String, Figure> {
         collect(steps::SEQ_WRITE, &|s| value(s, |v| v.mb_s)),
     );
     put(
+        keys::SEQ_WRITE_FREE_POOL_MB_S.into(),
+        collect(steps::SEQ_WRITE, &|s| s.free_pool.as_ref().map(|f| f.mb_s)),
+    );
+    put(
         keys::RAND_READ_KIOPS.into(),
         collect(steps::RAND_READ, &|s| value(s, |v| v.iops.map(|x| x / 1e3))),
     );

@@ -387,7 +387,7 @@ fn list(json: Option<&Path>) -> anyhow::Result<ExitCode> {
     print!("{s}");
     if let Some(p) = json {
         let doc = serde_json::json!({
-            "schema": "ssdiq/1",
+            "schema": ssdiq_schema::SCHEMA,
             "kind": "emu-list",
             "profiles": rows,
         });
@@ -418,7 +418,7 @@ pub fn main(target: &str, json: Option<&Path>) -> anyhow::Result<ExitCode> {
             ..Default::default()
         };
         let doc = serde_json::json!({
-            "schema": "ssdiq/1",
+            "schema": ssdiq_schema::SCHEMA,
             "kind": "info",
             "info": report,
             "emulated": f,

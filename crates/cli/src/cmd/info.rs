@@ -42,7 +42,8 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     })?;
     print!("{}", render(&report));
     if let Some(p) = &args.json {
-        let doc = serde_json::json!({"schema": "ssdiq/1", "kind": "info", "info": report});
+        let doc =
+            serde_json::json!({"schema": ssdiq_schema::SCHEMA, "kind": "info", "info": report});
         write_json(p, &doc)?;
     }
     Ok(ExitCode::SUCCESS)

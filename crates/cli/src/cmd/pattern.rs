@@ -142,7 +142,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         write_output(path, s.as_bytes())?;
     }
     if let Some(path) = &args.json {
-        let doc = serde_json::json!({"schema": "ssdiq/1", "kind": "pattern", "report": report});
+        let doc = serde_json::json!({"schema": ssdiq_schema::SCHEMA, "kind": "pattern", "report": report});
         write_json(path, &doc)?;
     }
     Ok(ExitCode::SUCCESS)

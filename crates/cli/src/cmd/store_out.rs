@@ -89,7 +89,7 @@ pub struct StoreResult {
 impl StoreResult {
     pub fn new(target: &str, w: &Workload) -> Self {
         StoreResult {
-            schema: "ssdiq/1",
+            schema: ssdiq_schema::SCHEMA,
             kind: "store",
             target: target.to_string(),
             workload: w.clone(),

@@ -131,7 +131,8 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
     }
     print!("{}", render(&s));
     if let Some(p) = &args.json {
-        let doc = serde_json::json!({"schema": "ssdiq/1", "kind": "trace-stats", "trace": s});
+        let doc =
+            serde_json::json!({"schema": ssdiq_schema::SCHEMA, "kind": "trace-stats", "trace": s});
         write_json(p, &doc)?;
     }
     Ok(ExitCode::SUCCESS)

@@ -216,3 +216,46 @@ fn write_tail_under_load_follows_the_papers_colour_class() {
     let samsung = p999("pm9a3");
     assert!(samsung < 20.0, "pm9a3 write P99.9 {samsung} us: green");
 }
+
+/// The protocol's seq_write step after the sanitize and the init runs at the drive's program
+/// bandwidth while its spare blocks last (docs/drives.md, "The sequential write step"): the
+/// paper's sequential write. A full run: a quick one's step is shorter than the write buffer.
+#[test]
+fn the_seq_write_step_runs_at_the_papers_speed_while_the_free_pool_lasts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    let o = ssdiq(&[
+        "run",
+        "emu:pm9a3,capacity=4GiB",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run: Value = serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    let paper = reference("ssd-iq").unwrap();
+    let p = paper
+        .drives
+        .iter()
+        .find(|d| d.name == "Samsung PM9A3")
+        .unwrap();
+    let free = figure(&run, "seq_write_free_pool_mb_s");
+    let want = p.seq_write_mb_s.unwrap();
+    assert!(
+        (free / want - 1.0).abs() <= 0.10,
+        "free pool {free:.0} MB/s vs {want}"
+    );
+    // The step's own value (60-99% of it) is GC-bound, far below.
+    assert!(figure(&run, "seq_write_mb_s") < 0.5 * free);
+    let first = run["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "seq_write")
+        .unwrap();
+    let share = first["free_pool"]["share"].as_f64().unwrap();
+    assert!(
+        (0.3..0.8).contains(&share),
+        "the pool lasted {share} of the step"
+    );
+}

@@ -254,7 +254,11 @@ fn footprint_line(_: &Path, o: &Output) -> String {
 const SHARD_STAND_IN: &str = "{\"kind\":\"sim-shard\"}";
 
 fn shard_kept(d: &Path, _: &Output) -> String {
-    if std::fs::read_to_string(d.join("adir/1.json")).ok().as_deref() == Some(SHARD_STAND_IN) {
+    if std::fs::read_to_string(d.join("adir/1.json"))
+        .ok()
+        .as_deref()
+        == Some(SHARD_STAND_IN)
+    {
         "adir/1.json unchanged".into()
     } else {
         "adir/1.json CHANGED".into()
