@@ -11,6 +11,9 @@ write is the protocol's seq_write step (512 KiB at random offsets, 10 x QD32) wh
 free pool lasted (`figures.seq_write_free_pool_mb_s`, every sample's median): the phase the
 paper's sequential writes ran in (docs/drives.md, "The sequential write step"). The step's
 value over 60-99% of its time, GC-bound, and the sequential init are shown in the last columns.
+A last table splits the first seq_write step (pass 1, right after the init) into its
+free-pool phase and the rest, beside the share of its 150 s step the paper's drive's own free
+pool would last: estimated OP x capacity / (sequential write x 150 s) (Tables 2 and 3).
 """
 import json
 import os
@@ -91,12 +94,37 @@ def direction(ours, ours_u, paper, paper_u):
     return f"{ours:.2f} {o} / {paper:.2f} {p}" + ("" if o == p else " **x**"), o == p
 
 
+STEP_S = 150.0
+
+
+def first_seq_write(run):
+    for st in run["steps"]:
+        if st["name"] == "seq_write" and st.get("stage") == "before" and st.get("pass") == 1:
+            return st
+    return None
+
+
+def seq_write_row(pname, run, p):
+    """The first seq_write step: its free-pool phase (`steps[].free_pool`), its 60-99%
+    value, and how long the paper's drive's free pool would last."""
+    st = first_seq_write(run)
+    if st is None:
+        return None
+    seq = p["seq_write_mb_s"]
+    pool = st.get("free_pool")
+    free = (f"{pool['mb_s']:.0f} / {seq:.0f} ({(pool['mb_s'] / seq - 1) * 100:+.1f}%) | "
+            f"{pool['share'] * 100:.0f}%" if pool else f"- / {seq:.0f} | -")
+    op, cap = p.get("op_estimate_pct"), p.get("capacity_gb")
+    predicted = f"{op / 100 * cap * 1e3 / (seq * STEP_S) * 100:.0f}%" if op and cap else "-"
+    return f"| {pname} | {st['elapsed_s']:.2f} | {free} | {st['value']['mb_s']:.0f} | {predicted} |"
+
+
 def main():
     root = sys.argv[1]
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "..", "crates", "report", "data", "ssd-iq-paper.toml"), "rb") as f:
         paper = {d["name"]: d for d in tomllib.load(f)["drive"]}
-    rows, wa_rows, lat_rows, met, total = [], [], [], 0, 0
+    rows, wa_rows, lat_rows, seq_rows, met, total = [], [], [], [], 0, 0
     for key, pname in PROFILES:
         path = os.path.join(root, key, "run.json")
         if not os.path.exists(path):
@@ -143,6 +171,7 @@ def main():
                     + (f" | {init:.0f} |" if init else " | - |"))
         wa_rows.append(f"| {pname} | " + " | ".join(c for c, _ in wa_cells) + " |")
         lat_rows.append(f"| {pname} | " + " | ".join(c for c, _ in lat) + " |")
+        seq_rows.append(seq_write_row(pname, run, p))
     print("| drive | seq. read MB/s | seq. write MB/s (free pool) | rand. read kIOPS "
           "| rand. write kIOPS unif | TwoZ | Zipf "
           "| seq_write step, 60-99% MB/s | sequential init MB/s |")
@@ -160,6 +189,11 @@ def main():
     print()
     print(f"Cells within their goal: {met} of {total} (throughput, WA and estimated OP within 10%, "
           f"skew direction as the paper's, latency in the paper's colour class; **x** marks a miss).")
+    print()
+    print("| drive | step (virtual s) | free-pool phase MB/s / paper's seq. write | its share of the step | "
+          "60-99% of the step MB/s | the paper's drive: its free pool's share of 150 s |")
+    print("|---|---|---|---|---|---|")
+    print("\n".join(r for r in seq_rows if r))
 
 
 if __name__ == "__main__":

@@ -122,8 +122,7 @@ pub fn free_space(path: &Path) -> Option<(u64, String)> {
 /// Usage error unless `size` bytes fit in the free space of `path`'s filesystem plus
 /// `held`, what the file there already occupies.
 fn check_space(path: &Path, size: u64, held: u64) -> anyhow::Result<()> {
-    let dir = parent_dir(path);
-    let Ok(free) = free_bytes(dir) else {
+    let Some((free, dir)) = free_space(path) else {
         // The engine reports a missing directory in its own words.
         return Ok(());
     };
@@ -137,9 +136,8 @@ fn check_space(path: &Path, size: u64, held: u64) -> anyhow::Result<()> {
             String::new()
         };
         return Err(usage(format!(
-            "invalid --size \"{}\": the filesystem of {} has {} free{held_text}",
+            "invalid --size \"{}\": the filesystem of {dir} has {} free{held_text}",
             format_size(size),
-            dir.display(),
             format_size_approx(free as f64)
         )));
     }

@@ -5,8 +5,9 @@
 //! - Every refusal is a usage error (exit 2, one line) naming the estimate, the memory
 //!   available and where that figure comes from.
 //! - Available memory is the least of `MemAvailable` (/proc/meminfo), the room left under
-//!   the cgroup's `memory.max`, and the room left under the address-space limit (`ulimit -v`); `SSDIQ_MEMORY` (a size, e.g. 8GiB) replaces both, for
-//!   sharing a machine or for tests.
+//!   the cgroup's `memory.max`, and the room left under the address-space limit (`ulimit
+//!   -v`); `SSDIQ_MEMORY` (a size, e.g. 8GiB) replaces all three, for sharing a machine or
+//!   for tests.
 //! - [`MemoryBudget`] never lets the estimates of the runs in flight exceed the budget, and
 //!   never deadlocks: a run waits only while others hold memory, and every run alone fits.
 

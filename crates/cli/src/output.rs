@@ -206,18 +206,15 @@ pub fn check_dir_writable(dir: &Path, files: &[&str]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Usage error if `output` is the same file as one of `inputs` (writing it would destroy
-/// the input, e.g. `report a.json --markdown a.json`).
-fn check_not_input(output: &Path, inputs: &[&Path]) -> anyhow::Result<()> {
-    let Ok(Sink::Replace(out)) = resolve(output) else {
-        return Ok(());
-    };
-    let Ok(o) = std::fs::metadata(&out) else {
+/// Usage error if `output`, the file `key` names, is one of `inputs` (writing it would
+/// destroy the input, e.g. `report a.json --markdown a.json`). Only an existing file can be.
+fn check_not_input(output: &Path, key: &FileKey, inputs: &[PathBuf]) -> anyhow::Result<()> {
+    let FileKey::Inode(dev, ino) = *key else {
         return Ok(());
     };
     for i in inputs {
         if let Ok(m) = std::fs::metadata(i) {
-            if m.dev() == o.dev() && m.ino() == o.ino() {
+            if m.dev() == dev && m.ino() == ino {
                 return Err(refuse(
                     output,
                     format!("it is the input \"{}\"", i.display()),
@@ -275,12 +272,11 @@ pub fn check_outputs(outputs: &[(&str, Option<&Path>)], inputs: &[PathBuf]) -> a
 /// by file identity, through symlinks), and no two are the same file. `outputs` pairs each
 /// flag with its path, if given, for the message.
 pub fn check_apart(outputs: &[(&str, Option<&Path>)], inputs: &[PathBuf]) -> anyhow::Result<()> {
-    let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     let mut seen: Vec<(&str, FileKey)> = Vec::new();
     for &(flag, path) in outputs {
         let Some(path) = path else { continue };
-        check_not_input(path, &input_refs)?;
         if let Some(key) = file_key(path) {
+            check_not_input(path, &key, inputs)?;
             if let Some((other, _)) = seen.iter().find(|(_, k)| *k == key) {
                 return Err(usage(format!(
                     "invalid {flag} \"{}\": it is also the {other} output (one result would be lost)",

@@ -35,7 +35,7 @@ pub struct Spec {
 }
 
 /// The leading rounds of a step in which the drive wrote no more than it was given: they end
-/// at the first round whose WAF is over [`FreePool::WAF_LIMIT`].
+/// at the first round whose WAF is over 1.5 (the suite's `summary::free_pool` decides).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FreePool {
     /// What the flash programmed over those rounds (host bytes x round WAF), per second: the
@@ -44,14 +44,6 @@ pub struct FreePool {
     /// Their share of the step's time (1: the pool lasted the whole step).
     pub share: f64,
     pub rounds: u32,
-}
-
-impl FreePool {
-    /// Above this round WAF, GC is copying data: the free pool is spent.
-    pub const WAF_LIMIT: f64 = 1.5;
-    /// Below this share of the phase's host bytes programmed, the drive's write buffer took
-    /// the phase (a step too short for the flash to show): no free-pool figure.
-    pub const MIN_PROGRAMMED: f64 = 0.9;
 }
 
 /// Whether and when a step reached steady state.

@@ -261,6 +261,12 @@ pub fn probe_medians(ivs: &[ProbeInterval]) -> BTreeMap<String, ProbeValue> {
         .collect()
 }
 
+/// Above this round WAF, GC is copying data: the free pool is spent.
+const FREE_POOL_WAF_LIMIT: f64 = 1.5;
+/// Below this share of the phase's host bytes programmed, the drive's write buffer took the
+/// phase (a step too short for the flash to show): no free-pool figure.
+const FREE_POOL_MIN_PROGRAMMED: f64 = 0.9;
+
 /// The leading rounds in which the drive wrote what it was given and no more: a write step
 /// on a drive with free blocks (after a sanitize and the init, or after idle-time GC) runs at
 /// the program bandwidth until GC must copy. `None` without per-round WAF or such rounds.
@@ -269,7 +275,7 @@ fn free_pool(r: &steady::Rounds) -> Option<FreePool> {
     let n = r
         .waf
         .iter()
-        .position(|w| w.is_some_and(|w| w > FreePool::WAF_LIMIT))
+        .position(|w| w.is_some_and(|w| w > FREE_POOL_WAF_LIMIT))
         .unwrap_or(r.waf.len());
     if n == 0 {
         return None;
@@ -282,7 +288,7 @@ fn free_pool(r: &steady::Rounds) -> Option<FreePool> {
         bytes += b;
         programmed += b * r.waf[i].unwrap_or(1.0);
     }
-    if programmed < FreePool::MIN_PROGRAMMED * bytes {
+    if programmed < FREE_POOL_MIN_PROGRAMMED * bytes {
         return None;
     }
     let end_ns = r.end_ns[n - 1];

@@ -52,17 +52,6 @@ pub struct PageCounts {
 impl PageCounts {
     /// Counts one access of every key in `first..=last`.
     pub fn add(&mut self, first: u64, last: u64, write: bool) {
-        let inc = if write {
-            Counts {
-                writes: 1,
-                reads: 0,
-            }
-        } else {
-            Counts {
-                writes: 0,
-                reads: 1,
-            }
-        };
         if last - first < PER_PAGE_MAX {
             let (shift, one) = if write { (0, 1u64) } else { (32, 1u64 << 32) };
             for k in first..=last {
@@ -72,6 +61,10 @@ impl PageCounts {
                 }
             }
         } else {
+            let inc = Counts {
+                writes: u64::from(write),
+                reads: u64::from(!write),
+            };
             self.add_range(first, last.saturating_add(1), inc);
         }
     }

@@ -83,8 +83,7 @@ pub fn scan(
     unit: u64,
     compact: Option<(CompactOver, &CompactLimit)>,
 ) -> Result<Scan, TraceError> {
-    let limit = compact.map(|c| c.1);
-    let compact = compact.map(|c| c.0);
+    let (compact, limit) = compact.unzip();
     assert!(unit > 0, "page unit must be > 0");
     let mut reader = TraceReader::open(opts)?;
     let mut s = Scan {
@@ -144,8 +143,7 @@ pub fn scan(
             Some(CompactOver::Writes) => r.op != Op::Read,
             None => false,
         };
-        if let (true, Some(c)) = (maps, s.compaction.as_mut()) {
-            let limit = limit.expect("a compact scan has a limit");
+        if let (true, Some(c), Some(limit)) = (maps, s.compaction.as_mut(), limit) {
             // A request that alone outgrows the map is refused before any page is mapped.
             if pages > limit.pages {
                 return Err(beyond_limit(

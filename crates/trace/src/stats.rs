@@ -15,12 +15,10 @@
 //! Memory: one hash entry per distinct page of the short requests (up to 64 pages), a few
 //! ranges per longer request ([`crate::page_counts`]), one entry per device.
 
-use std::collections::BTreeMap;
-
 use hdrhistogram::Histogram;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use ssdiq_workload::analysis::{top_shares, TopShare};
+use ssdiq_workload::analysis::{top_shares, CountDistribution, TopShare};
 use ssdiq_workload::Op;
 
 use crate::map::{PageKeys, PAGE_KEY_BITS};
@@ -260,18 +258,13 @@ impl TraceStatsBuilder {
         let (mut read_pages, mut written_pages, mut read_only) = (0u64, 0u64, 0u64);
         let mut page_writes = 0u64;
         let mut footprint_pages = 0u64;
-        // Write count -> pages; most counts are small, so those go to an array, not the tree.
-        let mut small = [0u64; 1024];
-        let mut dist: BTreeMap<u64, u64> = BTreeMap::new();
+        let mut writes = CountDistribution::default();
         self.pages.for_each(|c, n| {
             footprint_pages += n;
             page_writes = page_writes.saturating_add(c.writes.saturating_mul(n));
             if c.writes > 0 {
                 written_pages += n;
-                match small.get_mut(c.writes as usize) {
-                    Some(k) => *k += n,
-                    None => *dist.entry(c.writes).or_default() += n,
-                }
+                writes.add(c.writes, n);
             }
             if c.reads > 0 {
                 read_pages += n;
@@ -280,9 +273,7 @@ impl TraceStatsBuilder {
                 }
             }
         });
-        for (c, &k) in small.iter().enumerate().filter(|(_, &k)| k > 0) {
-            dist.insert(c as u64, k);
-        }
+        let dist = writes.finish();
         let top = top_shares(&dist, written_pages.max(1), page_writes);
         let mut sizes = Vec::new();
         let last_used = self

@@ -121,22 +121,48 @@ fn expected_top_share(pattern: &Pattern, n: u64, k: u64) -> Option<f64> {
 
 /// Pages per access count, ascending: `(accesses, pages)` from per-page access counts.
 pub fn count_distribution(counts: impl IntoIterator<Item = u64>) -> BTreeMap<u64, u64> {
-    let mut dist: BTreeMap<u64, u64> = BTreeMap::new();
-    // Most pages have small counts: tally those in an array, not the tree.
-    let mut small = vec![0u64; 1024];
+    let mut d = CountDistribution::default();
     for c in counts {
-        if (c as usize) < small.len() {
-            small[c as usize] += 1;
-        } else {
-            *dist.entry(c).or_default() += 1;
+        d.add(c, 1);
+    }
+    d.finish()
+}
+
+/// [`count_distribution`] built up one count at a time, each for any number of pages.
+pub struct CountDistribution {
+    /// Most pages have small counts: those are tallied in an array, not the tree.
+    small: Vec<u64>,
+    large: BTreeMap<u64, u64>,
+}
+
+impl Default for CountDistribution {
+    fn default() -> Self {
+        CountDistribution {
+            small: vec![0; 1024],
+            large: BTreeMap::new(),
         }
     }
-    for (c, &k) in small.iter().enumerate() {
-        if k > 0 {
-            *dist.entry(c as u64).or_default() += k;
+}
+
+impl CountDistribution {
+    /// `pages` pages each accessed `count` times.
+    #[inline]
+    pub fn add(&mut self, count: u64, pages: u64) {
+        match self.small.get_mut(count as usize) {
+            Some(k) => *k += pages,
+            None => *self.large.entry(count).or_default() += pages,
         }
     }
-    dist
+
+    pub fn finish(self) -> BTreeMap<u64, u64> {
+        let mut dist = self.large;
+        for (c, &k) in self.small.iter().enumerate() {
+            if k > 0 {
+                *dist.entry(c as u64).or_default() += k;
+            }
+        }
+        dist
+    }
 }
 
 /// The share of `accesses` that the hottest [`TOP_FRACTIONS`] of `pages` received, read off

@@ -52,7 +52,7 @@ pub struct Args {
 
 fn parse_count(text: &str, what: &str) -> anyhow::Result<u64> {
     let v = parse_size(text).map_err(|e| {
-        let too_large = if e.to_string().contains("too large") {
+        let too_large = if e.reason == "too large" {
             "too large; "
         } else {
             ""

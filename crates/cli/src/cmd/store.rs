@@ -439,7 +439,6 @@ fn workload(a: &Args) -> anyhow::Result<Workload> {
     })
 }
 
-/// Opens the device a row runs on. Block devices pass the safety check first.
 /// How a row's backend opens the emulated drive.
 fn emu_mode(a: &Args, o: &Options) -> EmuMode {
     match o.backend {
@@ -478,6 +477,7 @@ fn emu_device_bytes(a: &Args, o: &Options) -> anyhow::Result<u64> {
         .map_err(|e| usage(e.to_string()))
 }
 
+/// Opens the device a row runs on. Block devices pass the safety check first.
 fn open_device(a: &Args, o: &Options, plan: FilePlan) -> anyhow::Result<Box<dyn Device>> {
     let dev_usage = |e: ssdiq_store::DeviceError| -> anyhow::Error {
         if e.is_usage() {
@@ -580,12 +580,15 @@ fn prepare(
         }
         _ => {
             // The drive alone must fit before it is built; the row as a whole is checked
-            // once its configuration is known (check_row_memory).
-            check_memory(
-                &format!("the drive of row {name} ({})", a.target),
-                emu_device_bytes(a, o)?,
-                EMU_MEMORY_HINT,
-            )?;
+            // once its configuration is known (check_row_memory). The dry pass over every
+            // row comes first, so the run's own pass need not check again.
+            if dry {
+                check_memory(
+                    &format!("the drive of row {name} ({})", a.target),
+                    emu_device_bytes(a, o)?,
+                    EMU_MEMORY_HINT,
+                )?;
+            }
             let d = open_device(a, o, plan)?;
             let info = d.info().clone();
             // A dry run opens the device for its facts only: let it go at once.
