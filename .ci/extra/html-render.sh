@@ -33,7 +33,7 @@ check_html() {
     [ "$svgs" -ge "$min" ] \
         || { echo "$name: expected >= $min charts in the rendered DOM, found $svgs"; exit 1; }
     for width in 1400 1000; do
-        timeout 120 chromium "${flags[@]}" --window-size="$width,16000" \
+        timeout 120 chromium "${flags[@]}" --window-size="$width,24000" \
             --screenshot="$out/$name-$width.png" "file://$file" >/dev/null 2>&1
         "$py" tests/render/png_check.py "$out/$name-$width.png"
         cp "$out/$name-$width.png" "target/render/$name-$width.png"

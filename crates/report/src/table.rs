@@ -382,7 +382,7 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
     r.add(
         "Seq. Read [MB/s]",
         "Spec",
-        "512 KiB reads (at random aligned offsets, as the SSD-iq scripts do) over the filled drive. Spec: the datasheet.",
+        "512 KiB reads over the filled drive.",
         |d| spec(d.spec.seq_read_mb_s, 0),
     );
     r.add("", "Measured", "", |d| {
@@ -396,7 +396,7 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
     r.add(
         "Seq. Write [MB/s]",
         "Spec",
-        "512 KiB writes (at random aligned offsets, as the SSD-iq scripts do) after the sequential init. Measured: 60-99% of each step, below spec once GC has to make room. Free pool: while the drive's spare blocks lasted (WAF <= 1.5), the phase the paper's sequential write measures.",
+        "512 KiB writes after the sequential init: 60-99% of each step; free pool while spare blocks lasted.",
         |d| spec(d.spec.seq_write_mb_s, 0),
     );
     r.add("", "Measured", "", |d| {
@@ -407,19 +407,14 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
             1.0,
         )
     });
-    r.add_if_any(
-        "",
-        "free pool",
-        "The same steps while the drive wrote only what it was given (WAF <= 1.5): its free blocks after the sequential init, or what idle-time GC freed, before GC has to copy; what the flash programmed per second. Drives that report media writes only.",
-        |d| {
-            spread(
-                plain(d.seq_write_free_pool_mb_s, 0),
-                d.spread(keys::SEQ_WRITE_FREE_POOL_MB_S),
-                0,
-                1.0,
-            )
-        },
-    );
+    r.add_if_any("", "free pool", "", |d| {
+        spread(
+            plain(d.seq_write_free_pool_mb_s, 0),
+            d.spread(keys::SEQ_WRITE_FREE_POOL_MB_S),
+            0,
+            1.0,
+        )
+    });
     r.add(
         "Rnd. Read [k IOPS]",
         "Spec",
@@ -474,6 +469,7 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
     );
     let mut notes2 = vec![
         "Spec: datasheet values. Rnd. Write Unif is coloured against the spec (>= 95% green, >= 80% yellow, else red); TwoZ/Zipf against Unif (2% band).".to_string(),
+        "Seq. Read and Write: 512 KiB requests at random aligned offsets, as the SSD-iq scripts do. Seq. Write Measured is 60-99% of each step, below spec once GC has to make room; free pool is the leading part of the steps in which the drive wrote only what it was given (WAF <= 1.5: the free blocks left by the sequential init, or freed by idle-time GC), as what the flash programmed per second, the phase the paper's sequential write measures (drives that report media writes only).".into(),
         "Latency under load: open-loop probes (5k reads and 5k writes per second, latency from each I/O's due time) beside Poisson random writes, 25% of the spec random-write rate in all; the medians over 60 s intervals. Read avg < 100 us green; P99.9 < 500 green, < 1000 yellow. Write avg < 20 us green; P99.9 < 20 green, < 100 yellow.".into(),
     ];
     if drives.iter().any(|d| !d.spread.is_empty()) {
