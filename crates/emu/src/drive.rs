@@ -232,6 +232,7 @@ impl Drive {
             policy,
             streams: p.drive.streams,
             gc_frontier: p.drive.gc_frontier,
+            gc_frontier_share: p.drive.gc_frontier_share.unwrap_or(1.0),
             mode: p.drive.gc_mode.parse().map_err(bad)?,
             seed: p.drive.seed,
         };
@@ -466,8 +467,8 @@ impl Drive {
         if self.idle > 0 {
             self.kick(t);
         }
-        if e.relocations as u64 >= self.flash.pages_per_block as u64 {
-            // A fully valid victim: nothing left to gain.
+        if e.relocations as u64 >= e.erases as u64 * self.flash.pages_per_block as u64 {
+            // Fully valid victims: nothing left to gain.
             return;
         }
         self.idle_at = t + (e.relocations as u64).max(1) * self.t.idle_ns_per_page;

@@ -96,7 +96,7 @@ impl EmuExecutor {
             self.profile.description,
             format_size(self.capacity_bytes()),
             self.op() * 100.0,
-            self.drive.ftl().policy(),
+            self.profile.drive.gc_description(),
             if self.profile.nand.suspend {
                 ""
             } else {

@@ -131,6 +131,11 @@ pub struct DriveParams {
     pub policy: String,
     /// Relocate GC data to its own frontier (always on for 2R policies).
     pub gc_frontier: bool,
+    /// With `gc_frontier`: the share of relocated pages the GC frontier takes, the rest going
+    /// back to the host log (a policy between naive greedy and a separate GC log). Optional
+    /// in a profile: absent, all of them.
+    #[serde(default)]
+    pub gc_frontier_share: Option<f64>,
     /// When GC runs: "naive" (one victim per trigger into the host's new block, the paper's
     /// naive greedy) or "batched" (victims gathered into blocks of their own: an implicit
     /// hot/cold separation that exploits skew). Optional in a profile.
@@ -243,7 +248,7 @@ pub struct Spec {
 
 /// Keys a profile may leave out (they have defaults), by section, with a value of their type:
 /// an override may still set them.
-const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 14] = [
+const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 15] = [
     ("spec", "seq_read_mb_s", OptionalKind::Number),
     ("spec", "seq_write_mb_s", OptionalKind::Number),
     ("spec", "rand_read_kiops", OptionalKind::Number),
@@ -251,6 +256,7 @@ const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 14] = [
     ("spec", "read_lat_us", OptionalKind::Number),
     ("spec", "write_lat_us", OptionalKind::Number),
     ("drive", "gc_mode", OptionalKind::Text),
+    ("drive", "gc_frontier_share", OptionalKind::Number),
     ("drive", "streams", OptionalKind::Whole),
     ("host", "write_stall_rate", OptionalKind::Number),
     ("host", "write_stall_us", OptionalKind::Number),
@@ -265,6 +271,25 @@ enum OptionalKind {
     Number,
     Whole,
     Text,
+}
+
+impl DriveParams {
+    /// The GC policy as a reader sees it: "greedy", "greedy + GC frontier (50%)",
+    /// "greedy (batched)".
+    pub fn gc_description(&self) -> String {
+        let mut s = self.policy.clone();
+        match (self.gc_frontier, self.gc_frontier_share) {
+            (true, Some(share)) if share < 1.0 => {
+                s.push_str(&format!(" + GC frontier ({:.0}%)", share * 100.0))
+            }
+            (true, _) => s.push_str(" + GC frontier"),
+            (false, _) => {}
+        }
+        if self.gc_mode != "naive" {
+            s.push_str(&format!(" ({})", self.gc_mode));
+        }
+        s
+    }
 }
 
 impl Profile {
@@ -389,6 +414,18 @@ impl Profile {
                 "invalid write_stall_rate \"{}\": expected a fraction from 0 to 1",
                 self.host.write_stall_rate
             ));
+        }
+        if let Some(s) = self.drive.gc_frontier_share {
+            if !(0.0..=1.0).contains(&s) {
+                return err(format!(
+                    "invalid gc_frontier_share \"{s}\": expected a share from 0 to 1"
+                ));
+            }
+            if !self.drive.gc_frontier {
+                return err(format!(
+                    "invalid gc_frontier_share \"{s}\": it needs gc_frontier = true"
+                ));
+            }
         }
         if self.drive.gc_mode.parse::<ssdiq_flash::GcMode>().is_err() {
             return err(format!(
@@ -605,11 +642,22 @@ mod tests {
             ("policy", "lifo", "expected a GC policy"),
             ("channels", "-1", "whole number"),
             ("op", "0", "invalid op"),
+            ("gc_frontier_share", "0.5", "it needs gc_frontier = true"),
         ] {
             let e = Profile::parse(t, &[(k, v)]).unwrap_err().to_string();
             assert!(e.contains(want), "{k}={v}: {e}");
             assert!(!e.contains('\n'));
         }
+        let with = |v: &str| Profile::parse(t, &[("gc_frontier", "on"), ("gc_frontier_share", v)]);
+        assert_eq!(
+            with("0.25").unwrap().drive.gc_description(),
+            "greedy + GC frontier (25%)"
+        );
+        let e = with("1.5").unwrap_err().to_string();
+        assert!(
+            e.contains("invalid gc_frontier_share \"1.5\": expected a share from 0 to 1"),
+            "{e}"
+        );
     }
 
     #[test]

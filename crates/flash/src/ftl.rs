@@ -26,6 +26,11 @@
 //!   stream that wrote the victim block (`owner`): with one stream that is the single log; with
 //!   several, streams stay separated through GC (FDP reclaim units). All frontiers, the GC
 //!   frontier included, share one free pool.
+//! - With a GC frontier share s < 1 (a policy between naive greedy and a separate GC log),
+//!   exactly `floor(s * n)` or `ceil(s * n)` of every n consecutive relocated pages go to the
+//!   GC frontier (an error-diffusion counter, no random draws); the others go back to the host
+//!   log: the victim owner's frontier, or stream 0 for a victim the GC frontier wrote. A page
+//!   whose frontier would need a block when the pool is empty goes to the other frontier.
 //!
 //! No clock, no I/O: a caller drives it one host operation at a time and gets back the flash
 //! work each caused ([`WriteEffect`]); [`Ftl::collect_one`] runs one GC step on demand, so a
@@ -43,6 +48,9 @@ use crate::two_r::TwoR;
 
 /// How many pages ahead GC starts loading the map entry it will check.
 const PREFETCH_AHEAD: u32 = 16;
+
+/// A GC frontier share of 1, in the fixed point the relocation loop counts in.
+const SHARE_ONE: u32 = 1 << 24;
 
 #[inline(always)]
 fn prefetch<T>(v: &[T], i: usize) {
@@ -112,6 +120,9 @@ pub struct FtlConfig {
     pub streams: u32,
     /// Relocate GC pages to their own frontier (always on for 2R policies).
     pub gc_frontier: bool,
+    /// With `gc_frontier`: the share of relocated pages the GC frontier takes, in [0, 1]; the
+    /// rest go back to the host log. 1 is a separate GC log, 0 naive greedy's single log.
+    pub gc_frontier_share: f64,
     /// When GC stops collecting.
     pub mode: GcMode,
     /// Seed of the policy's random choices (random, dchoices).
@@ -125,6 +136,7 @@ impl FtlConfig {
             policy,
             streams: 1,
             gc_frontier: false,
+            gc_frontier_share: 1.0,
             mode: GcMode::Naive,
             seed: 1,
         }
@@ -139,6 +151,14 @@ impl FtlConfig {
         }
         if self.gc_frontier && self.policy.is_two_r() {
             return Err(FtlError::FrontierWithTwoR(self.policy));
+        }
+        if !(0.0..=1.0).contains(&self.gc_frontier_share) {
+            return Err(FtlError::FrontierShare(self.gc_frontier_share.to_string()));
+        }
+        if self.gc_frontier_share < 1.0 && !self.gc_frontier {
+            return Err(FtlError::ShareWithoutFrontier(
+                self.gc_frontier_share.to_string(),
+            ));
         }
         self.geometry.check_spare(self.frontiers())?;
         if let GcPolicy::DChoices(d) = self.policy {
@@ -193,6 +213,10 @@ pub struct Ftl {
     pub(crate) free: VecDeque<u32>,
     pub(crate) frontiers: Vec<Frontier>,
     pub(crate) gc_idx: Option<usize>,
+    /// The GC frontier's share of relocated pages, in units of [`SHARE_ONE`], and the
+    /// error-diffusion counter that spreads it.
+    gc_share: u32,
+    gc_share_acc: u32,
     /// The 2R policies' regions, host queue and scan state.
     pub(crate) two_r: Option<Box<TwoR>>,
     pub(crate) rng: SeededRng,
@@ -209,6 +233,10 @@ pub enum FtlError {
     NoStreams,
     #[error("GC policy {0} merges victims in place: a GC frontier does not apply")]
     FrontierWithTwoR(GcPolicy),
+    #[error("invalid GC frontier share {0}: expected a share between 0 and 1")]
+    FrontierShare(String),
+    #[error("a GC frontier share of {0} needs a GC frontier")]
+    ShareWithoutFrontier(String),
     /// dchoices:D with more samples than blocks: every GC would draw D random blocks.
     #[error("invalid GC policy \"{0}\": it samples {1} blocks per victim, but the drive has only {2} blocks")]
     TooManyChoices(GcPolicy, u32, u32),
@@ -256,6 +284,8 @@ impl Ftl {
                 nf
             ],
             gc_idx: gc_sep.then_some(cfg.streams as usize),
+            gc_share: (cfg.gc_frontier_share * SHARE_ONE as f64).round() as u32,
+            gc_share_acc: 0,
             two_r: cfg
                 .policy
                 .is_two_r()
@@ -341,7 +371,15 @@ impl Ftl {
         if self.two_r.is_some() {
             return self.two_r_collect();
         }
-        self.collect()
+        let mut g = self.collect()?;
+        // A victim split between the GC and a host frontier may open a block in each: collect
+        // on until the pool is back at the reserve (never runs without a split).
+        while self.free.len() < self.geo.reserve_blocks as usize {
+            let Some(more) = self.collect() else { break };
+            g.relocations += more.relocations;
+            g.erases += more.erases;
+        }
+        Some(g)
     }
 
     /// Hints that `lpn` is written soon: starts loading its map entry, so a caller that
@@ -431,7 +469,11 @@ impl Ftl {
         loop {
             let room = self.frontiers[f].block != NIL;
             let done = match self.mode {
-                GcMode::Naive => self.free.len() + usize::from(room) > reserve,
+                // The pool must also be back at the reserve: with a GC frontier share, a
+                // victim's pages may open a GC block and a host block at once.
+                GcMode::Naive => {
+                    self.free.len() + usize::from(room) > reserve && self.free.len() >= reserve
+                }
                 GcMode::Batched => self.free.len() > reserve,
             };
             if done {
@@ -545,7 +587,11 @@ impl Ftl {
     pub(crate) fn collect(&mut self) -> Option<GcEffect> {
         let victim = self.pick_victim()?;
         self.remove_full(victim);
-        let target = self.gc_idx.unwrap_or(self.owner[victim as usize] as usize);
+        let owner = self.owner[victim as usize] as usize;
+        let target = self.gc_idx.unwrap_or(owner);
+        // Where the GC frontier's share leaves a page in the host log.
+        let host = if Some(owner) == self.gc_idx { 0 } else { owner };
+        let split = self.gc_idx.is_some() && self.gc_share < SHARE_ONE;
         let v = self.valid[victim as usize];
         self.counters.victim_valid[v as usize] += 1;
         let base = victim * self.ppb;
@@ -565,7 +611,12 @@ impl Ftl {
             }
             let lpn = self.p2l[ppn as usize];
             if lpn != NIL && self.l2p[lpn as usize] == ppn {
-                self.program(target, lpn);
+                let to = if split {
+                    self.split_target(target, host)
+                } else {
+                    target
+                };
+                self.program(to, lpn);
                 moved += 1;
             }
         }
@@ -580,6 +631,26 @@ impl Ftl {
             relocations: moved,
             erases: 1,
         })
+    }
+
+    /// The GC frontier `gc` for its share of relocated pages, else the host log's `host`.
+    /// When the chosen frontier needs a block and the pool is empty (both frontiers may need
+    /// one while a single victim is moved, and the reserve holds one), the page goes to the
+    /// other, which then has room: the victim's valid pages are fewer than a block's.
+    #[inline]
+    fn split_target(&mut self, gc: usize, host: usize) -> usize {
+        self.gc_share_acc += self.gc_share;
+        let (to, other) = if self.gc_share_acc >= SHARE_ONE {
+            self.gc_share_acc -= SHARE_ONE;
+            (gc, host)
+        } else {
+            (host, gc)
+        };
+        if self.frontiers[to].block == NIL && self.free.is_empty() {
+            other
+        } else {
+            to
+        }
     }
 
     /// Checks every invariant in the module docs; O(pages). For tests.

@@ -25,6 +25,8 @@ pub struct SimConfig {
     pub policy: GcPolicy,
     /// A separate GC frontier.
     pub gc_frontier: bool,
+    /// The share of relocated pages the GC frontier takes (1: all).
+    pub gc_frontier_share: f64,
     /// When GC stops collecting (naive single log or batched).
     pub gc_mode: GcMode,
     pub pattern: Pattern,
@@ -161,6 +163,7 @@ fn run<S: DrawSource>(
         policy: cfg.policy,
         streams: 1,
         gc_frontier: cfg.gc_frontier,
+        gc_frontier_share: cfg.gc_frontier_share,
         mode: cfg.gc_mode,
         seed: cfg.seed ^ 0x5EED_0F6C,
     })?;

@@ -37,6 +37,7 @@ fn estimates_bound_what_is_allocated() {
             geometry: g,
             policy: GcPolicy::Greedy,
             gc_frontier: false,
+            gc_frontier_share: 1.0,
             gc_mode: GcMode::Naive,
             pattern: Pattern::parse(pattern).unwrap(),
             warmup_drive_writes: 0.0,

@@ -31,6 +31,10 @@ pub struct SimParams {
     /// naive (one victim per trigger, one log) or batched (victims until a block is free).
     pub gc_mode: String,
     pub gc_frontier: bool,
+    /// The GC frontier's share of relocated pages when below 1 (the rest go back to the host
+    /// log: a policy between naive greedy and a separate GC log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_frontier_share: Option<f64>,
     /// The pattern, or `trace:FILE` for a trace run.
     pub pattern: String,
     /// Unmeasured workload writes after the fill, in drive writes.

@@ -91,6 +91,8 @@ pub struct Axes {
     pub modes: Vec<GcMode>,
     /// A separate GC frontier for every policy (2R policies always have one).
     pub gc_frontier: bool,
+    /// The GC frontier's share of relocated pages (`[1.0]` unless swept).
+    pub gc_frontier_shares: Vec<f64>,
     pub workloads: Vec<Workload>,
     pub warmups: Vec<Warmup>,
     pub writes: Vec<Writes>,
@@ -108,6 +110,7 @@ impl Axes {
             * self.reserves.len()
             * self.policies.len()
             * self.modes.len()
+            * self.gc_frontier_shares.len()
             * self.warmups.len()
             * self.workloads.len()
             * self.writes.len()

@@ -4,12 +4,12 @@
 
 use std::fmt::Write as _;
 
-use ssdiq_flash::{GcPolicy, Geometry};
+use ssdiq_flash::Geometry;
 use ssdiq_schema::sim::{SimShardDoc, KIND_SIM, KIND_SIM_SHARD};
-use ssdiq_schema::{SimDoc, SimParams, SimRun, SCHEMA};
+use ssdiq_schema::{SimDoc, SimRun, SCHEMA};
 use ssdiq_workload::units::format_size;
 
-use crate::point::Point;
+use crate::point::{gc_label, Point};
 use crate::shard::Shard;
 
 /// The `"kind": "sim"` document.
@@ -58,7 +58,7 @@ pub fn csv(runs: &[SimRun]) -> String {
                 s,
                 "{},{},\"{}\",{},{},{},{},{},{},{},{},{},{}",
                 i + 1,
-                p.gc,
+                gc_label(p),
                 p.pattern.replace('"', "\"\""),
                 p.fill,
                 p.op,
@@ -72,23 +72,6 @@ pub fn csv(runs: &[SimRun]) -> String {
                 pt.cumulative_waf
             );
         }
-    }
-    s
-}
-
-/// "greedy+gcf" for a policy given a GC frontier it does not have by itself, "+batch" for
-/// batched collection.
-pub fn gc_label(p: &SimParams) -> String {
-    let own =
-        p.gc.parse::<GcPolicy>()
-            .map(|g| g.implies_gc_frontier())
-            .unwrap_or(false);
-    let mut s = p.gc.clone();
-    if p.gc_frontier && !own {
-        s.push_str("+gcf");
-    }
-    if p.gc_mode == "batched" {
-        s.push_str("+batch");
     }
     s
 }

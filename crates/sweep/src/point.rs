@@ -50,8 +50,28 @@ pub struct Point {
 impl Point {
     /// "gc pattern": how progress lines name the run.
     pub fn label(&self) -> String {
-        format!("{} {}", self.params.gc, self.params.pattern)
+        format!("{} {}", gc_label(&self.params), self.params.pattern)
     }
+}
+
+/// "greedy+gcf" for a policy given a GC frontier it does not have by itself, "+batch" for
+/// batched collection.
+pub fn gc_label(p: &SimParams) -> String {
+    let own =
+        p.gc.parse::<GcPolicy>()
+            .map(|g| g.implies_gc_frontier())
+            .unwrap_or(false);
+    let mut s = p.gc.clone();
+    if p.gc_frontier && !own {
+        s.push_str("+gcf");
+        if let Some(share) = p.gc_frontier_share {
+            s.push_str(&format!("{share}"));
+        }
+    }
+    if p.gc_mode == "batched" {
+        s.push_str("+batch");
+    }
+    s
 }
 
 /// Every point of the sweep, in order. Traces are read once each (per page size) here.
@@ -66,7 +86,11 @@ pub fn points(axes: &Axes) -> Result<Vec<Point>, SweepError> {
                         let g = Geometry::new(cap, page, block, prov, reserve)
                             .map_err(|e| invalid(e.to_string()))?;
                         for &policy in &axes.policies {
-                            for &mode in &axes.modes {
+                            for (&mode, &share) in axes
+                                .modes
+                                .iter()
+                                .flat_map(|m| axes.gc_frontier_shares.iter().map(move |s| (m, s)))
+                            {
                                 for (w, workload) in axes.workloads.iter().enumerate() {
                                     let trace = match workload {
                                         Workload::Trace(t) => {
@@ -86,6 +110,7 @@ pub fn points(axes: &Axes) -> Result<Vec<Point>, SweepError> {
                                                             policy,
                                                             mode,
                                                             gc_frontier: axes.gc_frontier,
+                                                            gc_frontier_share: share,
                                                             workload,
                                                             trace: trace.as_ref(),
                                                             warmup,
@@ -144,6 +169,7 @@ struct Setting<'a> {
     policy: GcPolicy,
     mode: GcMode,
     gc_frontier: bool,
+    gc_frontier_share: f64,
     workload: &'a Workload,
     trace: Option<&'a Scanned>,
     warmup: Warmup,
@@ -172,6 +198,7 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
     if s.policy != GcPolicy::SeparatedModel {
         let mut fc = FtlConfig::new(g, s.policy);
         fc.gc_frontier = s.gc_frontier;
+        fc.gc_frontier_share = s.gc_frontier_share;
         fc.mode = s.mode;
         fc.check().map_err(|e| invalid(e.to_string()))?;
     }
@@ -281,6 +308,7 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
         }
         .into(),
         gc_frontier: s.gc_frontier || s.policy.implies_gc_frontier(),
+        gc_frontier_share: (s.gc_frontier_share < 1.0).then_some(s.gc_frontier_share),
         pattern: label,
         warmup,
         writes: drive_writes,
@@ -295,6 +323,7 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
             geometry: g,
             policy: s.policy,
             gc_frontier: s.gc_frontier,
+            gc_frontier_share: s.gc_frontier_share,
             gc_mode: s.mode,
             pattern,
             warmup_drive_writes: warmup,

@@ -337,13 +337,7 @@ fn list(json: Option<&Path>) -> anyhow::Result<ExitCode> {
     for (name, text) in BUILTIN {
         let p = Profile::parse(text, &[])
             .map_err(|e| anyhow::anyhow!("shipped profile {name} is invalid: {e}"))?;
-        let mut policy = p.drive.policy.clone();
-        if p.drive.gc_frontier {
-            policy.push_str(" + GC frontier");
-        }
-        if p.drive.gc_mode != "naive" {
-            policy.push_str(&format!(" ({})", p.drive.gc_mode));
-        }
+        let policy = p.drive.gc_description();
         rows.push(Listed {
             name: name.to_string(),
             description: p.description.clone(),

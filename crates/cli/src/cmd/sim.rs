@@ -16,7 +16,7 @@ use ssdiq_sweep::{
     points, Axes, BufSpec, Point, Shard, SweepError, TraceWorkload, Warmup, Workload, Writes,
 };
 use ssdiq_trace::MapKind;
-use ssdiq_workload::units::{format_size, format_size_approx, parse_size};
+use ssdiq_workload::units::{format_size, format_size_approx, parse_fraction, parse_size};
 use ssdiq_workload::Pattern;
 
 use super::sim_out::{write_outputs, write_shard, Outputs};
@@ -73,6 +73,11 @@ pub struct Args {
     /// Relocate GC pages to their own write frontier.
     #[arg(long)]
     gc_frontier: bool,
+    /// The share of relocated pages the GC frontier takes, the rest going back to the host
+    /// log (a policy between naive greedy, 0, and --gc-frontier, 1); a list sweeps it.
+    /// Implies --gc-frontier.
+    #[arg(long, value_name = "SHARE")]
+    gc_frontier_share: Option<String>,
     /// Workload pattern, applied after a sequential fill.
     #[arg(long, default_value = "uniform")]
     pattern: String,
@@ -337,7 +342,13 @@ fn axes(args: &Args) -> anyhow::Result<Axes> {
         warmups: parse_list(&args.warmup, "--warmup", |s| {
             Warmup::parse(s).map_err(usage)
         })?,
-        gc_frontier: args.gc_frontier,
+        gc_frontier: args.gc_frontier || args.gc_frontier_share.is_some(),
+        gc_frontier_shares: match &args.gc_frontier_share {
+            Some(list) => parse_list(list, "--gc-frontier-share", |s| {
+                parse_fraction(s, "--gc-frontier-share").map_err(|e| usage(e.to_string()))
+            })?,
+            None => vec![1.0],
+        },
         workloads,
         writes: parse_list(writes, "--writes", |s| Writes::parse(s).map_err(usage))?,
         seeds: parse_list(&args.seed, "--seed", |s| {

@@ -21,8 +21,11 @@ const DRIVES: [(&str, &str); 9] = [
     ("i4i", "AWS EC2 i4i.4xlarge"),
 ];
 
-/// Cells docs/drives.md reports as not reproduced (profile, figure): not checked here.
-const KNOWN_MISSES: [(&str, &str); 1] = [("p5520", "wa zipf direction")];
+/// Cells a quick run cannot measure well (profile, figure), with why: not checked here.
+/// docs/drives.md has them from full runs.
+/// - 7450max TwoZ WA: at 40% OP a quick run's short two-zone phase has not reached steady
+///   state (2.42 against the full run's 2.24; the paper's 2.1).
+const QUICK_RUN_CANNOT: [(&str, &str); 1] = [("7450max", "WA twoz")];
 
 fn figure(run: &Value, key: &str) -> f64 {
     run["figures"][key]["median"]
@@ -69,27 +72,29 @@ fn check(profile: &str, paper_name: &str, dir: &std::path::Path) -> Vec<String> 
         .find(|d| d.name == paper_name)
         .expect("the paper's drive");
     let mut bad = Vec::new();
-    let mut within = |what: &str, ours: f64, theirs: f64| {
-        if (ours / theirs - 1.0).abs() > 0.10 {
-            bad.push(format!(
-                "{profile}: {what} {ours:.3} vs the paper's {theirs}"
-            ));
-        }
+    let within = |what: &str, ours: f64, theirs: f64| {
+        let skip = QUICK_RUN_CANNOT.contains(&(profile, what));
+        (!skip && (ours / theirs - 1.0).abs() > 0.10)
+            .then(|| format!("{profile}: {what} {ours:.3} vs the paper's {theirs}"))
     };
-    within(
+    bad.extend(within(
         "seq. read MB/s",
         before(&run, "seq_read"),
         p.seq_read_mb_s.unwrap(),
-    );
+    ));
     let pre = run["run"]["precondition_bytes"].as_f64().unwrap()
         / run["run"]["precondition_s"].as_f64().unwrap()
         / 1e6;
-    within("sequential write MB/s", pre, p.seq_write_mb_s.unwrap());
-    within(
+    bad.extend(within(
+        "sequential write MB/s",
+        pre,
+        p.seq_write_mb_s.unwrap(),
+    ));
+    bad.extend(within(
         "rand. read kIOPS",
         figure(&run, "rand_read_kiops"),
         p.rand_read_kiops.unwrap(),
-    );
+    ));
     // WA as the paper measured this drive's: media counters where it has OCP, else implied
     // from throughput (§4.1: spec sequential write, or the measured one, over random write).
     let ocp = p.wa_measured.unif.is_some();
@@ -102,22 +107,35 @@ fn check(profile: &str, paper_name: &str, dir: &std::path::Path) -> Vec<String> 
             seq / (figure(&run, &format!("rand_write_kiops.{w}")) * 4.096)
         }
     };
-    within(
+    bad.extend(within(
         "rand. write kIOPS",
         figure(&run, "rand_write_kiops.uniform"),
         p.rand_write_kiops.unif.unwrap(),
-    );
+    ));
     let unif = wa("uniform");
-    within("WA uniform", unif, paper_wa.unif.unwrap());
-    for (name, key, theirs) in [
-        ("twoz", "twozone", paper_wa.twoz.unwrap()),
-        ("zipf", "zipf", paper_wa.zipf.unwrap()),
+    bad.extend(within("WA uniform", unif, paper_wa.unif.unwrap()));
+    for (name, key, theirs, kiops) in [
+        (
+            "twoz",
+            "twozone",
+            paper_wa.twoz.unwrap(),
+            p.rand_write_kiops.twoz.unwrap(),
+        ),
+        (
+            "zipf",
+            "zipf",
+            paper_wa.zipf.unwrap(),
+            p.rand_write_kiops.zipf.unwrap(),
+        ),
     ] {
-        let what = format!("wa {name} direction");
-        if KNOWN_MISSES.contains(&(profile, what.as_str())) {
-            continue;
-        }
         let ours = wa(key);
+        bad.extend(within(&format!("WA {name}"), ours, theirs));
+        bad.extend(within(
+            &format!("rand. write kIOPS {name}"),
+            figure(&run, &format!("rand_write_kiops.{key}")),
+            kiops,
+        ));
+        let what = format!("wa {name} direction");
         let paper_up = theirs > paper_wa.unif.unwrap();
         if (ours > unif) != paper_up {
             bad.push(format!(

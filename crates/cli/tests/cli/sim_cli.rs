@@ -19,7 +19,7 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("s.json");
     let js = json.to_str().unwrap();
-    let cases: [(&[&str], &str); 11] = [
+    let cases: [(&[&str], &str); 13] = [
         (
             &["sim", "--fill", "1.2", "--json", js],
             "fill 1.2 must be > 0 and < 1",
@@ -52,6 +52,14 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
         (&["sim", "--writes", "0x"], "invalid --writes \"0x\""),
         (&["sim", "--gc", "optimal"], "renamed separated-model"),
         (
+            &["sim", "--gc-frontier-share", "0.5,1.5"],
+            "invalid --gc-frontier-share \"1.5\": must be between 0 and 1",
+        ),
+        (
+            &["sim", "--gc", "2r-greedy", "--gc-frontier-share", "0.5"],
+            "2R merges victims in place",
+        ),
+        (
             &["sim", "--json", "/nonexistent/dir/s.json"],
             "does not exist",
         ),
@@ -66,17 +74,14 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
     }
 }
 
-#[test]
-fn sweep_writes_schema_json_and_csv() {
+/// A small sweep with `extra` flags and --json/--csv: its output, document and CSV text.
+fn small_sweep(extra: &[&str]) -> (std::process::Output, serde_json::Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("s.json");
     let csv = dir.path().join("s.csv");
     let mut args = SMALL.to_vec();
+    args.extend(extra);
     args.extend([
-        "--gc",
-        "greedy,2r-fifo,separated-model",
-        "--pattern",
-        "uniform,zones:80@20,20@80",
         "--json",
         json.to_str().unwrap(),
         "--csv",
@@ -88,8 +93,23 @@ fn sweep_writes_schema_json_and_csv() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("outputs: {}, {}", csv.display(), json.display())),
+        "{stderr}"
+    );
+    let doc = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (out, doc, std::fs::read_to_string(&csv).unwrap())
+}
+
+#[test]
+fn sweep_writes_schema_json_and_csv() {
+    let (out, doc, text) = small_sweep(&[
+        "--gc",
+        "greedy,2r-fifo,separated-model",
+        "--pattern",
+        "uniform,zones:80@20,20@80",
+    ]);
     assert_eq!(doc["schema"], "ssdiq/1");
     assert_eq!(doc["kind"], "sim");
     let runs = doc["runs"].as_array().unwrap();
@@ -106,19 +126,12 @@ fn sweep_writes_schema_json_and_csv() {
     }
     // The comma inside zones: stays within one pattern.
     assert_eq!(runs[1]["params"]["pattern"], "zones:80@20,20@80");
-    let text = std::fs::read_to_string(&csv).unwrap();
     assert!(text.starts_with("run,gc,pattern,"));
     assert_eq!(text.lines().count(), 1 + 4 * 10);
     // The table lists every run.
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(stdout.lines().filter(|l| l.contains("2r-fifo")).count(), 2);
     assert!(stdout.contains("not a bound"), "{stdout}");
-    // And says where the outputs went.
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains(&format!("outputs: {}, {}", csv.display(), json.display())),
-        "{stderr}"
-    );
 }
 
 /// The HTML page of `sim` on the small geometry with `extra` arguments.
@@ -188,4 +201,28 @@ fn single_run_prints_a_point_every_tenth_and_the_geometry() {
         10,
         "{s}"
     );
+}
+
+#[test]
+fn a_gc_frontier_share_sweep_names_each_share() {
+    let (out, doc, text) = small_sweep(&[
+        "--gc-frontier-share",
+        "0,50%,1",
+        "--pattern",
+        "twozone:90/10",
+    ]);
+    let runs = doc["runs"].as_array().unwrap();
+    let shares: Vec<Option<f64>> = runs
+        .iter()
+        .map(|r| r["params"]["gc_frontier_share"].as_f64())
+        .collect();
+    assert_eq!(shares, [Some(0.0), Some(0.5), None]);
+    assert!(runs.iter().all(|r| r["params"]["gc_frontier"] == true));
+    let waf: Vec<f64> = runs.iter().map(|r| r["waf"].as_f64().unwrap()).collect();
+    assert!(waf[0] > waf[1] && waf[1] > waf[2], "{waf:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for label in ["greedy+gcf0 ", "greedy+gcf0.5 ", "greedy+gcf "] {
+        assert!(stdout.contains(label), "{label}: {stdout}");
+    }
+    assert!(text.contains("\n2,greedy+gcf0.5,"), "{text}");
 }

@@ -136,6 +136,7 @@ fn steady_state_waf_matches_the_ftl_simulation() {
                 geometry: g,
                 policy: e.drive().ftl().policy(),
                 gc_frontier: e.profile().drive.gc_frontier,
+                gc_frontier_share: e.profile().drive.gc_frontier_share.unwrap_or(1.0),
                 gc_mode: GcMode::Naive,
                 pattern: Pattern::Uniform,
                 warmup_drive_writes: 0.0,

@@ -1,5 +1,6 @@
 //! Random operation sequences keep every FTL invariant, for every policy and with several
-//! streams, a GC frontier, trims and explicit GC steps.
+//! streams, a GC frontier (taking all relocated pages or a share of them), trims and explicit
+//! GC steps.
 
 use proptest::prelude::*;
 use ssdiq_flash::{Ftl, FtlConfig, GcMode, GcPolicy, Geometry, Provision};
@@ -39,6 +40,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     #[test]
     fn invariants_hold(policy in policy(), streams in 1u32..4, gc_frontier: bool,
+                       share in prop_oneof![Just(1.0), 0.0..1.0f64],
                        batched: bool, reserve in 1u32..4, hot in 1u64..100, ops in ops()) {
         // 40 blocks of 8 pages, OP 50%: small enough that GC runs constantly.
         let g = Geometry::new(40 * 8 * 4096, 4096, 8 * 4096, Provision::Fill(0.6), reserve)
@@ -47,9 +49,17 @@ proptest! {
         let mode = if batched { GcMode::Batched } else { GcMode::Naive };
         // 2R merges in place: no GC frontier.
         let gc_frontier = gc_frontier && !policy.is_two_r();
-        let mut ftl =
-            Ftl::new(FtlConfig { geometry: g, policy, streams, gc_frontier, mode, seed: 1 })
-                .unwrap();
+        let gc_frontier_share = if gc_frontier { share } else { 1.0 };
+        let mut ftl = Ftl::new(FtlConfig {
+            geometry: g,
+            policy,
+            streams,
+            gc_frontier,
+            gc_frontier_share,
+            mode,
+            seed: 1,
+        })
+        .unwrap();
         let mut host = 0u64;
         for op in ops {
             match op {

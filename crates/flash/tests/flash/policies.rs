@@ -15,6 +15,7 @@ fn cfg(blocks: u64, ppb: u64, fill: f64, policy: GcPolicy, pattern: &str) -> Sim
         .unwrap(),
         policy,
         gc_frontier: false,
+        gc_frontier_share: 1.0,
         gc_mode: GcMode::Naive,
         pattern: Pattern::parse(pattern).unwrap(),
         warmup_drive_writes: 0.0,
@@ -154,4 +155,67 @@ fn series_has_a_point_every_tenth_of_a_drive_write() {
     // Deterministic for a seed.
     let again = sim(&cfg(1024, 32, 0.875, GcPolicy::Greedy, "uniform"));
     assert_eq!(r, again);
+}
+
+/// A GC frontier share spans naive greedy (0: the same run, program for program) and a
+/// separate GC log (1: the same run as `gc_frontier` alone), and under skew its WAF falls as
+/// the share grows, since more of the data that survives GC leaves the host log (near 1 it
+/// levels off: within 2% of the GC log's).
+#[test]
+fn a_gc_frontier_share_runs_between_naive_greedy_and_a_gc_log() {
+    let base = cfg(2048, 64, 0.85, GcPolicy::Greedy, "twozone:90/10");
+    let naive = sim(&base);
+    let with = |share: f64| {
+        sim(&SimConfig {
+            gc_frontier: true,
+            gc_frontier_share: share,
+            ..base.clone()
+        })
+    };
+    let none = with(0.0);
+    assert_eq!(
+        (none.flash_writes, none.host_writes),
+        (naive.flash_writes, naive.host_writes),
+        "share 0 is naive greedy"
+    );
+    let log = sim(&SimConfig {
+        gc_frontier: true,
+        ..base.clone()
+    });
+    assert_eq!(
+        with(1.0).flash_writes,
+        log.flash_writes,
+        "share 1 is a GC log"
+    );
+    let wafs: Vec<f64> = [0.0, 0.3, 0.6].iter().map(|&s| with(s).waf).collect();
+    for w in wafs.windows(2) {
+        assert!(
+            w[1] < 0.98 * w[0],
+            "WAF falls as the GC frontier's share grows: {wafs:?}"
+        );
+    }
+    let top = with(0.9).waf;
+    assert!(
+        top < wafs[2] && (top / log.waf - 1.0).abs() < 0.02,
+        "share 0.9: {top}, GC log {}",
+        log.waf
+    );
+}
+
+#[test]
+fn a_gc_frontier_share_is_checked() {
+    let base = cfg(256, 64, 0.85, GcPolicy::Greedy, "uniform");
+    for (frontier, share, want) in [
+        (true, 1.5, "between 0 and 1"),
+        (true, f64::NAN, "between 0 and 1"),
+        (false, 0.5, "needs a GC frontier"),
+    ] {
+        let c = SimConfig {
+            gc_frontier: frontier,
+            gc_frontier_share: share,
+            ..base.clone()
+        };
+        let e = simulate(&c, |_| {}).unwrap_err().to_string();
+        assert!(e.contains(want), "{share}: {e}");
+    }
 }

@@ -70,6 +70,7 @@ fn waf(r: &Row) -> f64 {
         geometry: g,
         policy: r.gc.parse::<GcPolicy>().unwrap(),
         gc_frontier: false,
+        gc_frontier_share: 1.0,
         gc_mode: GcMode::Naive,
         pattern: Pattern::parse(r.pattern).unwrap(),
         // The reference's warm-up: one physical capacity of pattern writes.
