@@ -248,9 +248,10 @@ impl Drive {
         let window_pages = match p.buffer.rewrite_window.as_str() {
             "scaled" => ((buffer_pages as f64 * scale).round() as u64).min(buffer_pages),
             "full" => buffer_pages,
+            "none" => 0,
             other => {
                 return Err(bad(format!(
-                    "invalid rewrite_window \"{other}\": expected scaled or full"
+                    "invalid rewrite_window \"{other}\": expected scaled, full or none"
                 )))
             }
         };

@@ -208,7 +208,8 @@ pub struct BufferParams {
     /// Which buffered rewrites are absorbed: `scaled` (default) only within the share of the
     /// buffer that stands for the full-size drive (right for traffic that scales with the
     /// capacity), `full` within the whole buffer (right for hot areas of a fixed size, such
-    /// as a database's double-write buffer, which a full-size drive absorbs whole).
+    /// as a database's double-write buffer, which a full-size drive absorbs whole), `none`: a
+    /// staging buffer that programs every write it accepted (no rewrite is absorbed).
     #[serde(default = "scaled")]
     pub rewrite_window: String,
 }

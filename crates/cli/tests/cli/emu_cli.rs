@@ -254,6 +254,6 @@ fn a_full_rewrite_window_absorbs_a_small_hot_area_the_scaled_one_does_not() {
             "--time",
             "1s",
         ],
-        "invalid rewrite_window \"half\": expected scaled or full",
+        "invalid rewrite_window \"half\": expected scaled, full or none",
     );
 }
