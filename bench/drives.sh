@@ -20,3 +20,7 @@ for p in "${profiles[@]}"; do
   printf '%s: %s\n' "$p" "$(grep -o 'ran .*' "$out/$p.log" | tail -1)" >&2
 done
 python3 bench/drives-table.py "$out"
+# The report's own page of the nine runs beside the paper's rows (docs/drives-against.md).
+runs=()
+for p in "${profiles[@]}"; do runs+=("$out/$p"); done
+"$bin" report "${runs[@]}" --against ssd-iq --markdown "$out/against.md" --html "$out/against.html" >/dev/null

@@ -73,6 +73,9 @@ struct Emulated {
     /// How GC runs, for the text only (the profile's parameters are in the JSON's own keys).
     #[serde(skip)]
     gc_timing: String,
+    /// The policy with its GC frontier and mode, for the text only.
+    #[serde(skip)]
+    gc: String,
     /// The profile's `op`, before rounding up to whole superblocks (text only).
     #[serde(skip)]
     profile_op: f64,
@@ -87,6 +90,7 @@ fn facts(e: &EmuExecutor) -> Emulated {
         profile: p.name.clone(),
         description: e.description().to_string(),
         policy: e.drive().ftl().policy().to_string(),
+        gc: p.drive.gc_description(),
         suspend: p.nand.suspend,
         geometry: Geometry {
             logical_bytes: g.logical_bytes(),
@@ -182,7 +186,7 @@ fn render(target: &str, f: &Emulated) -> String {
     let _ = writeln!(
         w,
         "  firmware         {} GC, suspension {}, write buffer {}",
-        f.policy,
+        f.gc,
         if f.suspend { "on" } else { "off" },
         format_size(g.buffer_bytes)
     );
@@ -213,9 +217,16 @@ fn render(target: &str, f: &Emulated) -> String {
         );
         let _ = writeln!(
             w,
-            "  write buffer     {} for data at any size; rewrites absorbed only within the last {} buffered (all of it at full size)",
+            "  write buffer     {} for data at any size; {}",
             format_size(sc.buffer_bytes),
-            format_size(sc.rewrite_window_bytes)
+            match sc.rewrite_window_bytes {
+                0 => "no rewrite absorbed (every accepted write is programmed)".to_string(),
+                b if b >= sc.buffer_bytes => "rewrites absorbed within all of it".to_string(),
+                b => format!(
+                    "rewrites absorbed only within the last {} buffered (all of it at full size)",
+                    format_size(b)
+                ),
+            }
         );
         let _ = writeln!(
             w,
