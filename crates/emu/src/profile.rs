@@ -424,7 +424,7 @@ impl Profile {
             }
             if !self.drive.gc_frontier {
                 return err(format!(
-                    "invalid gc_frontier_share \"{s}\": it needs gc_frontier = true"
+                    "invalid gc_frontier_share \"{s}\": it needs gc_frontier = true (or no gc_frontier_share)"
                 ));
             }
         }

@@ -14,7 +14,8 @@ pub struct WriteEffect {
     pub erases: u32,
 }
 
-/// Flash work of one GC step: one victim (2R: a group of victims merged) relocated and erased.
+/// Flash work of one GC step: one victim (2R: a group of victims merged; with a GC frontier
+/// share, as many as bring the pool back to the reserve) relocated and erased.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct GcEffect {
     /// The (first) victim.

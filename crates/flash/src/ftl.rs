@@ -19,16 +19,17 @@
 //!   runs out of space. `Geometry::check_spare` guarantees greedy always finds a victim with an
 //!   invalid page.
 //! - When a host frontier needs a block and the pool is at the reserve, GC runs ([`GcMode`]):
-//!   `Naive` collects one victim at a time and stops as soon as the frontier has room, so
-//!   relocated pages and host pages share one log (SSD-iq's "naive greedy"); `Batched` collects
+//!   `Naive` collects one victim at a time and stops as soon as the frontier has room and the
+//!   pool is back at the reserve, so relocated pages and host pages share one log (SSD-iq's "naive greedy"); `Batched` collects
 //!   until a whole block is free again, so relocated pages fill blocks of their own.
 //! - Relocated pages go to the GC frontier if there is one, else back to the frontier of the
 //!   stream that wrote the victim block (`owner`): with one stream that is the single log; with
 //!   several, streams stay separated through GC (FDP reclaim units). All frontiers, the GC
 //!   frontier included, share one free pool.
 //! - With a GC frontier share s < 1 (a policy between naive greedy and a separate GC log),
-//!   exactly `floor(s * n)` or `ceil(s * n)` of every n consecutive relocated pages go to the
-//!   GC frontier (an error-diffusion counter, no random draws); the others go back to the host
+//!   about s n of every n consecutive relocated pages go to the GC frontier (an error-diffusion
+//!   counter in steps of 2^-24, no random draws; exactly floor or ceil of s n but for the
+//!   fallback below); the others go back to the host
 //!   log: the victim owner's frontier, or stream 0 for a victim the GC frontier wrote. A page
 //!   whose frontier would need a block when the pool is empty goes to the other frontier.
 //!
@@ -362,8 +363,9 @@ impl Ftl {
     }
 
     /// Runs one GC step: picks a victim by the policy, relocates its valid pages (to the GC
-    /// frontier, else its own stream's frontier), erases it. `None` if no block is full or
-    /// the free pool is empty (relocation might need a block).
+    /// frontier, else its own stream's frontier), erases it; with a GC frontier share, more
+    /// victims until the pool is back at the reserve. `None` if no block is full or the free
+    /// pool is empty (relocation might need a block).
     pub fn collect_one(&mut self) -> Option<GcEffect> {
         if self.free.is_empty() {
             return None;

@@ -62,11 +62,15 @@ pub fn gc_label(p: &SimParams) -> String {
             .map(|g| g.implies_gc_frontier())
             .unwrap_or(false);
     let mut s = p.gc.clone();
-    if p.gc_frontier && !own {
-        s.push_str("+gcf");
-        if let Some(share) = p.gc_frontier_share {
-            s.push_str(&format!("{share}"));
+    match p.gc_frontier_share {
+        // "+gcf0.5": the share of relocations the GC frontier took, to three decimals.
+        Some(share) => {
+            let digits = format!("{share:.3}");
+            s.push_str("+gcf");
+            s.push_str(digits.trim_end_matches('0').trim_end_matches('.'));
         }
+        None if p.gc_frontier && !own => s.push_str("+gcf"),
+        None => {}
     }
     if p.gc_mode == "batched" {
         s.push_str("+batch");
@@ -190,8 +194,13 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
         )));
     }
     if s.gc_frontier && s.policy.is_two_r() {
+        let flag = if s.gc_frontier_share < 1.0 {
+            "--gc-frontier-share"
+        } else {
+            "--gc-frontier"
+        };
         return Err(invalid(format!(
-            "invalid --gc-frontier with --gc {}: 2R merges victims in place, it has no GC frontier",
+            "invalid {flag} with --gc {}: 2R merges victims in place, it has no GC frontier",
             s.policy
         )));
     }

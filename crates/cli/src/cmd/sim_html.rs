@@ -14,7 +14,7 @@ use ssdiq_workload::units::format_size;
 fn labels(specs: &[SimRun], group: bool) -> Vec<String> {
     type Field = (&'static str, fn(&Params) -> String);
     let fields: [Field; 8] = [
-        ("", |p| p.gc.clone()),
+        ("", ssdiq_sweep::point::gc_label),
         ("", |p| p.pattern.clone()),
         ("OP ", |p| format!("{:.1}%", p.op * 100.0)),
         ("block ", |p| format!("{} pages", p.pages_per_block)),
@@ -44,7 +44,11 @@ fn labels(specs: &[SimRun], group: bool) -> Vec<String> {
                 .map(|(prefix, f)| format!("{prefix}{}", f(&s.params)))
                 .collect();
             if parts.is_empty() {
-                format!("{} {}", s.params.gc, s.params.pattern)
+                format!(
+                    "{} {}",
+                    ssdiq_sweep::point::gc_label(&s.params),
+                    s.params.pattern
+                )
             } else {
                 parts.join(", ")
             }
@@ -243,7 +247,7 @@ pub fn page(specs: &[SimRun]) -> String {
             vec![
                 (i + 1).to_string(),
                 label.clone(),
-                p.gc.clone(),
+                ssdiq_sweep::point::gc_label(p),
                 p.pattern.clone(),
                 format!("{:.4}", p.fill),
                 format!("{:.2}", p.op * 100.0),

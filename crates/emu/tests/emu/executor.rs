@@ -117,7 +117,11 @@ fn read_tail_is_worse_without_suspension() {
 
 #[test]
 fn steady_state_waf_matches_the_ftl_simulation() {
-    for (name, extra) in [("default", ""), ("highop", "")] {
+    for (name, extra) in [
+        ("default", ""),
+        ("highop", ""),
+        ("default", ",gc_frontier=on,gc_frontier_share=0.5"),
+    ] {
         let mut e = open(name, extra);
         steady(&mut e, 3.0);
         let before = e.write_counters();
@@ -150,10 +154,13 @@ fn steady_state_waf_matches_the_ftl_simulation() {
             |_| {},
         )
         .unwrap();
-        println!("{name}: emulated WAF {emu:.4}, simulated {:.4}", sim.waf);
+        println!(
+            "{name}{extra}: emulated WAF {emu:.4}, simulated {:.4}",
+            sim.waf
+        );
         assert!(
             (emu / sim.waf - 1.0).abs() < 0.02,
-            "{name}: {emu} vs {}",
+            "{name}{extra}: {emu} vs {}",
             sim.waf
         );
     }

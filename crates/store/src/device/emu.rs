@@ -234,7 +234,7 @@ impl EmuDevice {
                 format_size(capacity),
                 g.op() * 100.0,
                 format_size(sb),
-                drive.ftl().policy()
+                profile.drive.gc_description()
             ),
             capacity,
             zoned: zones,
