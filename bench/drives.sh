@@ -9,12 +9,8 @@ cd "$(dirname "$0")/.."
 out=${1:-$(mktemp -d)}
 shift || true
 extra=("$@")
-profiles=(pm9a3 pe8110 p5520 sn640 7450pro 7450max pm1733 cm7r i4i)
-cargo build --release -q -p ssdiq
-bin=target/release/ssdiq
-mkdir -p "$out"
-export bin out
-printf '%s\n' "${profiles[@]}" | xargs -P "${JOBS:-1}" -I{} sh -c \
+. bench/drive-library.sh
+for_each_profile "$out" \
   '"$bin" run "emu:{}" --out "$out/{}" "$@" > "$out/{}.log" 2>&1 || { echo "emu:{} failed: $out/{}.log" >&2; exit 1; }' _ "${extra[@]}"
 for p in "${profiles[@]}"; do
   printf '%s: %s\n' "$p" "$(grep -o 'ran .*' "$out/$p.log" | tail -1)" >&2

@@ -7,11 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-$(mktemp -d)}
-profiles=(pm9a3 pe8110 p5520 sn640 7450pro 7450max pm1733 cm7r i4i)
-cargo build --release -q -p ssdiq
-bin=target/release/ssdiq
-mkdir -p "$out"
-export bin out
-printf '%s\n' "${profiles[@]}" | xargs -P "${JOBS:-1}" -I{} sh -c \
+. bench/drive-library.sh
+for_each_profile "$out" \
   '"$bin" study latency-load "emu:{}" --quiet --out "$out/{}" > /dev/null'
 python3 bench/latency-load-table.py "$out" "${profiles[@]}"

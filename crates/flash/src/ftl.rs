@@ -20,8 +20,9 @@
 //!   invalid page.
 //! - When a host frontier needs a block and the pool is at the reserve, GC runs ([`GcMode`]):
 //!   `Naive` collects one victim at a time and stops as soon as the frontier has room and the
-//!   pool is back at the reserve, so relocated pages and host pages share one log (SSD-iq's "naive greedy"); `Batched` collects
-//!   until a whole block is free again, so relocated pages fill blocks of their own.
+//!   pool is back at the reserve, so relocated pages and host pages share one log (SSD-iq's
+//!   "naive greedy"); `Batched` collects until a whole block is free again, so relocated pages
+//!   fill blocks of their own.
 //! - Relocated pages go to the GC frontier if there is one, else back to the frontier of the
 //!   stream that wrote the victim block (`owner`): with one stream that is the single log; with
 //!   several, streams stay separated through GC (FDP reclaim units). All frontiers, the GC
@@ -29,9 +30,9 @@
 //! - With a GC frontier share s < 1 (a policy between naive greedy and a separate GC log),
 //!   about s n of every n consecutive relocated pages go to the GC frontier (an error-diffusion
 //!   counter in steps of 2^-24, no random draws; exactly floor or ceil of s n but for the
-//!   fallback below); the others go back to the host
-//!   log: the victim owner's frontier, or stream 0 for a victim the GC frontier wrote. A page
-//!   whose frontier would need a block when the pool is empty goes to the other frontier.
+//!   fallback below); the others go back to the host log: the victim owner's frontier, or
+//!   stream 0 for a victim the GC frontier wrote. A page whose frontier would need a block when
+//!   the pool is empty goes to the other frontier.
 //!
 //! No clock, no I/O: a caller drives it one host operation at a time and gets back the flash
 //! work each caused ([`WriteEffect`]); [`Ftl::collect_one`] runs one GC step on demand, so a

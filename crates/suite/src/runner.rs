@@ -555,11 +555,9 @@ fn fill_implied(r: &mut RunResult) {
             let pools: Vec<f64> = seq_writes()
                 .filter_map(|s| Some(s.free_pool.as_ref()?.mb_s))
                 .collect();
-            let whole: Vec<f64> = seq_writes()
-                .filter_map(|s| s.value.as_ref()?.mb_s)
-                .collect();
             let (seq, what) = if pools.is_empty() {
-                (whole, "runs of seq_write")
+                let whole = seq_writes().filter_map(|s| s.value.as_ref()?.mb_s);
+                (whole.collect(), "runs of seq_write")
             } else {
                 (pools, "seq_write steps' free-pool phases")
             };

@@ -345,7 +345,7 @@ fn axes(args: &Args) -> anyhow::Result<Axes> {
         gc_frontier: args.gc_frontier || args.gc_frontier_share.is_some(),
         gc_frontier_shares: match &args.gc_frontier_share {
             Some(list) => parse_list(list, "--gc-frontier-share", |s| {
-                parse_fraction(s, "--gc-frontier-share").map_err(|e| usage(e.to_string()))
+                parse_fraction(s, "--gc-frontier-share").or_usage()
             })?,
             None => vec![1.0],
         },
