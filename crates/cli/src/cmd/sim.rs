@@ -76,7 +76,7 @@ pub struct Args {
     /// The share of relocated pages the GC frontier takes, the rest going back to the host
     /// log (a policy between naive greedy, 0, and --gc-frontier, 1); a list sweeps it.
     /// Implies --gc-frontier.
-    #[arg(long, value_name = "SHARE")]
+    #[arg(long, value_name = "SHARE", allow_hyphen_values = true)]
     gc_frontier_share: Option<String>,
     /// Workload pattern, applied after a sequential fill.
     #[arg(long, default_value = "uniform")]

@@ -19,7 +19,7 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("s.json");
     let js = json.to_str().unwrap();
-    let cases: [(&[&str], &str); 13] = [
+    let cases: [(&[&str], &str); 14] = [
         (
             &["sim", "--fill", "1.2", "--json", js],
             "fill 1.2 must be > 0 and < 1",
@@ -51,6 +51,10 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
         ),
         (&["sim", "--writes", "0x"], "invalid --writes \"0x\""),
         (&["sim", "--gc", "optimal"], "renamed separated-model"),
+        (
+            &["sim", "--gc-frontier-share", "-0.1"],
+            "invalid --gc-frontier-share \"-0.1\": must be between 0 and 1",
+        ),
         (
             &["sim", "--gc-frontier-share", "0.5,1.5"],
             "invalid --gc-frontier-share \"1.5\": must be between 0 and 1",
