@@ -70,6 +70,7 @@ for s in skew readonly latency-load block-size queue-depth streams concurrency e
 done
 $ssdiq study gc-unit emu:default,capacity=1GiB,full_capacity=1GiB,units_per_block=1,buffer_kib=4096 \
     --quick --quiet --out "$out/study-gc-unit" >/dev/null
+$ssdiq study write-over-time emu:970evoplus --quick --quiet --out "$out/study-write-over-time" >/dev/null
 check_html study-skew "$out/study-skew/study.html" 2 'WAF against Zipf skew'
 check_html study-readonly "$out/study-readonly/study.html" 1 'WAF against the read-only share'
 check_html study-gc-unit "$out/study-gc-unit/study.html" 1 'GC unit: 3MiB'
@@ -92,6 +93,7 @@ check_html study-pts-wsat "$out/study-pts-wsat/study.html" 1 'IOPS against the t
 check_html study-pts-hir "$out/study-pts-hir/study.html" 2 'IOPS of each 5 s burst against time'
 check_html study-pts-xsr "$out/study-pts-xsr/study.html" 1 'Write throughput against time, per phase'
 check_html study-pts-dirth "$out/study-pts-dirth/study.html" 3 'IOPS against queue depth, per mix and thread count'
+check_html study-write-over-time "$out/study-write-over-time/study.html" 1 'Sequential write throughput against the share of the drive written'
 check_html study-data-dependence "$out/study-data-dependence/study.html" 1 'Sequential write throughput per data pattern'
 # The I/O-scheduler study needs a block device: a loop device when this runs as root.
 if [ "$(id -u)" = 0 ] && truncate -s 32M "$out/sched.img" && lo=$(losetup -f --show "$out/sched.img" 2>/dev/null); then

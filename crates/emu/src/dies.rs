@@ -26,9 +26,16 @@ pub const NEVER: u64 = u64::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Idle,
+    /// A native program of host and relocated pages.
     Program,
     GcRead,
     Erase,
+    /// Host pages programmed into the SLC cache.
+    SlcProgram,
+    /// SLC-cached pages read for folding.
+    FoldRead,
+    /// Folded pages programmed natively.
+    FoldProgram,
 }
 
 /// Suspension settings of the drive.
@@ -104,7 +111,7 @@ impl Die {
             _ => self.ev - t,
         };
         let latency = match self.kind {
-            Kind::Program => s.program_ns,
+            Kind::Program | Kind::SlcProgram | Kind::FoldProgram => s.program_ns,
             Kind::Erase => s.erase_ns,
             _ => u64::MAX,
         };

@@ -55,6 +55,7 @@ use ssdiq_workload::SeededRng;
 use crate::dies::{Die, Kind, Suspend, NEVER};
 use crate::gc::Gc;
 use crate::profile::{Profile, ProfileError};
+use crate::slc::Slc;
 use crate::wbuf::{Entry, WriteBuf};
 
 /// How far ahead of the page being mapped its successor's mapping is prefetched.
@@ -113,6 +114,12 @@ pub struct Timing {
     pub idle_delay_ns: u64,
     pub idle_ns_per_page: u64,
     pub idle_free_blocks: u32,
+    /// SLC cache: its most pages (0: none), one SLC program unit's pages (planes x page) and
+    /// time, and the SLC pages of a superblock in SLC mode (one erase each).
+    pub slc_pages: u64,
+    pub slc_unit_pages: u32,
+    pub slc_program_ns: u64,
+    pub slc_block_pages: u64,
 }
 
 /// Cumulative counters of the drive (never reset, like a drive's SMART/OCP counters).
@@ -160,13 +167,24 @@ pub struct Drive {
     idle_flush: bool,
     /// Superblock erases before the last reset (and by it): wear is never undone.
     erased_before_reset: u64,
+    slc: Option<Slc>,
+    /// Pages of the fold unit being formed (scratch).
+    fold_pages: Vec<u64>,
 }
+
+/// Marks a read unit of SLC-cached pages (keyed by logical unit) apart from flash read units.
+const SLC_KEY: u64 = 1 << 63;
 
 /// `earliest()`'s slot for the idle-GC timer (die events use their index).
 const IDLE_EVENT: usize = usize::MAX;
 
 fn us(v: f64) -> u64 {
     (v * 1000.0).round() as u64
+}
+
+/// The SLC cache of a drive with timing `t`, if it has one.
+fn new_slc(t: &Timing, bits: u32, logical: u64) -> Option<Slc> {
+    (t.slc_pages > 0).then(|| Slc::new(t.slc_pages, bits as u64, logical))
 }
 
 /// Program units per die in a superblock at this profile's capacity: its `units_per_block`
@@ -289,6 +307,10 @@ impl Drive {
             idle_delay_ns: NEVER,
             idle_ns_per_page: 0,
             idle_free_blocks: 0,
+            slc_pages: (p.slc.slc_share * logical as f64).round() as u64,
+            slc_unit_pages: read_pages,
+            slc_program_ns: us(p.slc.slc_program_us),
+            slc_block_pages: (geometry.pages_per_block / n.bits_per_cell).max(1) as u64,
         };
         let flash = Geometry {
             blocks: geometry.ftl_blocks(),
@@ -328,6 +350,8 @@ impl Drive {
             idle_at: NEVER,
             idle_flush: false,
             erased_before_reset: 0,
+            slc: new_slc(&t, n.bits_per_cell, logical),
+            fold_pages: Vec::new(),
         })
     }
 
@@ -386,6 +410,7 @@ impl Drive {
         self.busy_until = self.now;
         self.idle_at = NEVER;
         self.idle_flush = false;
+        self.slc = self.slc.as_ref().map(Slc::emptied);
     }
 
     /// Time of the next internal event (a die finishing or starting work), `u64::MAX` if none.
@@ -438,6 +463,9 @@ impl Drive {
     #[inline]
     fn host_busy(&mut self, done: u64) {
         self.idle_flush = false;
+        if let Some(s) = self.slc.as_mut() {
+            s.idle_fold = false;
+        }
         self.busy_until = self.busy_until.max(done);
         if self.t.idle_delay_ns != NEVER {
             self.idle_at = self.busy_until.saturating_add(self.t.idle_delay_ns);
@@ -457,6 +485,13 @@ impl Drive {
         self.idle_flush = self.buf.live() > 0;
         if self.idle_flush && self.idle > 0 {
             self.kick(t);
+        }
+        // The SLC cache is emptied for the next burst, at the dies' own pace.
+        if let Some(s) = self.slc.as_mut().filter(|s| s.pending() > 0) {
+            s.idle_fold = true;
+            if self.idle > 0 {
+                self.kick(t);
+            }
         }
         if self.ftl.free_blocks() >= self.t.idle_free_blocks {
             return;
@@ -501,10 +536,17 @@ impl Drive {
             if self.buf.contains(p) {
                 continue;
             }
-            let Some(ppn) = self.ftl.lookup(p) else {
-                continue;
+            // SLC-cached pages sit where they were striped in write order, which the model
+            // approximates by their logical read unit (sequential data is written in order).
+            let (k, d) = match self.slc.as_ref().filter(|s| s.is_live(p)) {
+                Some(_) => (SLC_KEY | (p / rp), ((p / rp) % nd) as usize),
+                None => {
+                    let Some(ppn) = self.ftl.lookup(p) else {
+                        continue;
+                    };
+                    (ppn / rp, ((ppn / up) % nd) as usize)
+                }
             };
-            let k = ppn / rp;
             if k == key {
                 n += 1;
                 continue;
@@ -514,7 +556,7 @@ impl Drive {
             }
             key = k;
             n = 1;
-            die = ((ppn / up) % nd) as usize;
+            die = d;
         }
         if n > 0 {
             ready = ready.max(self.die_read(die, t1, n, key));
@@ -627,6 +669,9 @@ impl Drive {
         for p in lpn..lpn + pages {
             self.buf.discard(p);
             self.ftl.trim(p);
+            if let Some(s) = self.slc.as_mut() {
+                s.forget(p);
+            }
         }
         self.host_busy(now + self.t.write_ns);
         now + self.t.write_ns
@@ -644,7 +689,7 @@ impl Drive {
         self.dirty = true;
         let die = self.dies[d];
         match die.kind {
-            Kind::Program => {
+            Kind::Program | Kind::SlcProgram => {
                 self.c.media_write_bytes += die.pages as u64 * LBA_BYTES;
                 self.buf.release(die.host_pages as u64);
                 self.gc.program_ended((die.pages - die.host_pages) as u64);
@@ -660,6 +705,14 @@ impl Drive {
             }
             Kind::Erase => {
                 self.gc.erased_on(d);
+            }
+            Kind::FoldRead => {
+                if let Some(s) = self.slc.as_mut() {
+                    s.read_ended(die.pages as u64);
+                }
+            }
+            Kind::FoldProgram => {
+                self.c.media_write_bytes += die.pages as u64 * LBA_BYTES;
             }
             Kind::Idle => {}
         }
@@ -710,12 +763,20 @@ impl Drive {
         } else if self.gc.erases[d] > 0 && self.gc.read_pages[d] == 0 {
             self.gc.erases[d] -= 1;
             self.dies[d].start(t, Kind::Erase, self.t.erase_ns, 0, 0);
-        } else if let Some((pages, host)) = self.take_unit() {
+        } else if let Some(n) = self.take_fold_read() {
+            let x = (n as f64 * self.t.xfer_ns_per_page) as u64;
+            let end = self.channel(d, t + self.t.read_ns, x);
+            self.dies[d].start(t, Kind::FoldRead, end - t, n as u32, 0);
+        } else if let Some((kind, pages, host)) = self.take_unit() {
             // The unit's data goes in over the channel (overlapping the program: cache
             // programming), keeping reads on that channel waiting meanwhile.
             let x = (pages as f64 * self.t.xfer_ns_per_page) as u64;
             self.channel(d, t, x);
-            self.dies[d].start(t, Kind::Program, self.t.program_ns, pages, host);
+            let dur = match kind {
+                Kind::SlcProgram => self.t.slc_program_ns,
+                _ => self.t.program_ns,
+            };
+            self.dies[d].start(t, kind, dur, pages, host);
         } else {
             return;
         }
@@ -730,7 +791,12 @@ impl Drive {
     /// spread over the host pages its space takes and is done as that space runs out, at any
     /// superblock size. GC takes more when too few host pages are buffered (the dies would
     /// idle otherwise), all of it while host pages may not be mapped (foreground GC).
-    fn take_unit(&mut self) -> Option<(u32, u32)> {
+    fn take_unit(&mut self) -> Option<(Kind, u32, u32)> {
+        if self.slc.is_some() {
+            if let Some(u) = self.take_slc_unit() {
+                return Some(u);
+            }
+        }
         let unit = self.t.unit_pages as u64;
         let host_ok = self.free_phys() >= self.t.critical as i64;
         let host = if host_ok { self.buf.live() } else { 0 };
@@ -769,10 +835,103 @@ impl Drive {
                 if e.erases > 0 {
                     self.add_gc(e.relocations as u64, e.erases as u64);
                 }
+                if let (Some(s), Entry::Page(_)) = (self.slc.as_mut(), entry) {
+                    s.forget(lpn);
+                }
                 hp += 1;
             }
         }
-        Some(((gp + hp) as u32, hp as u32))
+        Some((Kind::Program, (gp + hp) as u32, hp as u32))
+    }
+
+    /// The SLC cache must fold now: the host is idle, or the cache holds more flash than the
+    /// free space lends it.
+    #[inline]
+    fn folding(&self) -> bool {
+        self.slc
+            .as_ref()
+            .is_some_and(|s| s.idle_fold || s.over(self.ftl.host_room()))
+    }
+
+    /// Starts a fold read of up to one SLC unit if folding and fewer than two native units
+    /// are read or being read; the live pages it reads (whole SLC blocks passed are erased).
+    fn take_fold_read(&mut self) -> Option<u64> {
+        if !self.folding() {
+            return None;
+        }
+        let unit = self.t.unit_pages as u64;
+        let (n, erases) = {
+            let s = self.slc.as_mut()?;
+            if s.reading + s.ready >= 2 * unit {
+                return None;
+            }
+            let mut n = 0;
+            while n == 0 && s.used() > 0 {
+                n = s.take_for_read(self.t.slc_unit_pages as u64).0;
+            }
+            (n, s.erases_due(self.t.slc_block_pages))
+        };
+        if erases > 0 {
+            self.add_gc(0, erases);
+        }
+        if n == 0 {
+            return None;
+        }
+        self.slc.as_mut()?.fold_reads_inflight += 1;
+        Some(n)
+    }
+
+    /// An SLC-cache unit: a native unit of folded pages when folding (whole, or the last
+    /// ones), else an SLC unit of buffered host pages while the cache has room and GC owes
+    /// nothing (relocation goes to native units with the host pages beside it).
+    fn take_slc_unit(&mut self) -> Option<(Kind, u32, u32)> {
+        let unit = self.t.unit_pages as u64;
+        let folding = self.folding();
+        let room = self.ftl.host_room();
+        let host_ok = self.free_phys() >= self.t.critical as i64;
+        let s = self.slc.as_mut()?;
+        if folding {
+            let last = s.used() == 0 && s.reading == 0;
+            if s.ready >= unit || (last && s.ready > 0) {
+                let mut pages = std::mem::take(&mut self.fold_pages);
+                pages.clear();
+                s.take_for_program(unit, &mut pages);
+                for &lpn in &pages {
+                    let e = self.ftl.write(lpn, 0);
+                    if e.erases > 0 {
+                        self.add_gc(e.relocations as u64, e.erases as u64);
+                    }
+                }
+                let n = pages.len() as u32;
+                self.fold_pages = pages;
+                if n > 0 {
+                    return Some((Kind::FoldProgram, n, 0));
+                }
+            }
+            return None;
+        }
+        let su = self.t.slc_unit_pages as u64;
+        let live = self.buf.live();
+        let flush = live > 0 && (self.buf.parked() > 0 || self.idle_flush);
+        if self.gc.owed > 0 || !host_ok || s.room(room) < su || (live < su && !flush) {
+            return None;
+        }
+        let mut hp = 0u64;
+        while hp < su {
+            let Some(entry) = self.buf.pop() else {
+                break;
+            };
+            match entry {
+                Entry::Page(lpn) => {
+                    // The native copy is stale now; the FTL forgets it without a trim.
+                    self.ftl.unmap(lpn);
+                    s.push(Some(lpn));
+                }
+                Entry::Void(_) => s.push(None),
+            }
+            hp += 1;
+        }
+        Some((Kind::SlcProgram, hp as u32, hp as u32))
     }
 
     /// GC's paced share of a program unit, in pages: `unit * owed / (owed + room)`, rounded

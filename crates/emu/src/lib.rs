@@ -21,6 +21,7 @@ pub mod executor;
 mod gc;
 pub mod memory;
 pub mod profile;
+mod slc;
 pub mod target;
 mod wbuf;
 

@@ -39,8 +39,18 @@ pub fn drive_bytes(profile: &Profile) -> Result<DriveMemory, ProfileError> {
             2 * geometry.logical_pages
         } else {
             0
-        };
+        }
+        + slc_bytes(profile, geometry.logical_pages);
     Ok(DriveMemory { ftl, rest })
+}
+
+/// The SLC cache's bitmap (a bit per logical page) and its ring (4 bytes per cached page).
+fn slc_bytes(profile: &Profile, logical_pages: u64) -> u64 {
+    if profile.slc.slc_share <= 0.0 {
+        return 0;
+    }
+    let max_pages = (profile.slc.slc_share * logical_pages as f64).round() as u64;
+    logical_pages.div_ceil(64) * 8 + 4 * max_pages
 }
 
 /// What an emulated drive holds; see [`drive_bytes`].

@@ -27,6 +27,9 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("pm1733", include_str!("../profiles/pm1733.toml")),
     ("cm7r", include_str!("../profiles/cm7r.toml")),
     ("i4i", include_str!("../profiles/i4i.toml")),
+    ("970evoplus", include_str!("../profiles/970evoplus.toml")),
+    ("nv2", include_str!("../profiles/nv2.toml")),
+    ("gsm2ne", include_str!("../profiles/gsm2ne.toml")),
 ];
 
 /// The TOML text of a shipped profile.
@@ -111,6 +114,9 @@ pub struct Profile {
     pub host: HostParams,
     pub buffer: BufferParams,
     pub gc: GcParams,
+    /// The SLC cache of a consumer drive; absent: none.
+    #[serde(default)]
+    pub slc: SlcParams,
     #[serde(default)]
     pub spec: Spec,
 }
@@ -235,6 +241,21 @@ pub struct GcParams {
     pub idle_spare: f64,
 }
 
+/// A dynamic SLC cache: host data is programmed in SLC mode into free flash while the cache
+/// has room, and folded into native blocks when the host is idle (with idle-time GC's delay)
+/// or when the free space it borrows runs short.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SlcParams {
+    /// Most host data the cache holds, as a share of the logical capacity (0: no cache). It
+    /// also holds at most what the free flash takes in SLC mode (a third of it for TLC).
+    #[serde(default)]
+    pub slc_share: f64,
+    /// Program time of one SLC program unit (planes x page, one bit per cell).
+    #[serde(default)]
+    pub slc_program_us: f64,
+}
+
 /// A datasheet-style spec; field names as in `ssdiq_suite::spec`.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, serde::Serialize)]
 #[serde(deny_unknown_fields)]
@@ -249,7 +270,7 @@ pub struct Spec {
 
 /// Keys a profile may leave out (they have defaults), by section, with a value of their type:
 /// an override may still set them.
-const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 15] = [
+const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 17] = [
     ("spec", "seq_read_mb_s", OptionalKind::Number),
     ("spec", "seq_write_mb_s", OptionalKind::Number),
     ("spec", "rand_read_kiops", OptionalKind::Number),
@@ -265,6 +286,8 @@ const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 15] = [
     ("gc", "idle_delay_ms", OptionalKind::Number),
     ("gc", "idle_mb_s", OptionalKind::Number),
     ("gc", "idle_spare", OptionalKind::Number),
+    ("slc", "slc_share", OptionalKind::Number),
+    ("slc", "slc_program_us", OptionalKind::Number),
 ];
 
 #[derive(Clone, Copy)]
@@ -294,6 +317,16 @@ impl DriveParams {
 }
 
 impl Profile {
+    /// The drive library's group of the profile, as `ssdiq info emu:list` shows it: drives
+    /// with an SLC cache are the consumer drives.
+    pub fn group(&self) -> &'static str {
+        if self.slc.slc_share > 0.0 {
+            "consumer / SATA"
+        } else {
+            "data-center"
+        }
+    }
+
     /// Parses `text` (a profile file's contents), applies `overrides` in order, checks it.
     pub fn parse(text: &str, overrides: &[(&str, &str)]) -> Result<Profile, ProfileError> {
         let mut tree: toml::Table = text
@@ -455,6 +488,33 @@ impl Profile {
             if !(v >= 0.0 && v <= max) {
                 return err(format!(
                     "invalid {k} \"{v}\": expected a number from 0 to {max}"
+                ));
+            }
+        }
+        let c = &self.slc;
+        if !(0.0..=0.5).contains(&c.slc_share) {
+            return err(format!(
+                "invalid slc_share \"{}\": expected a share of the capacity from 0 to 0.5",
+                c.slc_share
+            ));
+        }
+        if c.slc_share > 0.0 {
+            if !(c.slc_program_us > 0.0 && c.slc_program_us < n.program_us) {
+                return err(format!(
+                    "invalid slc_program_us \"{}\": expected microseconds > 0 and below program_us ({})",
+                    c.slc_program_us, n.program_us
+                ));
+            }
+            if n.bits_per_cell < 2 {
+                return err(format!(
+                    "invalid slc_share \"{}\": an SLC cache needs bits_per_cell >= 2 (the drive's cells hold {} bit)",
+                    c.slc_share, n.bits_per_cell
+                ));
+            }
+            if self.drive.streams > 1 {
+                return err(format!(
+                    "invalid slc_share \"{}\": the emulator's SLC cache takes one stream (streams = {})",
+                    c.slc_share, self.drive.streams
                 ));
             }
         }

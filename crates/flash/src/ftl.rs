@@ -351,6 +351,15 @@ impl Ftl {
         open + pool.saturating_sub(self.geo.reserve_blocks as u64) * self.ppb as u64
     }
 
+    /// Forgets `lpn`'s mapping without counting a trim: a newer copy lives outside the FTL (a
+    /// drive's SLC cache), so this page is invalid and costs nothing to GC.
+    pub fn unmap(&mut self, lpn: u64) {
+        if self.l2p[lpn as usize] != NIL {
+            self.invalidate(lpn as u32);
+            self.l2p[lpn as usize] = NIL;
+        }
+    }
+
     /// Discards `lpn`: its page becomes invalid and costs nothing to GC. Returns whether it
     /// was mapped.
     pub fn trim(&mut self, lpn: u64) -> bool {

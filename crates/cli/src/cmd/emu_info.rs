@@ -73,6 +73,9 @@ struct Emulated {
     /// How GC runs, for the text only (the profile's parameters are in the JSON's own keys).
     #[serde(skip)]
     gc_timing: String,
+    /// The SLC cache, when the profile has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slc_cache: Option<String>,
     /// The policy with its GC frontier and mode, for the text only.
     #[serde(skip)]
     gc: String,
@@ -142,6 +145,26 @@ fn facts(e: &EmuExecutor) -> Emulated {
         } else {
             "GC paced against host writes; no idle-time GC".into()
         },
+        slc_cache: (t.slc_pages > 0).then(|| {
+            format!(
+                "{} ({}% of the capacity, less as the drive fills: at most a {} of the free flash), SLC program {} us per {}; folded when the host is idle{} or when the free flash runs short",
+                format_size(t.slc_pages * g.page_bytes),
+                p.slc.slc_share * 100.0,
+                match p.nand.bits_per_cell {
+                    2 => "half".to_string(),
+                    3 => "third".to_string(),
+                    4 => "quarter".to_string(),
+                    b => format!("1/{b}"),
+                },
+                p.slc.slc_program_us,
+                format_size(t.slc_unit_pages as u64 * g.page_bytes),
+                if p.gc.idle_mb_s > 0.0 {
+                    format!(" ({} ms)", p.gc.idle_delay_ms)
+                } else {
+                    " (never: no idle-time GC)".to_string()
+                }
+            )
+        }),
     }
 }
 
@@ -191,6 +214,9 @@ fn render(target: &str, f: &Emulated) -> String {
         format_size(g.buffer_bytes)
     );
     let _ = writeln!(w, "  GC timing        {}", f.gc_timing);
+    if let Some(c) = &f.slc_cache {
+        let _ = writeln!(w, "  SLC cache        {c}");
+    }
     let sc = &f.scaling;
     if (sc.scale - 1.0).abs() > 1e-9 {
         let _ = writeln!(
@@ -335,6 +361,7 @@ fn render_parameters(params: &[Parameter]) -> String {
 #[derive(Serialize)]
 struct Listed {
     name: String,
+    group: &'static str,
     description: String,
     capacity: String,
     full_capacity: Option<String>,
@@ -351,6 +378,7 @@ fn list(json: Option<&Path>) -> anyhow::Result<ExitCode> {
         let policy = p.drive.gc_description();
         rows.push(Listed {
             name: name.to_string(),
+            group: p.group(),
             description: p.description.clone(),
             capacity: p.drive.capacity.clone(),
             full_capacity: p.drive.full_capacity.clone(),
@@ -369,8 +397,30 @@ fn list(json: Option<&Path>) -> anyhow::Result<ExitCode> {
         "  {:<10} {:<dw$} {:>8} {:>10} {:>6}  {:<gw$} {:>6} {:>6} {:>6} {:>6}",
         "name", "model", "capacity", "stands for", "OP", "GC", "seqR", "seqW", "rndR", "rndW"
     );
+    for group in ["data-center", "consumer / SATA"] {
+        let _ = writeln!(s, "  {group}");
+        for r in rows.iter().filter(|r| r.group == group) {
+            list_row(&mut s, r, dw, gw);
+        }
+    }
+    s.push_str(
+        "  spec columns: the datasheet's seq. read / write MB/s, random read / write k IOPS\n",
+    );
+    print!("{s}");
+    if let Some(p) = json {
+        let doc = serde_json::json!({
+            "schema": ssdiq_schema::SCHEMA,
+            "kind": "emu-list",
+            "profiles": rows,
+        });
+        write_json(p, &doc)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list_row(s: &mut String, r: &Listed, dw: usize, gw: usize) {
     let num = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_else(|| "-".into());
-    for r in &rows {
+    {
         let _ = writeln!(
             s,
             "  {:<10} {:<dw$} {:>8} {:>10} {:>5.1}%  {:<gw$} {:>6} {:>6} {:>6} {:>6}",
@@ -386,19 +436,6 @@ fn list(json: Option<&Path>) -> anyhow::Result<ExitCode> {
             num(r.spec.rand_write_kiops)
         );
     }
-    s.push_str(
-        "  spec columns: the datasheet's seq. read / write MB/s, random read / write k IOPS\n",
-    );
-    print!("{s}");
-    if let Some(p) = json {
-        let doc = serde_json::json!({
-            "schema": ssdiq_schema::SCHEMA,
-            "kind": "emu-list",
-            "profiles": rows,
-        });
-        write_json(p, &doc)?;
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 pub fn main(target: &str, json: Option<&Path>) -> anyhow::Result<ExitCode> {

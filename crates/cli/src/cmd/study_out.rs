@@ -145,6 +145,10 @@ fn specs(study: &str) -> Vec<ChartSpec> {
             c("Fill throughput against the share of the drive written", None, &[("mb_s", "MB/s")], "share of the drive written [%]", false, "MB/s", true,
               "Each point: the throughput of that 5% of the drive."),
         ],
+        "write-over-time" => vec![
+            c("Sequential write throughput against the share of the drive written", None, &[("mb_s", "MB/s")], "share of the drive written [%]", false, "MB/s", false,
+              "A fresh drive, 1 MiB writes at QD 64; each point: the throughput of that 0.5% of the drive. The thesis's drives fell after about 5%, 15% and 5% (their SLC caches); its Optane did not."),
+        ],
         "controller-reset" => vec![
             c("Time of the same random reads, run by run", None, &[("seconds", "seconds")], "run", false, "seconds", false,
               "Run 1 fills the caches; the controller is reset before run 3."),

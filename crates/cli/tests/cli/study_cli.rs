@@ -682,6 +682,7 @@ fn list_names_every_study() {
         "alignment",
         "random-fill",
         "data-dependence",
+        "write-over-time",
         "controller-reset",
         "pts-iops",
         "pts-throughput",
@@ -745,4 +746,41 @@ fn sigint_keeps_the_points_so_far() {
     let n = doc["points"].as_array().unwrap().len();
     assert!(n < 13, "{n} points");
     assert!(out.join("study.html").exists() && out.join("points.csv").exists());
+}
+
+/// `write-over-time` (the FTL thesis's Figure 5.9) on the consumer profiles: the fall comes
+/// where the SLC cache (its share of the capacity, plus the write buffer) is full, and the
+/// writes after it run at most half as fast; a drive without a cache does not fall.
+#[test]
+fn write_over_time_falls_where_the_slc_cache_is_full() {
+    let dir = tempfile::tempdir().unwrap();
+    // (profile, cache share, write buffer as a share of the 16 GiB drive)
+    for (profile, cache, buffer) in [
+        ("970evoplus", 0.052, 16.0 / 16384.0),
+        ("nv2", 0.1825, 4.0 / 16384.0),
+        ("gsm2ne", 0.0608, 4.0 / 16384.0),
+    ] {
+        let doc = study(
+            "write-over-time",
+            &format!("emu:{profile}"),
+            &dir.path().join(profile),
+            &[],
+        );
+        let r = &doc["result"];
+        let fall = r["fall_share"].as_f64().unwrap_or(f64::NAN);
+        assert!(
+            (fall - (cache + buffer)).abs() < 0.003,
+            "{profile}: fall after {fall}, cache {cache}"
+        );
+        let after = r["after_over_initial"].as_f64().unwrap();
+        assert!(after <= 0.5, "{profile}: {after}");
+        assert_eq!(points(&doc, "sequential write").len(), 200, "{profile}");
+    }
+    let doc = study("write-over-time", "emu:default", &dir.path().join("d"), &[]);
+    assert!(
+        doc["result"].get("fall_share").is_none(),
+        "{}",
+        doc["result"]
+    );
+    assert!(doc["result"]["lowest_over_initial"].as_f64().unwrap() > 0.75);
 }

@@ -8,3 +8,4 @@ mod fidelity;
 mod fuzz_profile;
 mod limits;
 mod profile_sources;
+mod slc_cache;

@@ -19,17 +19,17 @@ const SEGMENTS: u64 = 20;
 /// Time series resolution of a fill, fine enough for 20 segments of a short fill.
 const FILL_INTERVAL_NS: u64 = 50_000_000;
 
-/// Throughput of each of `SEGMENTS` equal parts of a fill of `total` bytes, from the job's
+/// Throughput of each of `parts` equal parts of a write of `total` bytes, from the job's
 /// write series (a segment's end interpolated within the interval it falls in).
-fn segments(series: &[JobSecond], interval_ns: u64, total: u64) -> Vec<f64> {
+pub(super) fn segments(series: &[JobSecond], interval_ns: u64, total: u64, parts: u64) -> Vec<f64> {
     let interval = interval_ns as f64 / 1e9;
-    let seg = total / SEGMENTS;
+    let seg = total / parts;
     let (mut done, mut next, mut seg_start_s) = (0u64, seg, 0.0);
     let mut out = Vec::new();
     for s in series.iter().filter(|s| s.stream == "write" && s.bytes > 0) {
         let rate = s.bytes as f64 / interval;
         let end = done + s.bytes;
-        while seg > 0 && next <= end && out.len() < SEGMENTS as usize {
+        while seg > 0 && next <= end && out.len() < parts as usize {
             let t = s.second as f64 * interval + (next - done) as f64 / rate;
             out.push(seg as f64 / 1e6 / (t - seg_start_s).max(1e-12));
             seg_start_s = t;
@@ -62,7 +62,7 @@ fn fill_point_series(
     if b.stopped() {
         return Ok(false);
     }
-    let segs = segments(&m.stats.series, m.stats.series_interval_ns, total);
+    let segs = segments(&m.stats.series, m.stats.series_interval_ns, total, SEGMENTS);
     let last = segs.len().saturating_sub(1);
     for (i, mb_s) in segs.into_iter().enumerate() {
         let pct = (i as u64 + 1) * 100 / SEGMENTS;
@@ -237,7 +237,7 @@ mod tests {
         // 10 intervals of 1 s: 1 MB/s for the first half of the bytes, then 4 MB/s.
         let mut series: Vec<JobSecond> = (0..8).map(|i| second(i, 1_000_000)).collect();
         series.extend((8..10).map(|i| second(i, 4_000_000)));
-        let segs = segments(&series, 1_000_000_000, 16_000_000);
+        let segs = segments(&series, 1_000_000_000, 16_000_000, SEGMENTS);
         assert_eq!(segs.len(), 20);
         assert!((segs[0] - 1.0).abs() < 1e-9, "{segs:?}");
         assert!((segs[19] - 4.0).abs() < 1e-9, "{segs:?}");

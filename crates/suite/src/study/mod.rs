@@ -26,6 +26,7 @@ mod streams;
 mod sweep;
 mod variance;
 mod wa;
+mod write_over_time;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
@@ -166,6 +167,14 @@ pub const STUDIES: &[Study] = &[
         conclude: ftl_writes::conclude_random_fill,
     },
     Study {
+        name: "write-over-time",
+        title: "Sequential write throughput of a fresh drive as it fills (the SLC cache's size)",
+        source: "What does the Flash Translation Layer do? (thesis), section 5.4 and Figure 5.9",
+        x_axis: "share of the drive written [%]",
+        method: "Reset; the whole drive written once sequentially, 1 MiB requests at QD 64; throughput of every 0.5% of the drive. The fall: the first 0.5% below 3/4 of the throughput so far (the first 1%, which a DRAM buffer may take at link speed, left out), with the rest of the write below that too; placed within its 0.5% by the speeds before and after. --quick changes nothing: the write is the experiment.",
+        conclude: write_over_time::conclude,
+    },
+    Study {
         name: "data-dependence",
         title: "Write speed against the data written",
         source: "What does the Flash Translation Layer do? (thesis), sections 3.3.6 and 5.10",
@@ -299,6 +308,7 @@ pub fn run(
         "alignment" => ftl_reads::run_alignment(&mut b),
         "random-fill" => ftl_writes::run_random_fill(&mut b),
         "data-dependence" => ftl_writes::run_data_dependence(&mut b),
+        "write-over-time" => write_over_time::run(&mut b),
         "controller-reset" => controller_reset::run(&mut b),
         "pts-iops" => pts::run_iops(&mut b),
         "pts-throughput" => pts::run_throughput(&mut b),

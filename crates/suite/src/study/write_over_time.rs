@@ -1,0 +1,161 @@
+//! `write-over-time` (what-does-the-ftl-do, section 5.4 and Figure 5.9): a fresh drive written
+//! sequentially at a high queue depth and a large request size, its throughput per 0.5% of the
+//! drive written, and where it falls. A drive with an SLC cache writes at the cache's speed
+//! until the cache is full, then at the native cells' speed; the thesis found the fall after
+//! about 5%, 15% and 5% of its three NAND drives, and none on the 3D XPoint one.
+//!
+//! The fall is the first segment below 3/4 of the throughput so far (the median of the segments
+//! before it, leaving out the first 1% of the drive, which a DRAM write buffer may take at the
+//! link's speed) with the median of the next 2% and of all the segments after it below that
+//! too, so one slow segment is not a fall.
+
+use std::collections::BTreeMap;
+
+use ssdiq_schema::StudyPoint;
+use ssdiq_workload::Op;
+
+use super::bench::{values, Bench};
+use super::ftl_writes::segments;
+use crate::observe::Unit;
+use crate::target::SuiteError;
+
+/// Points of the write: one per 0.5% of the drive.
+pub const SEGMENTS: u64 = 200;
+/// Segments left out of the throughput so far (the first 1% of the drive).
+const SKIP: usize = 2;
+/// Request size and queue depth: large and deep, the thesis's best case.
+const BS: u64 = 1 << 20;
+const QD: u32 = 64;
+/// Segments from a fall on whose median must be below it too (2% of the drive).
+const LASTING: usize = 4;
+/// A throughput below this share of the one before is a fall.
+const FALL: f64 = 0.75;
+/// Time series resolution: fine enough for 200 segments of a short write.
+const INTERVAL_NS: u64 = 5_000_000;
+
+pub const SERIES: &str = "sequential write";
+
+pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
+    b.plan(SEGMENTS as usize);
+    b.begin("reset, sequential write", Unit::Bytes, b.capacity() as f64);
+    b.reset()?;
+    let mut j = b.job("write", "seq", BS, QD);
+    j.bound.bytes = Some(j.range_bytes);
+    j.series_interval_ns = INTERVAL_NS;
+    let total = j.range_bytes;
+    let m = b.run(j)?;
+    if b.stopped() {
+        return Ok(());
+    }
+    let segs = segments(&m.stats.series, m.stats.series_interval_ns, total, SEGMENTS);
+    let seg_gib = total as f64 / SEGMENTS as f64 / (1u64 << 30) as f64;
+    let last = segs.len().saturating_sub(1);
+    for (i, mb_s) in segs.into_iter().enumerate() {
+        let pct = (i as f64 + 1.0) * 100.0 / SEGMENTS as f64;
+        let mut v = values(&[
+            ("mb_s", Some(mb_s)),
+            ("written_gib", Some(seg_gib * (i + 1) as f64)),
+        ]);
+        if i == last {
+            v.extend(values(&[
+                ("write_mb_s", m.mb_s(Op::Write)),
+                ("waf", m.waf),
+                ("seconds", Some(m.seconds())),
+            ]));
+        }
+        b.derived_point(SERIES, pct, format!("{pct:.1}%"), v);
+    }
+    Ok(())
+}
+
+fn median(v: &[f64]) -> Option<f64> {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if s.is_empty() {
+        return None;
+    }
+    s.sort_by(f64::total_cmp);
+    Some(s[s.len() / 2])
+}
+
+/// The fall: (index of the first fallen segment, the median MB/s before it, after the first
+/// 1%, and the median MB/s from it on).
+pub fn fall(mb_s: &[f64]) -> Option<(usize, f64, f64)> {
+    (SKIP + 1..mb_s.len()).find_map(|i| {
+        let before = median(&mb_s[SKIP..i])?;
+        let next = median(&mb_s[i..(i + LASTING).min(mb_s.len())])?;
+        let after = median(&mb_s[i..])?;
+        (mb_s[i] < FALL * before && next < FALL * before && after < FALL * before)
+            .then_some((i, before, after))
+    })
+}
+
+pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
+    let mut result = BTreeMap::new();
+    let mut findings = Vec::new();
+    let pts: Vec<&StudyPoint> = points.iter().filter(|p| p.series == SERIES).collect();
+    let mb_s: Vec<f64> = pts
+        .iter()
+        .map(|p| p.values.get("mb_s").copied().unwrap_or(f64::NAN))
+        .collect();
+    if let Some(w) = pts.last().and_then(|p| p.values.get("write_mb_s")) {
+        result.insert("write_mb_s".into(), *w);
+    }
+    match fall(&mb_s) {
+        Some((i, initial, after)) => {
+            // Where in the fallen segment the speed changed: a share f of it at the speed
+            // before and the rest at the speed after gives its time, so its throughput.
+            let f = ((1.0 / mb_s[i] - 1.0 / after) / (1.0 / initial - 1.0 / after)).clamp(0.0, 1.0);
+            let share = (i as f64 + f) / SEGMENTS as f64;
+            let seg_gib = pts[0]
+                .values
+                .get("written_gib")
+                .copied()
+                .unwrap_or(f64::NAN);
+            let gib = seg_gib * (i as f64 + f);
+            result.insert("initial_mb_s".into(), initial);
+            result.insert("fall_share".into(), share);
+            result.insert("fall_gib".into(), gib);
+            result.insert("after_fall_mb_s".into(), after);
+            result.insert("after_over_initial".into(), after / initial);
+            findings.push(format!(
+                "throughput falls after {:.2}% of the drive ({gib:.2} GiB) is written: from {initial:.0} MB/s to {after:.0} MB/s ({:.0}% of it)",
+                share * 100.0,
+                after / initial * 100.0
+            ));
+        }
+        None => {
+            let Some(initial) = mb_s.get(SKIP..).and_then(median) else {
+                return (result, findings);
+            };
+            result.insert("initial_mb_s".into(), initial);
+            let lo = mb_s
+                .iter()
+                .copied()
+                .filter(|x| x.is_finite())
+                .fold(f64::INFINITY, f64::min);
+            result.insert("lowest_over_initial".into(), lo / initial);
+            findings.push(format!(
+                "no fall: every 0.5% of the drive is written at {:.0}% or more of the median {initial:.0} MB/s",
+                lo / initial * 100.0
+            ));
+        }
+    }
+    (result, findings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fall_is_a_lasting_drop_below_three_quarters() {
+        let mut v = vec![7000.0, 7000.0];
+        v.extend(vec![2000.0; 8]);
+        v[4] = 1000.0; // one slow segment
+        v.extend(vec![400.0; 30]);
+        let (i, initial, after) = fall(&v).unwrap();
+        assert_eq!((i, initial, after), (10, 2000.0, 400.0));
+        assert!(fall(&[2000.0; 40]).is_none());
+        assert!(fall(&[2000.0]).is_none());
+    }
+}
