@@ -55,7 +55,7 @@ use ssdiq_workload::SeededRng;
 use crate::dies::{Die, Kind, Suspend, NEVER};
 use crate::gc::Gc;
 use crate::profile::{Profile, ProfileError};
-use crate::slc::Slc;
+use crate::slc::{max_pages, Slc};
 use crate::wbuf::{Entry, WriteBuf};
 
 /// How far ahead of the page being mapped its successor's mapping is prefetched.
@@ -307,7 +307,7 @@ impl Drive {
             idle_delay_ns: NEVER,
             idle_ns_per_page: 0,
             idle_free_blocks: 0,
-            slc_pages: (p.slc.slc_share * logical as f64).round() as u64,
+            slc_pages: max_pages(p.slc.slc_share, logical),
             slc_unit_pages: read_pages,
             slc_program_ns: us(p.slc.slc_program_us),
             slc_block_pages: (geometry.pages_per_block / n.bits_per_cell).max(1) as u64,
@@ -845,40 +845,30 @@ impl Drive {
     }
 
     /// The SLC cache must fold now: the host is idle, or the cache holds more flash than the
-    /// free space lends it.
+    /// free space (`room`, the FTL's host room) lends it.
     #[inline]
-    fn folding(&self) -> bool {
-        self.slc
-            .as_ref()
-            .is_some_and(|s| s.idle_fold || s.over(self.ftl.host_room()))
+    fn folding(s: &Slc, room: u64) -> bool {
+        s.idle_fold || s.over(room)
     }
 
     /// Starts a fold read of up to one SLC unit if folding and fewer than two native units
     /// are read or being read; the live pages it reads (whole SLC blocks passed are erased).
     fn take_fold_read(&mut self) -> Option<u64> {
-        if !self.folding() {
+        let unit = self.t.unit_pages as u64;
+        let room = self.ftl.host_room();
+        let s = self.slc.as_mut()?;
+        if !Self::folding(s, room) || s.reading + s.ready >= 2 * unit {
             return None;
         }
-        let unit = self.t.unit_pages as u64;
-        let (n, erases) = {
-            let s = self.slc.as_mut()?;
-            if s.reading + s.ready >= 2 * unit {
-                return None;
-            }
-            let mut n = 0;
-            while n == 0 && s.used() > 0 {
-                n = s.take_for_read(self.t.slc_unit_pages as u64).0;
-            }
-            (n, s.erases_due(self.t.slc_block_pages))
-        };
+        let mut n = 0;
+        while n == 0 && s.used() > 0 {
+            n = s.take_for_read(self.t.slc_unit_pages as u64);
+        }
+        let erases = s.erases_due(self.t.slc_block_pages);
         if erases > 0 {
             self.add_gc(0, erases);
         }
-        if n == 0 {
-            return None;
-        }
-        self.slc.as_mut()?.fold_reads_inflight += 1;
-        Some(n)
+        (n > 0).then_some(n)
     }
 
     /// An SLC-cache unit: a native unit of folded pages when folding (whole, or the last
@@ -886,11 +876,10 @@ impl Drive {
     /// nothing (relocation goes to native units with the host pages beside it).
     fn take_slc_unit(&mut self) -> Option<(Kind, u32, u32)> {
         let unit = self.t.unit_pages as u64;
-        let folding = self.folding();
         let room = self.ftl.host_room();
         let host_ok = self.free_phys() >= self.t.critical as i64;
         let s = self.slc.as_mut()?;
-        if folding {
+        if Self::folding(s, room) {
             let last = s.used() == 0 && s.reading == 0;
             if s.ready >= unit || (last && s.ready > 0) {
                 let mut pages = std::mem::take(&mut self.fold_pages);

@@ -15,6 +15,7 @@
 //! drive decides *when* its work runs on the dies, the FTL *what* it is. Memory per logical
 //! page is the FTL's (about 9 bytes); everything else is O(dies + buffer + blocks).
 
+mod bits;
 pub mod dies;
 pub mod drive;
 pub mod executor;

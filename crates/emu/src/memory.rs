@@ -49,8 +49,10 @@ fn slc_bytes(profile: &Profile, logical_pages: u64) -> u64 {
     if profile.slc.slc_share <= 0.0 {
         return 0;
     }
-    let max_pages = (profile.slc.slc_share * logical_pages as f64).round() as u64;
-    logical_pages.div_ceil(64) * 8 + 4 * max_pages
+    crate::slc::heap_bytes(
+        crate::slc::max_pages(profile.slc.slc_share, logical_pages),
+        logical_pages,
+    )
 }
 
 /// What an emulated drive holds; see [`drive_bytes`].

@@ -19,6 +19,8 @@
 
 use std::collections::VecDeque;
 
+use crate::bits::{bitmap, get, set};
+
 const STALE: u32 = u32::MAX;
 
 pub struct Slc {
@@ -33,11 +35,20 @@ pub struct Slc {
     pub reading: u64,
     pub ready: u64,
     fold_queue: VecDeque<u32>,
-    pub fold_reads_inflight: u32,
     /// The host went idle: fold everything.
     pub idle_fold: bool,
     /// SLC pages freed by folding since the last SLC erase was charged.
     freed: u64,
+}
+
+/// Most pages a cache of `share` of `logical_pages` holds.
+pub fn max_pages(share: f64, logical_pages: u64) -> u64 {
+    (share * logical_pages as f64).round() as u64
+}
+
+/// The heap of a cache of `max_pages` on a drive of `logical_pages`: its bitmap and its ring.
+pub fn heap_bytes(max_pages: u64, logical_pages: u64) -> u64 {
+    logical_pages.div_ceil(64) * 8 + 4 * max_pages
 }
 
 impl Slc {
@@ -46,11 +57,10 @@ impl Slc {
             max_pages,
             bits: bits.max(1),
             ring: VecDeque::with_capacity(max_pages as usize),
-            live: vec![0; logical_pages.div_ceil(64) as usize],
+            live: bitmap(logical_pages),
             reading: 0,
             ready: 0,
             fold_queue: VecDeque::new(),
-            fold_reads_inflight: 0,
             idle_fold: false,
             freed: 0,
         }
@@ -69,17 +79,7 @@ impl Slc {
 
     #[inline]
     pub fn is_live(&self, lpn: u64) -> bool {
-        self.live[(lpn >> 6) as usize] & (1 << (lpn & 63)) != 0
-    }
-
-    #[inline]
-    fn set(&mut self, lpn: u64, on: bool) {
-        let w = &mut self.live[(lpn >> 6) as usize];
-        if on {
-            *w |= 1 << (lpn & 63);
-        } else {
-            *w &= !(1 << (lpn & 63));
-        }
+        get(&self.live, lpn)
     }
 
     /// Pages the cache can still take, given `room` native pages of free flash above the
@@ -101,7 +101,7 @@ impl Slc {
     pub fn push(&mut self, lpn: Option<u64>) {
         match lpn {
             Some(l) => {
-                self.set(l, true);
+                set(&mut self.live, l, true);
                 self.ring.push_back(l as u32);
             }
             None => self.ring.push_back(STALE),
@@ -111,12 +111,12 @@ impl Slc {
     /// `lpn`'s newest copy is no longer in the cache (rewritten natively, or trimmed).
     #[inline]
     pub fn forget(&mut self, lpn: u64) {
-        self.set(lpn, false);
+        set(&mut self.live, lpn, false);
     }
 
     /// Takes up to `n` pages from the ring's head for a fold read; returns the live pages
-    /// among them (0: only stale pages, nothing to read) and the SLC pages freed.
-    pub fn take_for_read(&mut self, n: u64) -> (u64, u64) {
+    /// among them (0: only stale pages, nothing to read).
+    pub fn take_for_read(&mut self, n: u64) -> u64 {
         let (mut live, mut taken) = (0, 0);
         while taken < n {
             let Some(l) = self.ring.pop_front() else {
@@ -131,12 +131,11 @@ impl Slc {
         }
         self.reading += live;
         self.freed += taken;
-        (live, taken)
+        live
     }
 
     /// A fold read of `pages` ended.
     pub fn read_ended(&mut self, pages: u64) {
-        self.fold_reads_inflight -= 1;
         self.reading -= pages;
         self.ready += pages;
     }
@@ -187,11 +186,10 @@ mod tests {
         assert_eq!(s.used(), 12);
         assert!(!s.over(36) && s.over(35));
         s.forget(5); // rewritten natively
-        let (live, taken) = s.take_for_read(12);
-        assert_eq!(taken, 12);
+        let live = s.take_for_read(12);
+        assert_eq!(s.used(), 0, "all 12 taken");
         // 0..10 less 5, and the second copy of 3 (its bit is the first entry's): 9 + 1.
         assert_eq!(live, 10);
-        s.fold_reads_inflight = 1;
         s.read_ended(live);
         let mut out = Vec::new();
         s.take_for_program(10, &mut out);

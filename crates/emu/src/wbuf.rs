@@ -31,6 +31,8 @@ use std::collections::HashMap;
 
 use std::collections::VecDeque;
 
+use crate::bits::{bitmap, flip, get as bit};
+
 /// A write waiting for buffer room.
 #[derive(Clone, Copy, Debug)]
 struct Parked {
@@ -58,31 +60,21 @@ pub struct WriteBuf {
     parked: VecDeque<Parked>,
 }
 
-#[inline]
-fn bit(bits: &[u64], lpn: u64) -> bool {
-    bits[(lpn >> 6) as usize] & (1 << (lpn & 63)) != 0
-}
-#[inline]
-fn flip(bits: &mut [u64], lpn: u64) {
-    bits[(lpn >> 6) as usize] ^= 1 << (lpn & 63);
-}
-
 impl WriteBuf {
     /// A buffer of `cap_pages` slots for a drive of `pages` logical pages, absorbing rewrites
     /// of the last `window` distinct pages inserted (`window >= cap_pages`: all of them).
     pub fn new(cap_pages: u64, pages: u64, window: u64) -> Self {
-        let words = pages.div_ceil(64) as usize;
         let window = window.min(cap_pages.max(1));
         WriteBuf {
             cap: cap_pages.max(1),
             used: 0,
             fifo: VecDeque::with_capacity(cap_pages.min(1 << 20) as usize),
-            bits: vec![0; words],
+            bits: bitmap(pages),
             live: 0,
             extra: HashMap::new(),
             dead: HashMap::new(),
             window,
-            recent: vec![0; words],
+            recent: bitmap(pages),
             ring: VecDeque::with_capacity(window.min(1 << 20) as usize),
             parked: VecDeque::new(),
         }

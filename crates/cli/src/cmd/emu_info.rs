@@ -420,22 +420,20 @@ fn list(json: Option<&Path>) -> anyhow::Result<ExitCode> {
 
 fn list_row(s: &mut String, r: &Listed, dw: usize, gw: usize) {
     let num = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_else(|| "-".into());
-    {
-        let _ = writeln!(
-            s,
-            "  {:<10} {:<dw$} {:>8} {:>10} {:>5.1}%  {:<gw$} {:>6} {:>6} {:>6} {:>6}",
-            r.name,
-            r.description,
-            r.capacity,
-            r.full_capacity.as_deref().unwrap_or("-"),
-            r.op * 100.0,
-            r.policy,
-            num(r.spec.seq_read_mb_s),
-            num(r.spec.seq_write_mb_s),
-            num(r.spec.rand_read_kiops),
-            num(r.spec.rand_write_kiops)
-        );
-    }
+    let _ = writeln!(
+        s,
+        "  {:<10} {:<dw$} {:>8} {:>10} {:>5.1}%  {:<gw$} {:>6} {:>6} {:>6} {:>6}",
+        r.name,
+        r.description,
+        r.capacity,
+        r.full_capacity.as_deref().unwrap_or("-"),
+        r.op * 100.0,
+        r.policy,
+        num(r.spec.seq_read_mb_s),
+        num(r.spec.seq_write_mb_s),
+        num(r.spec.rand_read_kiops),
+        num(r.spec.rand_write_kiops)
+    );
 }
 
 pub fn main(target: &str, json: Option<&Path>) -> anyhow::Result<ExitCode> {
