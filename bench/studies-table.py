@@ -23,6 +23,7 @@ MAIN = {
     "permuted": ("kiops", "kIOPS"),
     "alignment": ("mb_s", "MB/s"),
     "random-fill": ("mb_s", "MB/s"),
+    "write-over-time": ("mb_s", "MB/s"),
     "data-dependence": ("mb_s", "MB/s"),
     "controller-reset": ("seconds", "seconds"),
     "pts-iops": ("iops", "IOPS (steady-state window)"),
@@ -35,7 +36,7 @@ MAIN = {
 }
 
 # Studies whose points are time series: their findings only.
-FINDINGS_ONLY = {"random-fill", "pts-wsat", "pts-hir", "pts-xsr"}
+FINDINGS_ONLY = {"random-fill", "write-over-time", "pts-wsat", "pts-hir", "pts-xsr"}
 
 
 def cell(study, p):

@@ -2,6 +2,7 @@
 # Runs every study full length on the emulated drives of docs/studies.md and prints each
 # study's findings and wall time (the figures of docs/studies.md).
 # Usage: bench/studies.sh [OUT_DIR] [TARGET...]   (default: emu:default emu:p5520 emu:7450max)
+# STUDIES="locality random-fill ..." runs only those (default: every study).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-target/studies}
@@ -10,7 +11,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(emu:default emu:p5520 emu:7450max)
 cargo build --release --quiet
 bin=target/release/ssdiq
-studies=$("$bin" study list | awk '/^[a-z]/ {print $1}')
+studies=${STUDIES:-$("$bin" study list | awk '/^[a-z]/ {print $1}')}
 for t in "${targets[@]}"; do
     for s in $studies; do
         # The emulated SSD has no Linux I/O scheduler and no NVMe controller.

@@ -11,6 +11,13 @@
 //!   unmapped data comes from DRAM. Reads are reserved on their die at once: they wait only for
 //!   the operation in progress, or get a program/erase suspended (see `dies`). Then the link
 //!   (device->host).
+//! - **host interface**: a command first passes the controller (`command_ns`, one command at
+//!   a time); with `command_slots`, its flash work (a write: its acceptance into the buffer)
+//!   waits for a free slot. A SATA link is half duplex: one timeline for both directions. The
+//!   32-command NCQ limit is the executor's (the host holds the rest).
+//! - **in-place media** (3D XPoint): buffered host pages are programmed without mapping, so
+//!   nothing is ever relocated or erased; a read finds a page on the die its address stripes
+//!   to.
 //! - **flash work** is pulled by idle dies, in priority order: GC reads of this die, GC
 //!   erases of this die, then one-shot program units of relocated and buffered host pages,
 //!   mixed by the pacing rule below. Host pages are mapped in the FTL when their unit starts,
@@ -38,6 +45,8 @@
 //!   collects victims one at a time, spaced by what relocating each takes at the idle rate,
 //!   until `idle_free_blocks` superblocks are free; the next host write cancels it (its work
 //!   in flight is paced against the room it made).
+//! - A program ends no sooner than its data is in over the channel (cache programming hides
+//!   the transfer only when the channel keeps up).
 //! - Every program, read and erase occupies a die for its full time; so at saturation host
 //!   write throughput = die program throughput / WAF (less GC read and erase time). A channel
 //!   carries one transfer at a time (read data out, program data in).
@@ -97,6 +106,12 @@ pub struct Timing {
     pub retry_rate: f64,
     pub retry_max_steps: u32,
     pub link_ns_per_page: f64,
+    /// One link for both directions (SATA), instead of one each way (PCIe).
+    pub half_duplex: bool,
+    /// Controller time per command, one command at a time.
+    pub command_ns: u64,
+    /// Commands serviced at once (0: no limit).
+    pub command_slots: u32,
     pub read_overhead_ns: u64,
     pub write_ns: u64,
     /// Fraction of buffered writes that wait for a firmware stall, and the longest stall.
@@ -120,6 +135,8 @@ pub struct Timing {
     pub slc_unit_pages: u32,
     pub slc_program_ns: u64,
     pub slc_block_pages: u64,
+    /// In-place media: host pages are programmed without mapping, never relocated.
+    pub in_place: bool,
 }
 
 /// Cumulative counters of the drive (never reset, like a drive's SMART/OCP counters).
@@ -153,6 +170,10 @@ pub struct Drive {
     stall_rng: SeededRng,
     link_in: u64,
     link_out: u64,
+    /// When the controller takes its next command.
+    ctrl_free: u64,
+    /// When each command slot is next free (empty: no limit).
+    slot_free: Vec<u64>,
     now: u64,
     /// Parked writes admitted since the caller last took them: (tag, completion time).
     done: Vec<(u64, u64)>,
@@ -295,6 +316,9 @@ impl Drive {
             retry_rate: n.read_retry_rate,
             retry_max_steps: n.read_retry_max_steps,
             link_ns_per_page: lbas_mb / p.host.link_mb_s * 1e9,
+            half_duplex: p.is_sata(),
+            command_ns: us(p.host.command_us),
+            command_slots: p.host.command_slots,
             read_overhead_ns: us(p.host.read_overhead_us),
             write_ns: us(p.host.write_us),
             stall_rate: p.host.write_stall_rate,
@@ -311,6 +335,7 @@ impl Drive {
             slc_unit_pages: read_pages,
             slc_program_ns: us(p.slc.slc_program_us),
             slc_block_pages: (geometry.pages_per_block / n.bits_per_cell).max(1) as u64,
+            in_place: p.in_place(),
         };
         let flash = Geometry {
             blocks: geometry.ftl_blocks(),
@@ -338,6 +363,8 @@ impl Drive {
             stall_rng: SeededRng::new(p.drive.seed ^ STALL_SEED),
             link_in: 0,
             link_out: 0,
+            ctrl_free: 0,
+            slot_free: vec![0; t.command_slots as usize],
             now: 0,
             done: Vec::new(),
             c: DriveCounters::default(),
@@ -406,6 +433,8 @@ impl Drive {
         self.gc = Gc::new(self.t.dies as usize);
         self.link_in = self.now;
         self.link_out = self.now;
+        self.ctrl_free = self.now;
+        self.slot_free.fill(self.now);
         self.done.clear();
         self.busy_until = self.now;
         self.idle_at = NEVER;
@@ -525,7 +554,8 @@ impl Drive {
     /// Returns its completion time.
     pub fn read(&mut self, now: u64, lpn: u64, pages: u64) -> u64 {
         self.c.host_read_bytes += pages * LBA_BYTES;
-        let t1 = now + self.t.read_overhead_ns;
+        let at = self.accept(now);
+        let (slot, t1) = self.service_start(at + self.t.read_overhead_ns);
         let mut ready = t1 + self.t.dram_ns;
         let (mut key, mut n, mut die) = (u64::MAX, 0u64, 0usize);
         // The read unit and die of the run of pages being gathered.
@@ -540,6 +570,7 @@ impl Drive {
             // approximates by their logical read unit (sequential data is written in order).
             let (k, d) = match self.slc.as_ref().filter(|s| s.is_live(p)) {
                 Some(_) => (SLC_KEY | (p / rp), ((p / rp) % nd) as usize),
+                None if self.t.in_place => (p / rp, ((p / up) % nd) as usize),
                 None => {
                     let Some(ppn) = self.ftl.lookup(p) else {
                         continue;
@@ -561,12 +592,60 @@ impl Drive {
         if n > 0 {
             ready = ready.max(self.die_read(die, t1, n, key));
         }
+        self.service_end(slot, ready);
         let x = (pages as f64 * self.t.link_ns_per_page) as u64;
-        let s = now.max(self.link_out);
-        self.link_out = s + x;
+        let s = self.link(at, x, true);
         let done = ready.max(s) + x;
         self.host_busy(done);
         done
+    }
+
+    /// A command arriving at `now` passes the controller, one at a time: when it is through.
+    #[inline]
+    fn accept(&mut self, now: u64) -> u64 {
+        if self.t.command_ns == 0 {
+            return now;
+        }
+        self.ctrl_free = now.max(self.ctrl_free) + self.t.command_ns;
+        self.ctrl_free
+    }
+
+    /// A command ready for service at `t`: the command slot it takes (`usize::MAX`: none is
+    /// kept) and when its service starts.
+    #[inline]
+    fn service_start(&self, t: u64) -> (usize, u64) {
+        match self.slot_free.iter().enumerate().min_by_key(|&(_, &f)| f) {
+            Some((i, &f)) => (i, t.max(f)),
+            None => (usize::MAX, t),
+        }
+    }
+
+    /// Slot `slot`'s command is serviced until `end`.
+    #[inline]
+    fn service_end(&mut self, slot: usize, end: u64) {
+        if let Some(f) = self.slot_free.get_mut(slot) {
+            *f = end;
+        }
+    }
+
+    /// Reserves `x` of the host link from `t` (out: device to host), in arrival order: when
+    /// the transfer starts. A half-duplex link carries one direction at a time.
+    #[inline]
+    fn link(&mut self, t: u64, x: u64, out: bool) -> u64 {
+        if self.t.half_duplex {
+            let s = t.max(self.link_in).max(self.link_out);
+            self.link_in = s + x;
+            self.link_out = s + x;
+            return s;
+        }
+        let free = if out {
+            &mut self.link_out
+        } else {
+            &mut self.link_in
+        };
+        let s = t.max(*free);
+        *free = s + x;
+        s
     }
 
     /// A host flash read of `pages` pages on `die` arriving at `t`: the die's tR (and any
@@ -633,15 +712,16 @@ impl Drive {
         }
         self.c.host_write_bytes += pages * LBA_BYTES;
         let x = (pages as f64 * self.t.link_ns_per_page) as u64;
-        let s = now.max(self.link_in);
-        self.link_in = s + x;
-        let ready = s + x;
+        let at = self.accept(now);
+        let ready = self.link(at, x, false) + x;
         if self.buf.fits(pages, self.gc.held()) {
             self.buf.insert(lpn, pages);
             if self.idle > 0 && self.buf.live() >= self.t.unit_pages as u64 {
                 self.kick(now);
             }
-            let done = ready + self.t.write_ns + self.stall();
+            let (slot, start) = self.service_start(ready);
+            let done = start + self.t.write_ns + self.stall();
+            self.service_end(slot, done);
             self.host_busy(done);
             Some(done)
         } else {
@@ -769,14 +849,15 @@ impl Drive {
             self.dies[d].start(t, Kind::FoldRead, end - t, n as u32, 0);
         } else if let Some((kind, pages, host)) = self.take_unit() {
             // The unit's data goes in over the channel (overlapping the program: cache
-            // programming), keeping reads on that channel waiting meanwhile.
+            // programming), keeping reads on that channel waiting meanwhile; the program
+            // ends no sooner than its data is in, so a slow channel paces programs.
             let x = (pages as f64 * self.t.xfer_ns_per_page) as u64;
-            self.channel(d, t, x);
-            let dur = match kind {
+            let data_in = self.channel(d, t, x);
+            let program = match kind {
                 Kind::SlcProgram => self.t.slc_program_ns,
                 _ => self.t.program_ns,
             };
-            self.dies[d].start(t, kind, dur, pages, host);
+            self.dies[d].start(t, kind, program.max(data_in - t), pages, host);
         } else {
             return;
         }
@@ -826,6 +907,10 @@ impl Drive {
                 let Some(entry) = self.buf.pop() else {
                     break;
                 };
+                hp += 1;
+                if self.t.in_place {
+                    continue;
+                }
                 let (Entry::Page(lpn) | Entry::Void(lpn)) = entry;
                 let stream = self.stream_of.get(lpn as usize).copied().unwrap_or(0) as u32;
                 let e = match entry {
@@ -838,7 +923,6 @@ impl Drive {
                 if let (Some(s), Entry::Page(_)) = (self.slc.as_mut(), entry) {
                     s.forget(lpn);
                 }
-                hp += 1;
             }
         }
         Some((Kind::Program, (gp + hp) as u32, hp as u32))

@@ -14,7 +14,7 @@
 //! - The stop flag is honoured at every request (in-flight I/O drains, stats are partial).
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -92,11 +92,11 @@ impl EmuExecutor {
     /// The profile's description with the drive's size, OP and GC policy.
     fn summary(&self) -> String {
         format!(
-            "{}, {}, {:.2}% OP, {} GC{}",
+            "{}, {}, {:.2}% OP, {}{}",
             self.profile.description,
-            format_size(self.capacity_bytes()),
+            capacity_text(self.capacity_bytes()),
             self.op() * 100.0,
-            self.profile.drive.gc_description(),
+            self.profile.gc_phrase(),
             if self.profile.nand.suspend {
                 ""
             } else {
@@ -234,6 +234,12 @@ impl EmuExecutor {
             last_ns: 0,
             idle_until: 0,
             admitted: Vec::new(),
+            queue_limit: self
+                .profile
+                .queue_limit()
+                .map_or(usize::MAX, |q| q as usize),
+            in_drive: 0,
+            host_queue: VecDeque::new(),
         };
         for s in 0..l.slots.len() {
             l.issue(s, t0);
@@ -275,6 +281,10 @@ impl EmuExecutor {
             l.drive.advance(t);
             let s = s as usize;
             if kind == COMPLETE {
+                l.in_drive -= 1;
+                if let Some(w) = l.host_queue.pop_front() {
+                    l.send(w, t);
+                }
                 let sl = l.slots[s];
                 let from = sl.due.map_or(sl.submit, |d| d.min(sl.submit));
                 l.rec.record(sl.io.stream, t - t0, t - from, sl.io.len);
@@ -318,6 +328,15 @@ impl EmuExecutor {
             halted: shared.halt.load(Ordering::Relaxed),
         }
     }
+}
+
+/// A capacity as a reader knows it: in binary units when whole ("16GiB"), else in decimal
+/// gigabytes when whole ("16GB", a 16 GB drive), else exact.
+pub fn capacity_text(bytes: u64) -> String {
+    if !bytes.is_multiple_of(1 << 20) && bytes.is_multiple_of(1_000_000_000) {
+        return format!("{}GB", bytes / 1_000_000_000);
+    }
+    format_size(bytes)
 }
 
 /// What the emulated drive can say of itself for the device log: its write counters, free
@@ -402,6 +421,12 @@ struct Loop<'a, 'b> {
     /// The time bound, once a rate-limited start was dropped for falling past it.
     idle_until: u64,
     admitted: Vec<(u64, u64)>,
+    /// Commands the drive holds at once (a SATA drive's NCQ depth; else unlimited), the
+    /// commands it holds, and the slots whose command waits in the host for a free tag, in
+    /// submission order (their latency counts the wait, as the kernel's queue does).
+    queue_limit: usize,
+    in_drive: usize,
+    host_queue: VecDeque<usize>,
 }
 
 impl Loop<'_, '_> {
@@ -449,10 +474,21 @@ impl Loop<'_, '_> {
         }
     }
 
-    /// Submits slot `s`'s I/O at absolute time `now`.
+    /// Submits slot `s`'s I/O at absolute time `now`: to the drive, or to the host's queue
+    /// if the drive holds all the commands it can.
     fn submit(&mut self, s: usize, now: u64) {
-        let io = self.slots[s].io;
         self.slots[s].submit = now;
+        if self.in_drive >= self.queue_limit {
+            self.host_queue.push_back(s);
+            return;
+        }
+        self.send(s, now);
+    }
+
+    /// Hands slot `s`'s I/O to the drive at absolute time `now`.
+    fn send(&mut self, s: usize, now: u64) {
+        self.in_drive += 1;
+        let io = self.slots[s].io;
         let lpn = io.offset / LBA_BYTES;
         let pages = io.len / LBA_BYTES;
         let done = match io.op {

@@ -27,7 +27,7 @@ pub mod target;
 mod wbuf;
 
 pub use drive::{drive_geometry, Drive, DriveCounters, Timing, LBA_BYTES};
-pub use executor::{drive_health, drive_write_counters, EmuExecutor, EmuSpec};
+pub use executor::{capacity_text, drive_health, drive_write_counters, EmuExecutor, EmuSpec};
 pub use profile::{
     builtin, builtin_names, sources, ParamSource, Profile, ProfileError, Spec, BUILTIN,
 };

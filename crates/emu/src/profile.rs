@@ -30,6 +30,9 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("970evoplus", include_str!("../profiles/970evoplus.toml")),
     ("nv2", include_str!("../profiles/nv2.toml")),
     ("gsm2ne", include_str!("../profiles/gsm2ne.toml")),
+    ("optane-m10", include_str!("../profiles/optane-m10.toml")),
+    ("sm863a", include_str!("../profiles/sm863a.toml")),
+    ("mtron7525", include_str!("../profiles/mtron7525.toml")),
 ];
 
 /// The TOML text of a shipped profile.
@@ -189,6 +192,15 @@ pub struct NandParams {
     /// (uniform from 1).
     pub read_retry_rate: f64,
     pub read_retry_max_steps: u32,
+    /// The memory: "nand" (default: pages written out of place through the FTL, GC, erases)
+    /// or "xpoint" (3D XPoint: pages rewritten in place, so no mapping, GC or erase; a
+    /// read finds a page on the die its address stripes to). Optional.
+    #[serde(default = "nand")]
+    pub media: String,
+}
+
+fn nand() -> String {
+    "nand".into()
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -205,7 +217,29 @@ pub struct HostParams {
     pub write_stall_rate: f64,
     #[serde(default)]
     pub write_stall_us: f64,
+    /// The host interface: "nvme" (default: as many queues and commands as the host sends, a
+    /// full-duplex link) or "sata" (AHCI with NCQ: one queue of [`SATA_NCQ_DEPTH`] commands,
+    /// the rest wait in the host; one half-duplex link for both directions). Optional.
+    #[serde(default = "nvme")]
+    pub interface: String,
+    /// Controller time per command, one command at a time (the firmware's command
+    /// processing): the drive's command rate is at most 1 / `command_us`. Optional (0: none).
+    #[serde(default)]
+    pub command_us: f64,
+    /// Commands the drive services at once: a command's flash work starts when one of these
+    /// is free (an early controller that works one command at a time: 1). 0: no limit.
+    /// Optional.
+    #[serde(default)]
+    pub command_slots: u32,
 }
+
+fn nvme() -> String {
+    "nvme".into()
+}
+
+/// Commands a SATA drive holds at once: NCQ's 32 tags (Serial ATA Revision 2.6, native
+/// command queuing).
+pub const SATA_NCQ_DEPTH: u32 = 32;
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -270,7 +304,7 @@ pub struct Spec {
 
 /// Keys a profile may leave out (they have defaults), by section, with a value of their type:
 /// an override may still set them.
-const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 17] = [
+const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 21] = [
     ("spec", "seq_read_mb_s", OptionalKind::Number),
     ("spec", "seq_write_mb_s", OptionalKind::Number),
     ("spec", "rand_read_kiops", OptionalKind::Number),
@@ -282,6 +316,10 @@ const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 17] = [
     ("drive", "streams", OptionalKind::Whole),
     ("host", "write_stall_rate", OptionalKind::Number),
     ("host", "write_stall_us", OptionalKind::Number),
+    ("nand", "media", OptionalKind::Text),
+    ("host", "interface", OptionalKind::Text),
+    ("host", "command_us", OptionalKind::Number),
+    ("host", "command_slots", OptionalKind::Whole),
     ("buffer", "rewrite_window", OptionalKind::Text),
     ("gc", "idle_delay_ms", OptionalKind::Number),
     ("gc", "idle_mb_s", OptionalKind::Number),
@@ -318,13 +356,47 @@ impl DriveParams {
 
 impl Profile {
     /// The drive library's group of the profile, as `ssdiq info emu:list` shows it: drives
-    /// with an SLC cache are the consumer drives.
+    /// with an SLC cache or in-place media (consumer), or a SATA interface.
     pub fn group(&self) -> &'static str {
-        if self.slc.slc_share > 0.0 {
+        if self.slc.slc_share > 0.0 || self.is_sata() || self.in_place() {
             "consumer / SATA"
         } else {
             "data-center"
         }
+    }
+
+    /// The GC policy as a reader sees it ([`DriveParams::gc_description`]), or "none (in
+    /// place)" for in-place media.
+    pub fn gc_description(&self) -> String {
+        if self.in_place() {
+            "none (in place)".into()
+        } else {
+            self.drive.gc_description()
+        }
+    }
+
+    /// "greedy GC", or "no GC (written in place)" for in-place media.
+    pub fn gc_phrase(&self) -> String {
+        if self.in_place() {
+            "no GC (written in place)".into()
+        } else {
+            format!("{} GC", self.drive.gc_description())
+        }
+    }
+
+    /// True for in-place media (3D XPoint): no FTL mapping, GC or erase.
+    pub fn in_place(&self) -> bool {
+        self.nand.media == "xpoint"
+    }
+
+    /// True for a drive behind a SATA host interface.
+    pub fn is_sata(&self) -> bool {
+        self.host.interface == "sata"
+    }
+
+    /// Commands the drive holds at once (`None`: as many as the host sends).
+    pub fn queue_limit(&self) -> Option<u32> {
+        self.is_sata().then_some(SATA_NCQ_DEPTH)
     }
 
     /// Parses `text` (a profile file's contents), applies `overrides` in order, checks it.
@@ -424,6 +496,7 @@ impl Profile {
             ("write_us", self.host.write_us),
             ("dram_read_us", self.host.dram_read_us),
             ("write_stall_us", self.host.write_stall_us),
+            ("command_us", self.host.command_us),
         ] {
             if !(0.0..1e7).contains(&v) {
                 return err(format!("invalid {k} \"{v}\": expected microseconds >= 0"));
@@ -441,6 +514,34 @@ impl Profile {
             return err(format!(
                 "invalid read_retry_rate \"{}\": expected a fraction from 0 to 1",
                 n.read_retry_rate
+            ));
+        }
+        match n.media.as_str() {
+            "nand" => {}
+            "xpoint" => {
+                if self.slc.slc_share > 0.0 || self.drive.streams > 1 {
+                    return err(format!(
+                        "invalid media \"xpoint\": in-place media take no SLC cache (slc_share = {}) and one stream (streams = {})",
+                        self.slc.slc_share, self.drive.streams
+                    ));
+                }
+            }
+            other => {
+                return err(format!(
+                    "invalid media \"{other}\": expected nand or xpoint"
+                ))
+            }
+        }
+        if !matches!(self.host.interface.as_str(), "nvme" | "sata") {
+            return err(format!(
+                "invalid interface \"{}\": expected nvme or sata",
+                self.host.interface
+            ));
+        }
+        if self.host.command_slots > 1024 {
+            return err(format!(
+                "invalid command_slots \"{}\": expected a whole number from 0 (no limit) to 1024",
+                self.host.command_slots
             ));
         }
         if !(0.0..=1.0).contains(&self.host.write_stall_rate) {

@@ -7,7 +7,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde::Serialize;
-use ssdiq_emu::{sources, EmuExecutor, EmuSpec, EmuTarget, ParamSource, Profile, BUILTIN};
+use ssdiq_emu::{
+    capacity_text, sources, EmuExecutor, EmuSpec, EmuTarget, ParamSource, Profile, BUILTIN,
+};
 use ssdiq_nvme::{InfoReport, WriteCounters};
 use ssdiq_workload::units::format_size;
 
@@ -76,6 +78,12 @@ struct Emulated {
     /// The SLC cache, when the profile has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     slc_cache: Option<String>,
+    /// The host interface, unless it is NVMe with no per-command limits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    host_interface: Option<String>,
+    /// In-place media (3D XPoint), when the profile has them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    media: Option<String>,
     /// The policy with its GC frontier and mode, for the text only.
     #[serde(skip)]
     gc: String,
@@ -93,7 +101,7 @@ fn facts(e: &EmuExecutor) -> Emulated {
         profile: p.name.clone(),
         description: e.description().to_string(),
         policy: e.drive().ftl().policy().to_string(),
-        gc: p.drive.gc_description(),
+        gc: p.gc_phrase(),
         suspend: p.nand.suspend,
         geometry: Geometry {
             logical_bytes: g.logical_bytes(),
@@ -135,7 +143,9 @@ fn facts(e: &EmuExecutor) -> Emulated {
         host_bytes: c.host_bytes,
         media_bytes: c.media_bytes.unwrap_or(0),
         profile_op: p.drive.op,
-        gc_timing: if p.gc.idle_mb_s > 0.0 {
+        gc_timing: if p.in_place() {
+            "none: pages are rewritten in place".into()
+        } else if p.gc.idle_mb_s > 0.0 {
             format!(
                 "GC paced against host writes; idle-time GC after {} ms idle at {} MB/s, up to {:.0}% of the spare free",
                 p.gc.idle_delay_ms,
@@ -145,6 +155,10 @@ fn facts(e: &EmuExecutor) -> Emulated {
         } else {
             "GC paced against host writes; no idle-time GC".into()
         },
+        host_interface: host_interface(p),
+        media: p.in_place().then(|| {
+            "3D XPoint, written in place: no mapping, GC or erase (WAF 1); a read finds a page on the die its address stripes to".into()
+        }),
         slc_cache: (t.slc_pages > 0).then(|| {
             format!(
                 "{} ({}% of the capacity, less as the drive fills: at most a {} of the free flash), SLC program {} us per {}; folded when the host is idle{} or when the free flash runs short",
@@ -168,6 +182,37 @@ fn facts(e: &EmuExecutor) -> Emulated {
     }
 }
 
+/// The host interface in words, unless it is NVMe with no per-command limits.
+fn host_interface(p: &Profile) -> Option<String> {
+    let h = &p.host;
+    let mut s = match p.queue_limit() {
+        Some(q) => format!(
+            "SATA: one queue of {q} commands (NCQ; more wait in the host), one half-duplex {} MB/s link",
+            h.link_mb_s
+        ),
+        None if h.command_us > 0.0 || h.command_slots > 0 => {
+            format!("NVMe, {} MB/s link each way", h.link_mb_s)
+        }
+        None => return None,
+    };
+    if h.command_us > 0.0 {
+        let _ = write!(
+            s,
+            "; controller {} us per command (at most {:.0}k commands/s)",
+            h.command_us,
+            1e3 / h.command_us
+        );
+    }
+    match h.command_slots {
+        0 => {}
+        1 => s.push_str("; one command serviced at a time"),
+        n => {
+            let _ = write!(s, "; {n} commands serviced at a time");
+        }
+    }
+    Some(s)
+}
+
 fn opt(v: Option<f64>, unit: &str) -> String {
     v.map(|x| format!("{x} {unit}"))
         .unwrap_or_else(|| "-".into())
@@ -183,7 +228,7 @@ fn render(target: &str, f: &Emulated) -> String {
     let _ = writeln!(
         w,
         "  capacity         {} logical, {} physical, {}-byte blocks",
-        format_size(g.logical_bytes),
+        capacity_text(g.logical_bytes),
         format_size(g.physical_bytes),
         g.logical_block_bytes
     );
@@ -208,11 +253,17 @@ fn render(target: &str, f: &Emulated) -> String {
     );
     let _ = writeln!(
         w,
-        "  firmware         {} GC, suspension {}, write buffer {}",
+        "  firmware         {}, suspension {}, write buffer {}",
         f.gc,
         if f.suspend { "on" } else { "off" },
         format_size(g.buffer_bytes)
     );
+    if let Some(m) = &f.media {
+        let _ = writeln!(w, "  media            {m}");
+    }
+    if let Some(h) = &f.host_interface {
+        let _ = writeln!(w, "  host interface   {h}");
+    }
     let _ = writeln!(w, "  GC timing        {}", f.gc_timing);
     if let Some(c) = &f.slc_cache {
         let _ = writeln!(w, "  SLC cache        {c}");
@@ -375,7 +426,7 @@ fn list(json: Option<&Path>) -> anyhow::Result<ExitCode> {
     for (name, text) in BUILTIN {
         let p = Profile::parse(text, &[])
             .map_err(|e| anyhow::anyhow!("shipped profile {name} is invalid: {e}"))?;
-        let policy = p.drive.gc_description();
+        let policy = p.gc_description();
         rows.push(Listed {
             name: name.to_string(),
             group: p.group(),

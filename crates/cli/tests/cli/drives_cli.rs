@@ -323,3 +323,34 @@ fn wa_drops_at_zipf_one_except_on_the_micron_drives() {
     let (m08, m10) = zipf_wa("7450max");
     assert!(m10 >= 0.97 * m08, "7450max: Zipf 1.0 WA {m10} vs 0.8 {m08}");
 }
+
+/// The SATA and 3D XPoint profiles (issue 33) say what sets them apart, and `info emu:list`
+/// puts them with the consumer drives.
+#[test]
+fn info_describes_the_host_interface_and_in_place_media() {
+    let info = |target: &str| {
+        let out = ssdiq(&["info", target]);
+        assert!(out.status.success(), "{target}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let sata = info("emu:mtron7525");
+    assert!(
+        sata.contains("host interface   SATA: one queue of 32 commands")
+            && sata.contains("one half-duplex 300 MB/s link; one command serviced at a time"),
+        "{sata}"
+    );
+    let xpoint = info("emu:optane-m10");
+    assert!(
+        xpoint.contains("16GB, 1.00% OP, no GC (written in place)")
+            && xpoint.contains("media            3D XPoint, written in place")
+            && xpoint.contains("controller 5.26 us per command (at most 190k commands/s)"),
+        "{xpoint}"
+    );
+    assert!(!info("emu:default").contains("host interface"));
+    let list = info("emu:list");
+    let consumer = list.split("consumer / SATA").nth(1).expect("the group");
+    for p in ["optane-m10", "sm863a", "mtron7525"] {
+        assert!(consumer.contains(p), "{p}:\n{list}");
+    }
+    assert!(consumer.contains("none (in place)"), "{list}");
+}

@@ -6,6 +6,7 @@ mod dynamics;
 mod executor;
 mod fidelity;
 mod fuzz_profile;
+mod host_interface;
 mod limits;
 mod profile_sources;
 mod slc_cache;
