@@ -63,6 +63,7 @@ use ssdiq_workload::SeededRng;
 
 use crate::dies::{Die, Kind, Suspend, NEVER};
 use crate::gc::Gc;
+use crate::map_cache::{MapCache, MapMiss};
 use crate::profile::{Profile, ProfileError};
 use crate::slc::{max_pages, Slc};
 use crate::wbuf::{Entry, WriteBuf};
@@ -137,6 +138,9 @@ pub struct Timing {
     pub slc_block_pages: u64,
     /// In-place media: host pages are programmed without mapping, never relocated.
     pub in_place: bool,
+    /// DRAM-less map: map pages cached (0: the whole map in DRAM), logical pages per map page.
+    pub map_cache_pages: u32,
+    pub map_seg_pages: u64,
 }
 
 /// Cumulative counters of the drive (never reset, like a drive's SMART/OCP counters).
@@ -189,6 +193,8 @@ pub struct Drive {
     /// Superblock erases before the last reset (and by it): wear is never undone.
     erased_before_reset: u64,
     slc: Option<Slc>,
+    /// A DRAM-less drive's map cache.
+    map: Option<MapCache>,
     /// Pages of the fold unit being formed (scratch).
     fold_pages: Vec<u64>,
 }
@@ -206,6 +212,21 @@ fn us(v: f64) -> u64 {
 /// The SLC cache of a drive with timing `t`, if it has one.
 fn new_slc(t: &Timing, bits: u32, logical: u64) -> Option<Slc> {
     (t.slc_pages > 0).then(|| Slc::new(t.slc_pages, bits as u64, logical))
+}
+
+/// Logical pages one map page covers: a flash page of 4-byte entries.
+pub fn map_seg_pages(page_kib: u32) -> u64 {
+    page_kib as u64 * 1024 / 4
+}
+
+/// Map pages a DRAM-less drive caches at this profile's capacity (0: the map is in DRAM): its
+/// `map_cache_kib` in map pages, scaled like the capacity, at least 1.
+pub fn map_cache_pages(p: &Profile, scale: f64) -> u32 {
+    if p.map.map_cache_kib == 0 {
+        return 0;
+    }
+    let full = p.map.map_cache_kib as f64 / p.nand.page_kib as f64;
+    ((full * scale).round() as u64).clamp(1, u32::MAX as u64) as u32
 }
 
 /// Program units per die in a superblock at this profile's capacity: its `units_per_block`
@@ -336,6 +357,8 @@ impl Drive {
             slc_program_ns: us(p.slc.slc_program_us),
             slc_block_pages: (geometry.pages_per_block / n.bits_per_cell).max(1) as u64,
             in_place: p.in_place(),
+            map_cache_pages: map_cache_pages(p, scale),
+            map_seg_pages: map_seg_pages(n.page_kib),
         };
         let flash = Geometry {
             blocks: geometry.ftl_blocks(),
@@ -378,6 +401,8 @@ impl Drive {
             idle_flush: false,
             erased_before_reset: 0,
             slc: new_slc(&t, n.bits_per_cell, logical),
+            map: (t.map_cache_pages > 0)
+                .then(|| MapCache::new(logical, t.map_seg_pages, t.map_cache_pages)),
             fold_pages: Vec::new(),
         })
     }
@@ -440,6 +465,7 @@ impl Drive {
         self.idle_at = NEVER;
         self.idle_flush = false;
         self.slc = self.slc.as_ref().map(Slc::emptied);
+        self.map = self.map.as_ref().map(MapCache::emptied);
     }
 
     /// Time of the next internal event (a die finishing or starting work), `u64::MAX` if none.
@@ -555,9 +581,10 @@ impl Drive {
     pub fn read(&mut self, now: u64, lpn: u64, pages: u64) -> u64 {
         self.c.host_read_bytes += pages * LBA_BYTES;
         let at = self.accept(now);
-        let (slot, t1) = self.service_start(at + self.t.read_overhead_ns);
+        let (slot, mut t1) = self.service_start(at + self.t.read_overhead_ns);
         let mut ready = t1 + self.t.dram_ns;
         let (mut key, mut n, mut die) = (u64::MAX, 0u64, 0usize);
+        let mut map_seg = u64::MAX;
         // The read unit and die of the run of pages being gathered.
         let rp = self.t.read_pages as u64;
         let up = self.t.unit_pages as u64;
@@ -572,6 +599,17 @@ impl Drive {
                 Some(_) => (SLC_KEY | (p / rp), ((p / rp) % nd) as usize),
                 None if self.t.in_place => (p / rp, ((p / up) % nd) as usize),
                 None => {
+                    if p / self.t.map_seg_pages != map_seg {
+                        map_seg = p / self.t.map_seg_pages;
+                        // A DRAM-less drive finds the page's flash address first.
+                        if let Some(miss) = self
+                            .map
+                            .as_mut()
+                            .and_then(|m| m.needs_page(p).then(|| m.read(p)))
+                        {
+                            t1 = self.map_io(t1, miss);
+                        }
+                    }
                     let Some(ppn) = self.ftl.lookup(p) else {
                         continue;
                     };
@@ -714,6 +752,13 @@ impl Drive {
         let x = (pages as f64 * self.t.link_ns_per_page) as u64;
         let at = self.accept(now);
         let ready = self.link(at, x, false) + x;
+        // A DRAM-less drive's write waits for its map pages (a parked write is timed by its
+        // admission, which the map work on its dies delays).
+        let ready = if self.map.is_some() {
+            self.map_write(ready, lpn, pages)
+        } else {
+            ready
+        };
         if self.buf.fits(pages, self.gc.held()) {
             self.buf.insert(lpn, pages);
             if self.idle > 0 && self.buf.live() >= self.t.unit_pages as u64 {
@@ -728,6 +773,47 @@ impl Drive {
             self.buf.park(tag, lpn, pages, ready);
             None
         }
+    }
+
+    /// A DRAM-less drive's map work for a host write of `pages` from `lpn` whose data is in
+    /// at `t` (DFTL: the request waits for its map pages): when it is done.
+    fn map_write(&mut self, mut t: u64, lpn: u64, pages: u64) -> u64 {
+        let seg = self.t.map_seg_pages;
+        let mut p = lpn;
+        while p < lpn + pages {
+            let n = (seg - p % seg).min(lpn + pages - p);
+            let miss = self.map.as_mut().expect("a DRAM-less drive").write(p, n);
+            t = self.map_io(t, miss);
+            p += n;
+        }
+        t
+    }
+
+    /// Times a map miss from `t`: the evicted page's write back (a program on its die, not
+    /// suspended), then the needed page's read (a die read and its transfer). Returns when
+    /// the map page is at hand.
+    fn map_io(&mut self, mut t: u64, miss: MapMiss) -> u64 {
+        let nd = self.dies.len() as u32;
+        let x = self.t.xfer_ns_per_page as u64;
+        let hold = Suspend {
+            enabled: false,
+            ..self.t.suspend
+        };
+        if let Some(seg) = miss.write_back {
+            let d = (seg % nd) as usize;
+            // One flash page: 1024 four-byte entries per 4 KiB of it.
+            let map_page = self.t.map_seg_pages / 1024;
+            self.dirty = true;
+            t = self.dies[d].read(t, self.t.program_ns + map_page * x, hold, NEVER);
+            self.c.media_write_bytes += map_page * LBA_BYTES;
+        }
+        if let Some(seg) = miss.read {
+            let d = (seg % nd) as usize;
+            self.dirty = true;
+            let done = self.dies[d].read(t, self.t.read_ns, self.t.suspend, NEVER);
+            t = self.channel(d, done, x);
+        }
+        t
     }
 
     /// The firmware stall a buffered write waits for: none for most, for a `stall_rate` share
@@ -746,6 +832,12 @@ impl Drive {
     /// they keep their slots and are programmed void (see `wbuf`). Returns its completion
     /// time.
     pub fn trim(&mut self, now: u64, lpn: u64, pages: u64) -> u64 {
+        if let Some(m) = self.map.as_mut() {
+            let seg = m.seg_pages();
+            for s in lpn.div_ceil(seg)..(lpn + pages) / seg {
+                m.trim_segment(s as u32);
+            }
+        }
         for p in lpn..lpn + pages {
             self.buf.discard(p);
             self.ftl.trim(p);

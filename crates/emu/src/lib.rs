@@ -6,7 +6,8 @@
 //! - [`drive`]: the drive: FTL + dies + PLP write buffer + GC scheduler + host link; requests
 //!   in, completion times out.
 //! - `dies`: one die's timeline (reads first, suspension). `wbuf`: the write buffer. `gc`: the
-//!   GC work in flight per die and how it is paced against host programs.
+//!   GC work in flight per die and how it is paced against host programs. `slc`: the SLC
+//!   cache. `map_cache`: a DRAM-less drive's cached map pages.
 //! - [`executor`]: [`EmuExecutor`], the engine's `Executor` for the drive.
 //! - [`memory`]: what a drive will allocate, before it does.
 //!
@@ -20,6 +21,7 @@ pub mod dies;
 pub mod drive;
 pub mod executor;
 mod gc;
+mod map_cache;
 pub mod memory;
 pub mod profile;
 mod slc;

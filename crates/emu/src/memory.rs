@@ -40,7 +40,15 @@ pub fn drive_bytes(profile: &Profile) -> Result<DriveMemory, ProfileError> {
         } else {
             0
         }
-        + slc_bytes(profile, geometry.logical_pages);
+        + slc_bytes(profile, geometry.logical_pages)
+        + if profile.dram_less() {
+            crate::map_cache::MapCache::heap_bytes(
+                geometry.logical_pages,
+                crate::drive::map_seg_pages(n.page_kib),
+            )
+        } else {
+            0
+        };
     Ok(DriveMemory { ftl, rest })
 }
 

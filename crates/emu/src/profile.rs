@@ -120,6 +120,9 @@ pub struct Profile {
     /// The SLC cache of a consumer drive; absent: none.
     #[serde(default)]
     pub slc: SlcParams,
+    /// The map of a DRAM-less drive; absent: the whole map in DRAM.
+    #[serde(default)]
+    pub map: MapParams,
     #[serde(default)]
     pub spec: Spec,
 }
@@ -290,6 +293,18 @@ pub struct SlcParams {
     pub slc_program_us: f64,
 }
 
+/// A DRAM-less drive's map (DFTL): map pages (a flash page of 4-byte entries each) live in
+/// flash and a cache of `map_cache_kib` (controller SRAM or the host memory buffer) holds the
+/// recently used ones; data written in order maps as extents the controller always holds.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MapParams {
+    /// The map cache at full size, KiB (0: the whole map in DRAM). Scaled with the capacity,
+    /// so it holds the same share of the map at every size.
+    #[serde(default)]
+    pub map_cache_kib: u64,
+}
+
 /// A datasheet-style spec; field names as in `ssdiq_suite::spec`.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, serde::Serialize)]
 #[serde(deny_unknown_fields)]
@@ -304,7 +319,7 @@ pub struct Spec {
 
 /// Keys a profile may leave out (they have defaults), by section, with a value of their type:
 /// an override may still set them.
-const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 21] = [
+const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 22] = [
     ("spec", "seq_read_mb_s", OptionalKind::Number),
     ("spec", "seq_write_mb_s", OptionalKind::Number),
     ("spec", "rand_read_kiops", OptionalKind::Number),
@@ -326,6 +341,7 @@ const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 21] = [
     ("gc", "idle_spare", OptionalKind::Number),
     ("slc", "slc_share", OptionalKind::Number),
     ("slc", "slc_program_us", OptionalKind::Number),
+    ("map", "map_cache_kib", OptionalKind::Whole),
 ];
 
 #[derive(Clone, Copy)]
@@ -358,7 +374,7 @@ impl Profile {
     /// The drive library's group of the profile, as `ssdiq info emu:list` shows it: drives
     /// with an SLC cache or in-place media (consumer), or a SATA interface.
     pub fn group(&self) -> &'static str {
-        if self.slc.slc_share > 0.0 || self.is_sata() || self.in_place() {
+        if self.slc.slc_share > 0.0 || self.is_sata() || self.in_place() || self.dram_less() {
             "consumer / SATA"
         } else {
             "data-center"
@@ -387,6 +403,11 @@ impl Profile {
     /// True for in-place media (3D XPoint): no FTL mapping, GC or erase.
     pub fn in_place(&self) -> bool {
         self.nand.media == "xpoint"
+    }
+
+    /// True for a drive whose map is not all in DRAM.
+    pub fn dram_less(&self) -> bool {
+        self.map.map_cache_kib > 0
     }
 
     /// True for a drive behind a SATA host interface.
@@ -519,10 +540,11 @@ impl Profile {
         match n.media.as_str() {
             "nand" => {}
             "xpoint" => {
-                if self.slc.slc_share > 0.0 || self.drive.streams > 1 {
+                if self.slc.slc_share > 0.0 || self.drive.streams > 1 || self.map.map_cache_kib > 0
+                {
                     return err(format!(
-                        "invalid media \"xpoint\": in-place media take no SLC cache (slc_share = {}) and one stream (streams = {})",
-                        self.slc.slc_share, self.drive.streams
+                        "invalid media \"xpoint\": in-place media take no SLC cache (slc_share = {}), no map cache (map_cache_kib = {}) and one stream (streams = {})",
+                        self.slc.slc_share, self.map.map_cache_kib, self.drive.streams
                     ));
                 }
             }
@@ -536,6 +558,12 @@ impl Profile {
             return err(format!(
                 "invalid interface \"{}\": expected nvme or sata",
                 self.host.interface
+            ));
+        }
+        if self.map.map_cache_kib > 1 << 30 {
+            return err(format!(
+                "invalid map_cache_kib \"{}\": expected KiB from 0 (the whole map in DRAM) to 2^30",
+                self.map.map_cache_kib
             ));
         }
         if self.host.command_slots > 1024 {

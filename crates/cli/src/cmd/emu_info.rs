@@ -81,6 +81,9 @@ struct Emulated {
     /// The host interface, unless it is NVMe with no per-command limits.
     #[serde(skip_serializing_if = "Option::is_none")]
     host_interface: Option<String>,
+    /// A DRAM-less drive's map cache, when the profile has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    map_cache: Option<String>,
     /// In-place media (3D XPoint), when the profile has them.
     #[serde(skip_serializing_if = "Option::is_none")]
     media: Option<String>,
@@ -156,6 +159,17 @@ fn facts(e: &EmuExecutor) -> Emulated {
             "GC paced against host writes; no idle-time GC".into()
         },
         host_interface: host_interface(p),
+        map_cache: (t.map_cache_pages > 0).then(|| {
+            let segs = g.logical_pages.div_ceil(t.map_seg_pages);
+            format!(
+                "DRAM-less (DFTL): {segs} map pages of {} KiB in flash ({} entries, {} of data each), {} of them cached (a {} cache at full size); a miss reads the page, first writing back a changed one it evicts; data written in order maps as extents, which need no cache",
+                p.nand.page_kib,
+                t.map_seg_pages,
+                format_size(t.map_seg_pages * g.page_bytes),
+                t.map_cache_pages.min(segs as u32),
+                format_size(p.map.map_cache_kib * 1024),
+            )
+        }),
         media: p.in_place().then(|| {
             "3D XPoint, written in place: no mapping, GC or erase (WAF 1); a read finds a page on the die its address stripes to".into()
         }),
@@ -260,6 +274,9 @@ fn render(target: &str, f: &Emulated) -> String {
     );
     if let Some(m) = &f.media {
         let _ = writeln!(w, "  media            {m}");
+    }
+    if let Some(m) = &f.map_cache {
+        let _ = writeln!(w, "  map              {m}");
     }
     if let Some(h) = &f.host_interface {
         let _ = writeln!(w, "  host interface   {h}");

@@ -45,16 +45,17 @@ Writing to a block device is refused if it is mounted, partitioned, or carries a
 LVM, RAID, swap or partition-table signature, unless --allow-destroy names the device again.\n\n\
 Emulated SSD: TARGET emu:PROFILE[,key=value...] (profiles: default, nosuspend, smallbuf, highop,\n\
 2r; the papers' drives pm9a3, pe8110, p5520, sn640, 7450pro, 7450max, pm1733, cm7r, i4i;\n\
-consumer drives with an SLC cache 970evoplus, nv2, gsm2ne; 3D XPoint optane-m10; SATA sm863a,\n\
-mtron7525; `ssdiq info emu:NAME` describes one; or emu:path/to/profile.toml) runs the job on the flash model in virtual time: --time is\n\
-virtual seconds, --size defaults to the drive's capacity, --engine/--buffered do not apply.\n\
-  ssdiq io emu:default --rw randwrite --fill seq --qd 32 --time 60s --json r.json\n\
-  ssdiq io emu:nosuspend,capacity=4GiB --rw randwrite --rate 100MB/s --probe read --time 30s\n\n\
+consumer drives with an SLC cache, with DRAM 970evoplus, DRAM-less nv2, gsm2ne; 3D XPoint\n\
+optane-m10; SATA sm863a, mtron7525; `ssdiq info emu:NAME` describes one; or\n\
+emu:path/to/profile.toml) runs the job on the flash model in virtual time: --time is virtual\n\
+seconds, --size defaults to the drive's capacity, --engine/--buffered do not apply.\n\
+\x20 ssdiq io emu:default --rw randwrite --fill seq --qd 32 --time 60s --json r.json\n\
+\x20 ssdiq io emu:nosuspend,capacity=4GiB --rw randwrite --rate 100MB/s --probe read --time 30s\n\n\
 Trace replay: --trace FILE replaces --rw/--pattern/--rate: the trace's reads, writes and trims,\n\
 widened to whole --bs units, at their recorded times (--replay-speed 1), scaled (2x), or as\n\
 fast as threads x qd allow (max). Offsets are used as they are (--trace-map direct; a new file\n\
 is sized to the trace's span); --trace-map compact packs the trace's distinct pages.\n\
-  ssdiq io emu:default --trace hm_0.csv.gz --qd 32 --replay-speed max --json r.json"
+\x20 ssdiq io emu:default --trace hm_0.csv.gz --qd 32 --replay-speed max --json r.json"
 )]
 pub struct Args {
     /// A block device, a file (created or extended to --size), or an emulated SSD

@@ -303,14 +303,25 @@ fn dot_charts(doc: &StudyDoc) -> Vec<Figure> {
              "One thread at QD 1 on the test file. The paper found no significant difference between an empty and a full drive."),
             ("Mean latency per test, empty and full drive", "avg_us", "latency [us]", ""),
         ],
+        "random-fill" => &[
+            ("Sequential 4 KiB reads at QD 64 after each fill", "read_kiops", "kIOPS",
+             "After a minute idle. The thesis (§5.2) found a random fill slowed the DRAM-less drives' reads, not the Samsung's or the Optane's."),
+        ],
         _ => &[],
     };
-    let series = series_names(&doc.points);
     let mut out = Vec::new();
     for (title, key, axis, caption) in charts {
+        // The points this chart shows: those with its value.
+        let points: Vec<StudyPoint> = doc
+            .points
+            .iter()
+            .filter(|p| p.values.contains_key(*key))
+            .cloned()
+            .collect();
+        let series = series_names(&points);
         let mut c = DotChart::new(*title, Axis::log(*axis), &series);
         let mut tests: Vec<(&str, f64)> = Vec::new();
-        for p in &doc.points {
+        for p in &points {
             if !tests.iter().any(|t| t.1 == p.x) {
                 tests.push((&p.x_label, p.x));
             }
@@ -319,7 +330,7 @@ fn dot_charts(doc: &StudyDoc) -> Vec<Figure> {
             let values = series
                 .iter()
                 .map(|s| {
-                    doc.points
+                    points
                         .iter()
                         .find(|p| p.series == *s && p.x == x)
                         .and_then(|p| p.values.get(*key).copied())

@@ -324,8 +324,8 @@ fn wa_drops_at_zipf_one_except_on_the_micron_drives() {
     assert!(m10 >= 0.97 * m08, "7450max: Zipf 1.0 WA {m10} vs 0.8 {m08}");
 }
 
-/// The SATA and 3D XPoint profiles (issue 33) say what sets them apart, and `info emu:list`
-/// puts them with the consumer drives.
+/// The SATA, 3D XPoint and DRAM-less profiles (issue 33) say what sets them apart, and `info
+/// emu:list` puts them with the consumer drives.
 #[test]
 fn info_describes_the_host_interface_and_in_place_media() {
     let info = |target: &str| {
@@ -347,6 +347,12 @@ fn info_describes_the_host_interface_and_in_place_media() {
         "{xpoint}"
     );
     assert!(!info("emu:default").contains("host interface"));
+    let dram_less = info("emu:nv2");
+    assert!(
+        dram_less.contains("map              DRAM-less (DFTL): 1024 map pages of 16 KiB"),
+        "{dram_less}"
+    );
+    assert!(!info("emu:970evoplus").contains("DRAM-less"));
     let list = info("emu:list");
     let consumer = list.split("consumer / SATA").nth(1).expect("the group");
     for p in ["optane-m10", "sm863a", "mtron7525"] {

@@ -328,6 +328,14 @@ fn ftl_write_studies_random_fill_and_data_dependence() {
             .unwrap()
             > 1.5
     );
+    assert_eq!(points(&fill, "sequential 4 KiB reads, QD 64").len(), 2);
+    assert_eq!(
+        fill["result"]["random_fill_over_1ms_pct"].as_f64(),
+        Some(0.0)
+    );
+    assert!(fill["result"]["reads_after_random_over_sequential_fill"]
+        .as_f64()
+        .is_some());
 
     let data = study(
         "data-dependence",
@@ -783,4 +791,36 @@ fn write_over_time_falls_where_the_slc_cache_is_full() {
         doc["result"]
     );
     assert!(doc["result"]["lowest_over_initial"].as_f64().unwrap() > 0.75);
+}
+
+/// Issue 33's bars for the FTL thesis's §5.2 and §5.9 on the DRAM-less profile: a random
+/// fill at least 10x slower than the 970 EVO Plus's from its first 5%, most requests over
+/// 1 ms, and sequential reads after it at most half those after a sequential fill; the
+/// Optane's reads do not care how it was written.
+#[test]
+fn random_fill_is_slow_from_the_start_on_a_dram_less_drive() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |target: &str, name: &str| {
+        study("random-fill", target, &dir.path().join(name), &["--quick"])
+    };
+    let nv2 = run("emu:nv2,capacity=1GiB", "nv2");
+    let evo = run("emu:970evoplus,capacity=1GiB", "evo");
+    let first = |doc: &Value| value(points(doc, "random order, 4 KiB, QD 1")[0], "mb_s");
+    assert!(
+        first(&nv2) * 10.0 < first(&evo),
+        "{} vs {}",
+        first(&nv2),
+        first(&evo)
+    );
+    let over = nv2["result"]["random_fill_over_1ms_pct"].as_f64().unwrap();
+    assert!(over > 50.0, "{over}");
+    let reads = nv2["result"]["reads_after_random_over_sequential_fill"]
+        .as_f64()
+        .unwrap();
+    assert!(reads <= 0.5, "{reads}");
+    let optane = run("emu:optane-m10,capacity=1GiB", "optane");
+    let reads = optane["result"]["reads_after_random_over_sequential_fill"]
+        .as_f64()
+        .unwrap();
+    assert!((reads - 1.0).abs() < 0.1, "{reads}");
 }

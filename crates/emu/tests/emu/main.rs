@@ -1,6 +1,7 @@
 //! The emulated SSD end to end, one module per area, in one test binary (one link instead
 //! of seven). `memory` stays its own binary: its counting allocator is process-wide.
 
+mod dram_less;
 mod drive;
 mod dynamics;
 mod executor;

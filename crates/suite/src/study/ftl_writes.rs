@@ -1,6 +1,9 @@
 //! The write experiments of what-does-the-ftl-do (sections 3.3.5 and 3.3.6):
 //! - `random-fill`: the whole drive written once, one 4 KiB block at a time in a random order
-//!   (every block exactly once), throughput per 5% of the drive, beside a sequential fill;
+//!   (every block exactly once), throughput per 5% of the drive and the share of requests
+//!   over 1 ms (Figures 5.17, 5.18), beside a sequential fill; after each fill and a minute
+//!   idle, sequential 4 KiB reads at QD 64, the reads of §5.1 that §5.2 repeats on a
+//!   randomly written drive;
 //! - `data-dependence`: sequential writes at QD 64 of all-zero, all-one, 0xaa and LBA-stamped
 //!   data, and the write-zeroes command, on a trimmed and on a full drive.
 
@@ -15,6 +18,16 @@ use crate::target::SuiteError;
 
 /// Points of a fill: one per 5% of the drive.
 const SEGMENTS: u64 = 20;
+
+/// The series of the reads after each fill.
+const READS: &str = "sequential 4 KiB reads, QD 64";
+
+/// Seconds of the reads after each fill (quick: a tenth).
+const READ_S: f64 = 2.0;
+
+/// Idle seconds between a fill and its reads, so they meet a settled drive (an SLC cache
+/// folded, the buffer programmed), as reads on a drive filled earlier do (quick: a tenth).
+const SETTLE_S: f64 = 60.0;
 
 /// Time series resolution of a fill, fine enough for 20 segments of a short fill.
 const FILL_INTERVAL_NS: u64 = 50_000_000;
@@ -69,10 +82,16 @@ fn fill_point_series(
         let mut v = values(&[("mb_s", Some(mb_s))]);
         if i == last {
             // The whole fill's figures ride on its last segment.
+            let over_1ms = m
+                .stats
+                .ops
+                .get(&Op::Write)
+                .map(|o| o.over_1ms as f64 * 100.0 / o.ios.max(1) as f64);
             v.extend(values(&[
                 ("fill_mb_s", m.mb_s(Op::Write)),
                 ("fill_waf", m.waf),
                 ("fill_s", Some(m.seconds())),
+                ("fill_over_1ms_pct", over_1ms),
             ]));
         }
         b.derived_point(series, pct as f64, format!("{pct}%"), v);
@@ -81,19 +100,60 @@ fn fill_point_series(
 }
 
 pub fn run_random_fill(b: &mut Bench<'_>) -> Result<(), SuiteError> {
-    b.plan(2 * SEGMENTS as usize);
-    if !fill_point_series(
-        b,
-        "random order, 4 KiB, QD 1",
-        "randwrite",
-        "randperm",
-        4096,
-        1,
-    )? {
-        return Ok(());
+    b.plan(2 * SEGMENTS as usize + 2);
+    let fills: [(&str, &str, &str, u64, u32, &str, f64); 2] = [
+        (
+            "random order, 4 KiB, QD 1",
+            "randwrite",
+            "randperm",
+            4096,
+            1,
+            "random",
+            1.0,
+        ),
+        (
+            "sequential, 512 KiB, QD 4",
+            "write",
+            "seq",
+            FILL_BS,
+            4,
+            "sequential",
+            2.0,
+        ),
+    ];
+    for (series, rw, pattern, bs, qd, order, x) in fills {
+        if !fill_point_series(b, series, rw, pattern, bs, qd)? {
+            return Ok(());
+        }
+        if !reads_after_fill(b, order, x)? {
+            return Ok(());
+        }
     }
-    fill_point_series(b, "sequential, 512 KiB, QD 4", "write", "seq", FILL_BS, 4)?;
     Ok(())
+}
+
+/// After a fill and a minute idle: sequential 4 KiB reads at QD 64, recorded as point `x`
+/// of their own series (values `read_*`, apart from the fills' `mb_s`).
+fn reads_after_fill(b: &mut Bench<'_>, order: &str, x: f64) -> Result<bool, SuiteError> {
+    let tenth = if b.quick { 0.1 } else { 1.0 };
+    let secs = READ_S * tenth;
+    let label = format!("after the {order} fill");
+    b.begin(format!("{READS} {label}"), Unit::Seconds, secs);
+    b.idle((SETTLE_S * tenth * 1e9) as u64);
+    let mut j = b.job("read", "seq", 4096, 64);
+    j.bound.time_ns = Some((secs * 1e9) as u64);
+    let m = b.run(j)?;
+    if b.stopped() {
+        return Ok(false);
+    }
+    let v = values(&[
+        ("read_kiops", m.kiops(Op::Read)),
+        ("read_mb_s", m.mb_s(Op::Read)),
+        ("read_avg_us", m.mean_us(Op::Read)),
+        ("read_p99_us", m.quantile_us(Op::Read, 0.99)),
+    ]);
+    b.point(READS, x, label, v);
+    Ok(true)
 }
 
 pub fn conclude_random_fill(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
@@ -119,6 +179,30 @@ pub fn conclude_random_fill(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Ve
         findings.push(format!(
             "sequential fill: {s:.0} MB/s ({:.1}x the random order)",
             s / r
+        ));
+    }
+    let over = points
+        .iter()
+        .filter(|p| p.series.starts_with("random"))
+        .find_map(|p| p.values.get("fill_over_1ms_pct").copied());
+    if let Some(o) = over {
+        result.insert("random_fill_over_1ms_pct".into(), o);
+        findings.push(format!(
+            "random-order fill: {o:.1}% of its requests took over 1 ms"
+        ));
+    }
+    let reads = |order: &str| {
+        points
+            .iter()
+            .filter(|p| p.series == READS)
+            .find(|p| p.x_label.contains(order))
+            .and_then(|p| p.values.get("read_kiops").copied())
+    };
+    if let (Some(r), Some(s)) = (reads("random"), reads("sequential")) {
+        result.insert("reads_after_random_over_sequential_fill".into(), r / s);
+        findings.push(format!(
+            "sequential 4 KiB reads at QD 64: {r:.1} kIOPS after the random fill, {s:.1} after the sequential fill ({:.2}x)",
+            r / s
         ));
     }
     let segs: Vec<f64> = points

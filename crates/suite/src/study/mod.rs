@@ -161,9 +161,9 @@ pub const STUDIES: &[Study] = &[
     Study {
         name: "random-fill",
         title: "Filling the drive in a random order, one block at a time",
-        source: "What does the Flash Translation Layer do? (thesis), sections 3.3.5 and 5.9",
+        source: "What does the Flash Translation Layer do? (thesis), sections 3.3.5, 5.2 and 5.9",
         x_axis: "share of the drive written [%]",
-        method: "Reset; every 4 KiB block of the drive written exactly once in a random order at QD 1; throughput of every 5% of the drive; then reset and a sequential fill (512 KiB, QD 4) the same way, as the reference. --quick changes nothing: the fill is the experiment.",
+        method: "Reset; every 4 KiB block of the drive written exactly once in a random order at QD 1; throughput of every 5% of the drive and the share of requests over 1 ms; a minute idle, then sequential 4 KiB reads at QD 64 for 2 s (the reads of the thesis's §5.1, which its §5.2 repeats on a randomly written drive); then reset, a sequential fill (512 KiB, QD 4) and its reads the same way, as the reference. --quick shortens only the idle time and the reads (to a tenth): the fill is the experiment.",
         conclude: ftl_writes::conclude_random_fill,
     },
     Study {
