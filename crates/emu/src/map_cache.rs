@@ -20,14 +20,14 @@
 //! - The cache decides nothing about time: the drive asks what a request needs
 //!   ([`MapCache::touch`]) and times the flash work itself.
 
+use ssdiq_flash::lists::{BlockLists, NIL};
+
 /// A segment with nothing written.
 const EMPTY: u32 = u32::MAX;
 /// Set in a fragmented segment's state; the rest is the next offset of a rewrite in order
 /// from 0 (`NO_RUN`: none under way; not all ones, which is `EMPTY`).
 const FRAGMENTED: u32 = 1 << 31;
 const NO_RUN: u32 = FRAGMENTED - 2;
-/// End of the LRU list.
-const NIL: u32 = u32::MAX;
 
 /// What a request must do before its map entries are at hand.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,14 +43,9 @@ pub struct MapCache {
     seg_pages: u64,
     capacity: u32,
     state: Vec<u32>,
-    /// LRU list of cached segments (most recent at `head`), by segment index.
-    prev: Vec<u32>,
-    next: Vec<u32>,
-    cached: Vec<bool>,
+    /// The cached segments in one list, least recently used first.
+    lru: BlockLists,
     dirty: Vec<bool>,
-    head: u32,
-    tail: u32,
-    len: u32,
 }
 
 impl MapCache {
@@ -62,13 +57,8 @@ impl MapCache {
             seg_pages,
             capacity: capacity.max(1),
             state: vec![EMPTY; segs],
-            prev: vec![NIL; segs],
-            next: vec![NIL; segs],
-            cached: vec![false; segs],
+            lru: BlockLists::new(1, segs),
             dirty: vec![false; segs],
-            head: NIL,
-            tail: NIL,
-            len: 0,
         }
     }
 
@@ -85,10 +75,10 @@ impl MapCache {
         (lpn / self.seg_pages) as u32
     }
 
-    /// Heap bytes of a cache over `logical` pages (state, two links and two flags per
-    /// segment), for the memory estimate.
+    /// Heap bytes of a cache over `logical` pages (state, list links and owner, and a flag
+    /// per segment), for the memory estimate.
     pub fn heap_bytes(logical: u64, seg_pages: u64) -> u64 {
-        logical.div_ceil(seg_pages) * 14
+        logical.div_ceil(seg_pages) * 17
     }
 
     /// True if reading `lpn` needs its segment's map page (the segment is fragmented).
@@ -153,62 +143,30 @@ impl MapCache {
     /// Makes `seg`'s map page the most recent; on a miss, evicts the least recent (`read`:
     /// the page exists on flash and must be read).
     fn touch(&mut self, seg: u32, read: bool) -> MapMiss {
-        if self.cached[seg as usize] {
-            self.unlink(seg);
-            self.push_front(seg);
+        if self.lru.owner(seg) != NIL {
+            self.lru.remove(seg);
+            self.lru.push_back(0, seg);
             return MapMiss::default();
         }
         let mut miss = MapMiss {
             write_back: None,
             read: read.then_some(seg),
         };
-        if self.len == self.capacity {
-            let victim = self.tail;
+        if self.lru.len(0) == self.capacity {
+            let victim = self.lru.head(0);
             if self.dirty[victim as usize] {
                 miss.write_back = Some(victim);
             }
             self.drop_page(victim);
         }
-        self.cached[seg as usize] = true;
-        self.push_front(seg);
-        self.len += 1;
+        self.lru.push_back(0, seg);
         miss
     }
 
     fn drop_page(&mut self, seg: u32) {
-        if self.cached[seg as usize] {
-            self.unlink(seg);
-            self.cached[seg as usize] = false;
+        if self.lru.owner(seg) != NIL {
+            self.lru.remove(seg);
             self.dirty[seg as usize] = false;
-            self.len -= 1;
-        }
-    }
-
-    fn unlink(&mut self, seg: u32) {
-        let (p, n) = (self.prev[seg as usize], self.next[seg as usize]);
-        if p == NIL {
-            self.head = n;
-        } else {
-            self.next[p as usize] = n;
-        }
-        if n == NIL {
-            self.tail = p;
-        } else {
-            self.prev[n as usize] = p;
-        }
-        self.prev[seg as usize] = NIL;
-        self.next[seg as usize] = NIL;
-    }
-
-    fn push_front(&mut self, seg: u32) {
-        self.prev[seg as usize] = NIL;
-        self.next[seg as usize] = self.head;
-        if self.head != NIL {
-            self.prev[self.head as usize] = seg;
-        }
-        self.head = seg;
-        if self.tail == NIL {
-            self.tail = seg;
         }
     }
 }
