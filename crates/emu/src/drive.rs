@@ -11,6 +11,10 @@
 //!   unmapped data comes from DRAM. Reads are reserved on their die at once: they wait only for
 //!   the operation in progress, or get a program/erase suspended (see `dies`). Then the link
 //!   (device->host).
+//! - **readahead** (a profile's `readahead_kib`): sequential host reads are read ahead into
+//!   DRAM a chunk at a time (`readahead`); a read found there skips the flash read path.
+//! - **DRAM-less map** (`[map]`): a write's or read's map page may have to be written back and
+//!   read first (`map_cache`); data written in order needs none.
 //! - **host interface**: a command first passes the controller (`command_ns`, one command at
 //!   a time); with `command_slots`, its flash work (a write: its acceptance into the buffer)
 //!   waits for a free slot. A SATA link is half duplex: one timeline for both directions. The
@@ -65,6 +69,7 @@ use crate::dies::{Die, Kind, Suspend, NEVER};
 use crate::gc::Gc;
 use crate::map_cache::{MapCache, MapMiss};
 use crate::profile::{Profile, ProfileError};
+use crate::readahead::Readahead;
 use crate::slc::{max_pages, Slc};
 use crate::wbuf::{Entry, WriteBuf};
 
@@ -141,6 +146,8 @@ pub struct Timing {
     /// DRAM-less map: map pages cached (0: the whole map in DRAM), logical pages per map page.
     pub map_cache_pages: u32,
     pub map_seg_pages: u64,
+    /// Readahead chunk in logical pages (0: none).
+    pub readahead_pages: u64,
 }
 
 /// Cumulative counters of the drive (never reset, like a drive's SMART/OCP counters).
@@ -195,6 +202,8 @@ pub struct Drive {
     slc: Option<Slc>,
     /// A DRAM-less drive's map cache.
     map: Option<MapCache>,
+    /// The drive's readahead into DRAM.
+    ra: Option<Readahead>,
     /// Pages of the fold unit being formed (scratch).
     fold_pages: Vec<u64>,
 }
@@ -359,6 +368,7 @@ impl Drive {
             in_place: p.in_place(),
             map_cache_pages: map_cache_pages(p, scale),
             map_seg_pages: map_seg_pages(n.page_kib),
+            readahead_pages: p.host.readahead_kib * 1024 / LBA_BYTES,
         };
         let flash = Geometry {
             blocks: geometry.ftl_blocks(),
@@ -403,6 +413,7 @@ impl Drive {
             slc: new_slc(&t, n.bits_per_cell, logical),
             map: (t.map_cache_pages > 0)
                 .then(|| MapCache::new(logical, t.map_seg_pages, t.map_cache_pages)),
+            ra: (t.readahead_pages > 0).then(|| Readahead::new(t.readahead_pages)),
             fold_pages: Vec::new(),
         })
     }
@@ -466,6 +477,7 @@ impl Drive {
         self.idle_flush = false;
         self.slc = self.slc.as_ref().map(Slc::emptied);
         self.map = self.map.as_ref().map(MapCache::emptied);
+        self.ra = (self.t.readahead_pages > 0).then(|| Readahead::new(self.t.readahead_pages));
     }
 
     /// Time of the next internal event (a die finishing or starting work), `u64::MAX` if none.
@@ -581,7 +593,41 @@ impl Drive {
     pub fn read(&mut self, now: u64, lpn: u64, pages: u64) -> u64 {
         self.c.host_read_bytes += pages * LBA_BYTES;
         let at = self.accept(now);
-        let (slot, mut t1) = self.service_start(at + self.t.read_overhead_ns);
+        let ready = match self.read_ahead(at, lpn, pages) {
+            // Read ahead into DRAM: no flash read path.
+            Some(ready) => ready.max(at + self.t.dram_ns),
+            None => {
+                let (slot, t1) = self.service_start(at + self.t.read_overhead_ns);
+                let ready = self.flash_pages(t1, lpn, pages);
+                self.service_end(slot, ready);
+                ready
+            }
+        };
+        let x = (pages as f64 * self.t.link_ns_per_page) as u64;
+        let s = self.link(at, x, true);
+        let done = ready.max(s) + x;
+        self.host_busy(done);
+        done
+    }
+
+    /// The drive's readahead for a host read of `pages` from `lpn` arriving at `at`: reads the
+    /// next chunk ahead if the read asks for it, and returns when the read's pages are in DRAM
+    /// if they were read ahead.
+    fn read_ahead(&mut self, at: u64, lpn: u64, pages: u64) -> Option<u64> {
+        let l = self.ra.as_mut()?.read(lpn, pages);
+        if let Some((lo, n)) = l.fetch {
+            let n = n.min(self.ftl.geometry().logical_pages.saturating_sub(lo));
+            if n > 0 {
+                let ready = self.flash_pages(at + self.t.read_overhead_ns, lo, n);
+                self.ra.as_mut().expect("checked").fetched((lo, n), ready);
+            }
+        }
+        l.hit
+    }
+
+    /// Reads `pages` pages from `lpn` out of the flash (or the buffer, or nowhere for
+    /// unmapped ones) from `t1`: when the last is out of its die and over its channel.
+    fn flash_pages(&mut self, mut t1: u64, lpn: u64, pages: u64) -> u64 {
         let mut ready = t1 + self.t.dram_ns;
         let (mut key, mut n, mut die) = (u64::MAX, 0u64, 0usize);
         let mut map_seg = u64::MAX;
@@ -630,12 +676,7 @@ impl Drive {
         if n > 0 {
             ready = ready.max(self.die_read(die, t1, n, key));
         }
-        self.service_end(slot, ready);
-        let x = (pages as f64 * self.t.link_ns_per_page) as u64;
-        let s = self.link(at, x, true);
-        let done = ready.max(s) + x;
-        self.host_busy(done);
-        done
+        ready
     }
 
     /// A command arriving at `now` passes the controller, one at a time: when it is through.
@@ -749,6 +790,9 @@ impl Drive {
             self.stream_of[lpn as usize..(lpn + pages) as usize].fill(stream);
         }
         self.c.host_write_bytes += pages * LBA_BYTES;
+        if let Some(ra) = self.ra.as_mut() {
+            ra.invalidate(lpn, pages);
+        }
         let x = (pages as f64 * self.t.link_ns_per_page) as u64;
         let at = self.accept(now);
         let ready = self.link(at, x, false) + x;
@@ -832,6 +876,9 @@ impl Drive {
     /// they keep their slots and are programmed void (see `wbuf`). Returns its completion
     /// time.
     pub fn trim(&mut self, now: u64, lpn: u64, pages: u64) -> u64 {
+        if let Some(ra) = self.ra.as_mut() {
+            ra.invalidate(lpn, pages);
+        }
         if let Some(m) = self.map.as_mut() {
             let seg = m.seg_pages();
             for s in lpn.div_ceil(seg)..(lpn + pages) / seg {

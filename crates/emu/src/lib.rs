@@ -7,7 +7,8 @@
 //!   in, completion times out.
 //! - `dies`: one die's timeline (reads first, suspension). `wbuf`: the write buffer. `gc`: the
 //!   GC work in flight per die and how it is paced against host programs. `slc`: the SLC
-//!   cache. `map_cache`: a DRAM-less drive's cached map pages.
+//!   cache. `map_cache`: a DRAM-less drive's cached map pages. `readahead`: sequential reads read ahead
+//!   into DRAM.
 //! - [`executor`]: [`EmuExecutor`], the engine's `Executor` for the drive.
 //! - [`memory`]: what a drive will allocate, before it does.
 //!
@@ -24,6 +25,7 @@ mod gc;
 mod map_cache;
 pub mod memory;
 pub mod profile;
+mod readahead;
 mod slc;
 pub mod target;
 mod wbuf;

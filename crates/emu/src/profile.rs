@@ -234,6 +234,11 @@ pub struct HostParams {
     /// Optional.
     #[serde(default)]
     pub command_slots: u32,
+    /// Readahead: once host reads run sequentially, the drive reads the next `readahead_kib`
+    /// into DRAM ahead of them (two chunks, double buffered), and reads found there skip the
+    /// flash read path (`read_overhead_us`, the dies). 0: none. Optional.
+    #[serde(default)]
+    pub readahead_kib: u64,
 }
 
 fn nvme() -> String {
@@ -319,7 +324,7 @@ pub struct Spec {
 
 /// Keys a profile may leave out (they have defaults), by section, with a value of their type:
 /// an override may still set them.
-const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 22] = [
+const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 23] = [
     ("spec", "seq_read_mb_s", OptionalKind::Number),
     ("spec", "seq_write_mb_s", OptionalKind::Number),
     ("spec", "rand_read_kiops", OptionalKind::Number),
@@ -335,6 +340,7 @@ const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 22] = [
     ("host", "interface", OptionalKind::Text),
     ("host", "command_us", OptionalKind::Number),
     ("host", "command_slots", OptionalKind::Whole),
+    ("host", "readahead_kib", OptionalKind::Whole),
     ("buffer", "rewrite_window", OptionalKind::Text),
     ("gc", "idle_delay_ms", OptionalKind::Number),
     ("gc", "idle_mb_s", OptionalKind::Number),
@@ -564,6 +570,12 @@ impl Profile {
             return err(format!(
                 "invalid map_cache_kib \"{}\": expected KiB from 0 (the whole map in DRAM) to 2^30",
                 self.map.map_cache_kib
+            ));
+        }
+        if self.host.readahead_kib > 1 << 20 {
+            return err(format!(
+                "invalid readahead_kib \"{}\": expected KiB from 0 (none) to 1048576",
+                self.host.readahead_kib
             ));
         }
         if self.host.command_slots > 1024 {

@@ -824,3 +824,25 @@ fn random_fill_is_slow_from_the_start_on_a_dram_less_drive() {
         .unwrap();
     assert!((reads - 1.0).abs() < 0.1, "{reads}");
 }
+
+/// Issue 33's locality bar (the FTL thesis §5.7: sequential reads "more than 10 times better"
+/// than random): on the 970 EVO Plus, whose readahead serves sequential 4 KiB reads from DRAM.
+#[test]
+fn locality_is_tenfold_on_a_drive_with_readahead() {
+    let dir = tempfile::tempdir().unwrap();
+    let ratio = |target: &str, name: &str| {
+        let doc = study("locality", target, &dir.path().join(name), &["--quick"]);
+        let at_4k = |series: &str| {
+            let p = points(&doc, series)
+                .into_iter()
+                .find(|p| p["x_label"] == "4KiB")
+                .expect("a 4 KiB point");
+            value(p, "mb_s")
+        };
+        at_4k("sequential") / at_4k("shuffled")
+    };
+    let with = ratio("emu:970evoplus,capacity=2GiB", "ra");
+    assert!(with >= 10.0, "{with}");
+    let without = ratio("emu:970evoplus,capacity=2GiB,readahead_kib=0", "none");
+    assert!(without < 4.0, "{without}");
+}

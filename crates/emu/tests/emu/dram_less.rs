@@ -3,7 +3,9 @@
 //! changed page is written back when it leaves the cache.
 
 use ssdiq_emu::EmuExecutor;
-use ssdiq_engine::{Executor, FillMode, Job, RunControl, Stats};
+
+use crate::support::filled;
+use ssdiq_engine::{Executor, Job, RunControl, Stats};
 use ssdiq_workload::{Op, Pattern, RwMix};
 
 const NV2: &str = "emu:nv2,capacity=1GiB,slc_share=0";
@@ -23,25 +25,10 @@ fn mean_us(s: &Stats, op: Op) -> f64 {
     s.ops[&op].mean_ns() / 1e3
 }
 
-fn filled(target: &str) -> EmuExecutor {
-    let mut e = EmuExecutor::open(target).unwrap();
-    let mut j = Job::new(
-        "emu",
-        RwMix::parse("write").unwrap(),
-        1 << 20,
-        e.capacity_bytes(),
-    );
-    j.fill = Some(FillMode::Seq);
-    j.bound.bytes = Some(1 << 20);
-    e.run(&j, &RunControl::default()).unwrap();
-    e.idle_for(5_000_000_000);
-    e
-}
-
 #[test]
 fn data_written_in_order_reads_as_with_the_map_in_dram() {
-    let mut less = filled(NV2);
-    let mut dram = filled(&format!("{NV2},map_cache_kib=0"));
+    let mut less = filled(NV2, 5);
+    let mut dram = filled(&format!("{NV2},map_cache_kib=0"), 5);
     let a = run(&mut less, "randread", "uniform", 1, None);
     let b = run(&mut dram, "randread", "uniform", 1, None);
     assert_eq!(a.ops[&Op::Read].ios, b.ops[&Op::Read].ios);
@@ -82,7 +69,7 @@ fn a_trimmed_and_rewritten_drive_maps_compactly_again() {
     e.run(&t, &RunControl::default()).unwrap();
     run(&mut e, "write", "seq", 8, Some(cap));
     e.idle_for(5_000_000_000);
-    let mut fresh = filled(NV2);
+    let mut fresh = filled(NV2, 5);
     let a = mean_us(&run(&mut e, "randread", "uniform", 1, None), Op::Read);
     let b = mean_us(&run(&mut fresh, "randread", "uniform", 1, None), Op::Read);
     assert!((a - b).abs() < 0.05 * b, "{a} vs {b}");

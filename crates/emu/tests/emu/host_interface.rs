@@ -3,6 +3,8 @@
 //! one command at a time (the db-centric paper's Figure 6), and 3D XPoint written in place.
 
 use ssdiq_emu::EmuExecutor;
+
+use crate::support::filled;
 use ssdiq_engine::{Executor, FillMode, Job, RunControl, Stats};
 use ssdiq_workload::{Op, Pattern, RwMix};
 
@@ -23,17 +25,6 @@ fn timed(e: &mut EmuExecutor, rw: &str, bs: u64, qd: u32, secs: f64) -> Stats {
     run(e, &j)
 }
 
-/// A fresh drive of `target`, written once sequentially.
-fn filled(target: &str) -> EmuExecutor {
-    let mut e = EmuExecutor::open(target).unwrap();
-    let mut fill = job(&e, "write", 1 << 20, 8, 0.0);
-    fill.bound.time_ns = None;
-    fill.fill = Some(FillMode::Seq);
-    fill.bound.bytes = Some(1 << 20);
-    run(&mut e, &fill);
-    e
-}
-
 fn kiops(s: &Stats, op: Op) -> f64 {
     s.ops[&op].ios as f64 / (s.elapsed_ns as f64 / 1e9) / 1e3
 }
@@ -45,7 +36,7 @@ fn mb_s(s: &Stats) -> f64 {
 
 /// Random 4 KiB read kIOPS of a filled drive at each queue depth.
 fn randread_curve(target: &str, qds: &[u32]) -> Vec<f64> {
-    let mut e = filled(target);
+    let mut e = filled(target, 0);
     qds.iter()
         .map(|&qd| kiops(&timed(&mut e, "randread", 4096, qd, 0.2), Op::Read))
         .collect()
@@ -130,7 +121,7 @@ fn xpoint_is_written_in_place_with_no_gc_and_no_penalty_for_random_order() {
     // after the buffer has drained).
     e.idle_for(1_000_000_000);
     let after_random = kiops(&timed(&mut e, "read", 4096, 1, 0.1), Op::Read);
-    let mut f = filled("emu:optane-m10,capacity=1GiB");
+    let mut f = filled("emu:optane-m10,capacity=1GiB", 0);
     f.idle_for(1_000_000_000);
     let after_seq = kiops(&timed(&mut f, "read", 4096, 1, 0.1), Op::Read);
     assert!(

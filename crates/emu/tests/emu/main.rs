@@ -10,4 +10,6 @@ mod fuzz_profile;
 mod host_interface;
 mod limits;
 mod profile_sources;
+mod readahead;
 mod slc_cache;
+mod support;

@@ -1,0 +1,199 @@
+//! A drive's internal readahead: when host reads run sequentially, the controller reads the
+//! next chunk of logical pages into DRAM before the host asks, so the following reads are
+//! served from DRAM (the io-access-patterns paper §4.4: the drive's readahead is what made
+//! its sequential small reads fast, and disabling it made them as slow as random ones).
+//!
+//! Invariants:
+//! - At most two chunks are held, each `pages` long (or one read of the stream, if longer),
+//!   back to back: the older one being read by
+//!   the host, the newer one read ahead. A read that reaches the newer chunk reads the next
+//!   one ahead and lets the older go (double buffering), so the host never waits for a chunk
+//!   it reached after the chunk was read.
+//! - A read continuing the previous one (at its end) starts a stream; any other read leaves
+//!   the chunks as they are (a random read between sequential ones does not end the stream's
+//!   chunks, only their use).
+//! - A write or trim overlapping a chunk drops both (their data may be stale).
+//! - The module decides what to read ahead; the drive times the flash reads.
+
+/// A chunk of logical pages held in DRAM, and when its read ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Chunk {
+    lo: u64,
+    hi: u64,
+    ready: u64,
+}
+
+pub struct Readahead {
+    pages: u64,
+    /// The page after the last host read.
+    next: u64,
+    /// Older, newer.
+    chunks: [Option<Chunk>; 2],
+}
+
+/// What a host read finds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lookup {
+    /// When the read's pages are in DRAM, if all of them are read ahead.
+    pub hit: Option<u64>,
+    /// Pages to read ahead now (first page, count), if any.
+    pub fetch: Option<(u64, u64)>,
+}
+
+impl Readahead {
+    /// Readahead in chunks of `pages` logical pages.
+    pub fn new(pages: u64) -> Readahead {
+        Readahead {
+            pages: pages.max(1),
+            next: u64::MAX,
+            chunks: [None, None],
+        }
+    }
+
+    /// A host read of `n` pages from `lpn`: whether it is a hit, and what to read ahead.
+    pub fn read(&mut self, lpn: u64, n: u64) -> Lookup {
+        let sequential = lpn == self.next;
+        self.next = lpn + n;
+        let holds = |c: &Option<Chunk>| c.filter(|c| c.lo <= lpn && lpn + n <= c.hi);
+        let hit = holds(&self.chunks[0]).or(holds(&self.chunks[1]));
+        let in_newer = holds(&self.chunks[1]).is_some()
+            || (self.chunks[1].is_none() && holds(&self.chunks[0]).is_some());
+        // A chunk holds at least one read of the stream.
+        let len = self.pages.max(n);
+        let fetch = match (hit, sequential) {
+            // Reached the newest chunk: read the next one ahead.
+            (Some(_), _) if in_newer => {
+                let newest = self.chunks[1]
+                    .or(self.chunks[0])
+                    .expect("a hit has a chunk");
+                Some((newest.hi, len))
+            }
+            (Some(_), _) => None,
+            // A new stream (or one that outran its chunks): read ahead from its end.
+            (None, true) => {
+                self.chunks = [None, None];
+                Some((lpn + n, len))
+            }
+            (None, false) => None,
+        };
+        Lookup {
+            hit: hit.map(|c| c.ready),
+            fetch,
+        }
+    }
+
+    /// The read ahead of `fetch` (from [`Readahead::read`]) ends at `ready`.
+    pub fn fetched(&mut self, fetch: (u64, u64), ready: u64) {
+        let c = Chunk {
+            lo: fetch.0,
+            hi: fetch.0 + fetch.1,
+            ready,
+        };
+        self.chunks = match self.chunks {
+            [None, None] => [Some(c), None],
+            [Some(a), None] => [Some(a), Some(c)],
+            [_, Some(b)] => [Some(b), Some(c)],
+        };
+    }
+
+    /// Pages from `lpn` (`n` of them) were written or trimmed: drop stale chunks.
+    pub fn invalidate(&mut self, lpn: u64, n: u64) {
+        let overlaps = |c: &Option<Chunk>| c.is_some_and(|c| lpn < c.hi && c.lo < lpn + n);
+        if overlaps(&self.chunks[0]) || overlaps(&self.chunks[1]) {
+            self.chunks = [None, None];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sequential_stream_is_read_ahead_two_chunks_at_a_time() {
+        let mut r = Readahead::new(4);
+        assert_eq!(
+            r.read(10, 1),
+            Lookup {
+                hit: None,
+                fetch: None
+            }
+        );
+        // The second read continues the first: read ahead from its end.
+        let l = r.read(11, 1);
+        assert_eq!(
+            l,
+            Lookup {
+                hit: None,
+                fetch: Some((12, 4))
+            }
+        );
+        r.fetched((12, 4), 100);
+        // Reaching the newest chunk reads the next one ahead.
+        let l = r.read(12, 1);
+        assert_eq!(
+            l,
+            Lookup {
+                hit: Some(100),
+                fetch: Some((16, 4))
+            }
+        );
+        r.fetched((16, 4), 200);
+        // Within the older chunk: a hit, nothing more to read.
+        assert_eq!(
+            r.read(13, 2),
+            Lookup {
+                hit: Some(100),
+                fetch: None
+            }
+        );
+        assert_eq!(
+            r.read(15, 1),
+            Lookup {
+                hit: Some(100),
+                fetch: None
+            }
+        );
+        // Into the newer: the older goes, the next is read ahead.
+        assert_eq!(
+            r.read(16, 1),
+            Lookup {
+                hit: Some(200),
+                fetch: Some((20, 4))
+            }
+        );
+        r.fetched((20, 4), 300);
+        assert_eq!(r.read(12, 1).hit, None, "the oldest chunk was let go");
+    }
+
+    #[test]
+    fn random_reads_read_nothing_ahead_and_writes_drop_stale_chunks() {
+        let mut r = Readahead::new(4);
+        for lpn in [7, 3, 90, 41] {
+            assert_eq!(
+                r.read(lpn, 1),
+                Lookup {
+                    hit: None,
+                    fetch: None
+                }
+            );
+        }
+        r.read(50, 1);
+        let l = r.read(51, 1);
+        r.fetched(l.fetch.unwrap(), 10);
+        assert_eq!(r.read(52, 1).hit, Some(10));
+        r.invalidate(54, 1);
+        assert_eq!(r.read(53, 1).hit, None);
+        // A read spanning past the chunks is not a hit; the next chunk takes a whole read.
+        let l = r.read(54, 1);
+        r.fetched(l.fetch.unwrap(), 20);
+        let l = r.read(55, 8);
+        assert_eq!(
+            l,
+            Lookup {
+                hit: None,
+                fetch: Some((63, 8))
+            }
+        );
+    }
+}
