@@ -526,7 +526,9 @@ impl Profile {
             ("command_us", self.host.command_us),
         ] {
             if !(0.0..1e7).contains(&v) {
-                return err(format!("invalid {k} \"{v}\": expected microseconds >= 0"));
+                return err(format!(
+                    "invalid {k} \"{v}\": expected microseconds from 0 to below 10000000"
+                ));
             }
         }
         for (k, v) in [
@@ -546,11 +548,25 @@ impl Profile {
         match n.media.as_str() {
             "nand" => {}
             "xpoint" => {
-                if self.slc.slc_share > 0.0 || self.drive.streams > 1 || self.map.map_cache_kib > 0
-                {
+                let clash = [
+                    (
+                        self.slc.slc_share > 0.0,
+                        format!("slc_share = {} (an SLC cache)", self.slc.slc_share),
+                    ),
+                    (
+                        self.map.map_cache_kib > 0,
+                        format!("map_cache_kib = {} (a map cache)", self.map.map_cache_kib),
+                    ),
+                    (
+                        self.drive.streams > 1,
+                        format!("streams = {}", self.drive.streams),
+                    ),
+                ];
+                let clash: Vec<String> = clash.into_iter().filter(|c| c.0).map(|c| c.1).collect();
+                if !clash.is_empty() {
                     return err(format!(
-                        "invalid media \"xpoint\": in-place media take no SLC cache (slc_share = {}), no map cache (map_cache_kib = {}) and one stream (streams = {})",
-                        self.slc.slc_share, self.map.map_cache_kib, self.drive.streams
+                        "invalid media \"xpoint\" with {}: in-place media have no SLC cache, no map cache and one stream; set it to 0 (streams to 1)",
+                        clash.join(" and ")
                     ));
                 }
             }

@@ -11,7 +11,7 @@ use ssdiq_emu::{
     capacity_text, sources, EmuExecutor, EmuSpec, EmuTarget, ParamSource, Profile, BUILTIN,
 };
 use ssdiq_nvme::{InfoReport, WriteCounters};
-use ssdiq_workload::units::format_size;
+use ssdiq_workload::units::{format_size, format_size_approx};
 
 use crate::error::usage;
 use crate::output::write_json;
@@ -81,6 +81,9 @@ struct Emulated {
     /// The host interface, unless it is NVMe with no per-command limits.
     #[serde(skip_serializing_if = "Option::is_none")]
     host_interface: Option<String>,
+    /// The drive's readahead, when the profile has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    readahead: Option<String>,
     /// A DRAM-less drive's map cache, when the profile has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     map_cache: Option<String>,
@@ -159,6 +162,12 @@ fn facts(e: &EmuExecutor) -> Emulated {
             "GC paced against host writes; no idle-time GC".into()
         },
         host_interface: host_interface(p),
+        readahead: (p.host.readahead_kib > 0).then(|| {
+            format!(
+                "{} KiB chunks into DRAM once reads run sequentially (one chunk ahead of the stream); reads found there skip the flash read path",
+                p.host.readahead_kib
+            )
+        }),
         map_cache: (t.map_cache_pages > 0).then(|| {
             let segs = g.logical_pages.div_ceil(t.map_seg_pages);
             format!(
@@ -176,7 +185,7 @@ fn facts(e: &EmuExecutor) -> Emulated {
         slc_cache: (t.slc_pages > 0).then(|| {
             format!(
                 "{} ({}% of the capacity, less as the drive fills: at most a {} of the free flash), SLC program {} us per {}; folded when the host is idle{} or when the free flash runs short",
-                format_size(t.slc_pages * g.page_bytes),
+                format_size_approx((t.slc_pages * g.page_bytes) as f64),
                 p.slc.slc_share * 100.0,
                 match p.nand.bits_per_cell {
                     2 => "half".to_string(),
@@ -274,6 +283,9 @@ fn render(target: &str, f: &Emulated) -> String {
     );
     if let Some(m) = &f.media {
         let _ = writeln!(w, "  media            {m}");
+    }
+    if let Some(r) = &f.readahead {
+        let _ = writeln!(w, "  readahead        {r}");
     }
     if let Some(m) = &f.map_cache {
         let _ = writeln!(w, "  map              {m}");

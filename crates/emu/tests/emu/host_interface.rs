@@ -139,7 +139,7 @@ fn bad_interface_and_media_values_are_one_line_errors() {
         ("emu:default,command_us=-1", "invalid command_us"),
         (
             "emu:970evoplus,media=xpoint",
-            "in-place media take no SLC cache",
+            "in-place media have no SLC cache",
         ),
     ] {
         let msg = EmuExecutor::open(target).err().expect(target).to_string();

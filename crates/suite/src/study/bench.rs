@@ -177,6 +177,7 @@ impl<'a> Bench<'a> {
         let mb_s = values
             .get("write_mb_s")
             .or_else(|| values.get("mb_s"))
+            .or_else(|| values.get("read_mb_s"))
             .copied();
         self.observer.step(&StepReport {
             step: String::new(),
@@ -203,16 +204,22 @@ impl<'a> Bench<'a> {
 
     /// Records a point of work already measured (a segment of a job, an average over
     /// rounds): the first takes the open phase, later ones a phase of no work of their own.
+    /// `seconds`: the target's time the point stands for (a segment's own), if it has one;
+    /// else the phase's.
     pub fn derived_point(
         &mut self,
         series: impl Into<String>,
         x: f64,
         x_label: impl Into<String>,
         values: BTreeMap<String, f64>,
+        seconds: Option<f64>,
     ) {
         let (series, x_label) = (series.into(), x_label.into());
         if self.phase.is_none() {
             self.begin(format!("{series} {x_label}"), Unit::Seconds, 0.0);
+        }
+        if let Some(s) = seconds {
+            self.point_ns = (s * 1e9) as u64;
         }
         self.point(series, x, x_label, values);
     }

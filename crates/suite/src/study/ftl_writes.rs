@@ -94,7 +94,8 @@ fn fill_point_series(
                 ("fill_over_1ms_pct", over_1ms),
             ]));
         }
-        b.derived_point(series, pct as f64, format!("{pct}%"), v);
+        let secs = (total / SEGMENTS) as f64 / 1e6 / mb_s;
+        b.derived_point(series, pct as f64, format!("{pct}%"), v, Some(secs));
     }
     Ok(true)
 }
@@ -201,7 +202,7 @@ pub fn conclude_random_fill(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Ve
     if let (Some(r), Some(s)) = (reads("random"), reads("sequential")) {
         result.insert("reads_after_random_over_sequential_fill".into(), r / s);
         findings.push(format!(
-            "sequential 4 KiB reads at QD 64: {r:.1} kIOPS after the random fill, {s:.1} after the sequential fill ({:.2}x)",
+            "sequential 4 KiB reads at QD 64: {r:.1} kIOPS after the random fill, {s:.1} kIOPS after the sequential fill ({:.2}x)",
             r / s
         ));
     }

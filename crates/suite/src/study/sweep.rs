@@ -264,7 +264,16 @@ pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
             .max_by(|a, b| a.1.total_cmp(&b.1));
         if let Some((p, mb_s)) = best {
             result.insert(format!("{s}_best_mb_s"), mb_s);
-            findings.push(format!("{s}: best {mb_s:.0} MB/s at {}", p.x_label));
+            // Where it levels off: a flat curve's best is noise, its first point near it not.
+            let near = points
+                .iter()
+                .filter(|q| q.series == s)
+                .find(|q| q.values.get("mb_s").is_some_and(|m| *m >= 0.95 * mb_s))
+                .filter(|q| q.x != p.x);
+            let near = near
+                .map(|q| format!(", within 5% of it from {}", q.x_label))
+                .unwrap_or_default();
+            findings.push(format!("{s}: best {mb_s:.0} MB/s at {}{near}", p.x_label));
         }
     }
     (result, findings)

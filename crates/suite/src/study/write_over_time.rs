@@ -63,7 +63,8 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
                 ("seconds", Some(m.seconds())),
             ]));
         }
-        b.derived_point(SERIES, pct, format!("{pct:.1}%"), v);
+        let secs = (total / SEGMENTS) as f64 / 1e6 / mb_s;
+        b.derived_point(SERIES, pct, format!("{pct:.1}%"), v, Some(secs));
     }
     Ok(())
 }

@@ -256,7 +256,7 @@ pub fn record_window(
             ("max_us", Some(max(&|r| r.max_us))),
             ("p99999_us", Some(max(&|r| r.p99999_us))),
         ]);
-        b.derived_point(c.series.clone(), c.x, c.x_label.clone(), v);
+        b.derived_point(c.series.clone(), c.x, c.x_label.clone(), v, None);
     }
 }
 

@@ -51,7 +51,13 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
                 ("iops_total", m.kiops(Op::Write).map(|k| k * 1e3)),
             ]));
         }
-        b.derived_point(SERIES, written as f64 / 1e9, format!("{:.0} s", p.end_s), v);
+        b.derived_point(
+            SERIES,
+            written as f64 / 1e9,
+            format!("{:.0} s", p.end_s),
+            v,
+            Some(p.seconds),
+        );
     }
     Ok(())
 }

@@ -50,7 +50,7 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
                 ]));
             }
             let t = t0 + p.end_s;
-            b.derived_point(name, t, format!("{t:.1} s"), v);
+            b.derived_point(name, t, format!("{t:.1} s"), v, Some(p.seconds));
         }
         t0 += m.seconds();
     }
