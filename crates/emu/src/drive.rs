@@ -477,7 +477,7 @@ impl Drive {
         self.idle_flush = false;
         self.slc = self.slc.as_ref().map(Slc::emptied);
         self.map = self.map.as_ref().map(MapCache::emptied);
-        self.ra = (self.t.readahead_pages > 0).then(|| Readahead::new(self.t.readahead_pages));
+        self.ra = self.ra.as_ref().map(Readahead::emptied);
     }
 
     /// Time of the next internal event (a die finishing or starting work), `u64::MAX` if none.
@@ -880,10 +880,7 @@ impl Drive {
             ra.invalidate(lpn, pages);
         }
         if let Some(m) = self.map.as_mut() {
-            let seg = m.seg_pages();
-            for s in lpn.div_ceil(seg)..(lpn + pages) / seg {
-                m.trim_segment(s as u32);
-            }
+            m.trim(lpn, pages);
         }
         for p in lpn..lpn + pages {
             self.buf.discard(p);

@@ -129,15 +129,13 @@ impl MapCache {
         self.touch(self.segment(lpn), true)
     }
 
-    /// Segment `seg` was trimmed whole: nothing of it is mapped.
-    pub fn trim_segment(&mut self, seg: u32) {
-        self.state[seg as usize] = EMPTY;
-        self.drop_page(seg);
-    }
-
-    /// Logical pages per segment.
-    pub fn seg_pages(&self) -> u64 {
-        self.seg_pages
+    /// `pages` pages from `lpn` were trimmed: every segment trimmed whole maps nothing now
+    /// (a partly trimmed one keeps its state).
+    pub fn trim(&mut self, lpn: u64, pages: u64) {
+        for seg in lpn.div_ceil(self.seg_pages)..(lpn + pages) / self.seg_pages {
+            self.state[seg as usize] = EMPTY;
+            self.drop_page(seg as u32);
+        }
     }
 
     /// Makes `seg`'s map page the most recent; on a miss, evicts the least recent (`read`:
@@ -263,7 +261,10 @@ mod tests {
     fn a_trimmed_segment_forgets_its_order_and_its_page() {
         let mut m = MapCache::new(32, 16, 1);
         m.write(5, 1);
-        m.trim_segment(0);
+        // Trimmed in part (pages 1 to 16): still fragmented.
+        m.trim(1, 16);
+        assert!(m.needs_page(5));
+        m.trim(0, 16);
         assert!(!m.needs_page(5));
         assert_eq!(m.write(0, 16), MapMiss::default());
         // The trimmed page was dropped, not written back.

@@ -50,6 +50,11 @@ impl Readahead {
         }
     }
 
+    /// The same readahead with nothing read ahead (a reset drive).
+    pub fn emptied(&self) -> Readahead {
+        Readahead::new(self.pages)
+    }
+
     /// A host read of `n` pages from `lpn`: whether it is a hit, and what to read ahead.
     pub fn read(&mut self, lpn: u64, n: u64) -> Lookup {
         let sequential = lpn == self.next;
