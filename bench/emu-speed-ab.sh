@@ -10,13 +10,9 @@ target=${2:-emu:default}
 t1=${3:-60s}
 t2=${4:-180s}
 rounds=${5:-3}
-cd "$(dirname "$0")/.."
-tmp=$(mktemp -d)
-trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-git worktree add -q --detach "$tmp/base" "$base"
-(cd "$tmp/base" && CARGO_TARGET_DIR="$tmp/target" cargo build --release -q -p ssdiq)
-cargo build --release -q -p ssdiq
-declare -A bin=([base]="$tmp/target/release/ssdiq" [this]="target/release/ssdiq")
+. "$(dirname "$0")/lib/base-build.sh"
+base_build "$base"
+declare -A bin=([base]="$base_bin" [this]="target/release/ssdiq")
 for r in $(seq "$rounds"); do
     for which in base this; do
         for t in "$t1" "$t2"; do

@@ -86,8 +86,16 @@ const RETRY_SEED: u64 = 0x0EAD_2E72;
 /// without stalls draws exactly the read-retries it drew before stalls existed).
 const STALL_SEED: u64 = 0x57A1_1ED0;
 
-/// Logical block (and FTL page) size of the emulated drive.
+/// The map unit (FTL page) of the emulated drive, and its logical block size unless its
+/// profile formats smaller blocks (`lba_bytes`).
 pub const LBA_BYTES: u64 = 4096;
+
+/// The map units (first, count) that `len` bytes from byte `offset` touch.
+#[inline]
+fn units_of(offset: u64, len: u64) -> (u64, u64) {
+    let lpn = offset / LBA_BYTES;
+    (lpn, (offset + len).div_ceil(LBA_BYTES) - lpn)
+}
 
 /// Timing and shape derived from a profile, in nanoseconds and 4 KiB pages.
 #[derive(Clone, Copy, Debug)]
@@ -591,9 +599,17 @@ impl Drive {
     /// A host read of `pages` 4 KiB pages from `lpn`, arriving at `now` (>= the clock).
     /// Returns its completion time.
     pub fn read(&mut self, now: u64, lpn: u64, pages: u64) -> u64 {
-        self.c.host_read_bytes += pages * LBA_BYTES;
+        self.read_bytes(now, lpn * LBA_BYTES, pages * LBA_BYTES)
+    }
+
+    /// A host read of `len` bytes from byte `offset` (sectors of a namespace formatted with
+    /// smaller blocks than the map's 4 KiB unit): the units it touches are read whole, and
+    /// only `len` bytes cross the link. Returns its completion time.
+    pub fn read_bytes(&mut self, now: u64, offset: u64, len: u64) -> u64 {
+        let (lpn, pages) = units_of(offset, len);
+        self.c.host_read_bytes += len;
         let at = self.accept(now);
-        let ready = match self.read_ahead(at, lpn, pages) {
+        let ready = match self.read_ahead(at, offset, len) {
             // Read ahead into DRAM: no flash read path.
             Some(ready) => ready.max(at + self.t.dram_ns),
             None => {
@@ -603,18 +619,18 @@ impl Drive {
                 ready
             }
         };
-        let x = (pages as f64 * self.t.link_ns_per_page) as u64;
+        let x = (len as f64 / LBA_BYTES as f64 * self.t.link_ns_per_page) as u64;
         let s = self.link(at, x, true);
         let done = ready.max(s) + x;
         self.host_busy(done);
         done
     }
 
-    /// The drive's readahead for a host read of `pages` from `lpn` arriving at `at`: reads the
-    /// next chunk ahead if the read asks for it, and returns when the read's pages are in DRAM
-    /// if they were read ahead.
-    fn read_ahead(&mut self, at: u64, lpn: u64, pages: u64) -> Option<u64> {
-        let l = self.ra.as_mut()?.read(lpn, pages);
+    /// The drive's readahead for a host read of `len` bytes from `offset` arriving at `at`:
+    /// reads the next chunk ahead if the read asks for it, and returns when the read's pages
+    /// are in DRAM if they were read ahead.
+    fn read_ahead(&mut self, at: u64, offset: u64, len: u64) -> Option<u64> {
+        let l = self.ra.as_mut()?.read(offset, len);
         if let Some((lo, n)) = l.fetch {
             let n = n.min(self.ftl.geometry().logical_pages.saturating_sub(lo));
             if n > 0 {
@@ -770,6 +786,50 @@ impl Drive {
         self.write_stream(now, lpn, pages, tag, 0)
     }
 
+    /// A host write of `len` bytes from byte `offset`, as [`Drive::write`]. A unit it covers
+    /// in part is rewritten whole: its old data is read from flash first (a read-modify-write
+    /// on its die, behind the buffer, so it costs die time, not the write's latency), unless
+    /// the unit waits in the buffer, where a write within it merges into the buffered copy.
+    pub fn write_bytes(&mut self, now: u64, offset: u64, len: u64, tag: u64) -> Option<u64> {
+        let (lpn, pages) = units_of(offset, len);
+        let whole = offset.is_multiple_of(LBA_BYTES) && len.is_multiple_of(LBA_BYTES);
+        if whole {
+            return self.write_units(now, lpn, pages, len, tag, 0);
+        }
+        if pages == 1 && self.buf.contains(lpn) {
+            return Some(self.merge_into_buffer(now, lpn, len));
+        }
+        let partial = [
+            (!offset.is_multiple_of(LBA_BYTES)).then_some(lpn),
+            (!(offset + len).is_multiple_of(LBA_BYTES)).then_some(lpn + pages - 1),
+        ];
+        let mut last = u64::MAX;
+        for p in partial.into_iter().flatten() {
+            if p != last && !self.buf.contains(p) && self.ftl.lookup(p).is_some() {
+                self.flash_pages(now, p, 1);
+            }
+            last = p;
+        }
+        self.write_units(now, lpn, pages, len, tag, 0)
+    }
+
+    /// A write of `len` bytes within buffered unit `lpn`: it updates the buffered copy (no
+    /// new slot, no program of its own). Returns its completion time.
+    fn merge_into_buffer(&mut self, now: u64, lpn: u64, len: u64) -> u64 {
+        self.c.host_write_bytes += len;
+        if let Some(ra) = self.ra.as_mut() {
+            ra.invalidate(lpn, 1);
+        }
+        let x = (len as f64 / LBA_BYTES as f64 * self.t.link_ns_per_page) as u64;
+        let at = self.accept(now);
+        let ready = self.link(at, x, false) + x;
+        let (slot, start) = self.service_start(ready);
+        let done = start + self.t.write_ns + self.stall();
+        self.service_end(slot, done);
+        self.host_busy(done);
+        done
+    }
+
     /// [`Drive::write`] through placement stream `stream` (< the profile's `streams`): its
     /// pages are programmed at that stream's frontier (FDP reclaim unit handle), so streams
     /// never share an erase block. Stream 0 is the default stream.
@@ -781,6 +841,19 @@ impl Drive {
         tag: u64,
         stream: u16,
     ) -> Option<u64> {
+        self.write_units(now, lpn, pages, pages * LBA_BYTES, tag, stream)
+    }
+
+    /// A host write of `bytes` (over the link) to the `pages` whole units from `lpn`.
+    fn write_units(
+        &mut self,
+        now: u64,
+        lpn: u64,
+        pages: u64,
+        bytes: u64,
+        tag: u64,
+        stream: u16,
+    ) -> Option<u64> {
         if !self.stream_of.is_empty() {
             assert!(
                 (stream as usize) < self.ftl.streams(),
@@ -789,11 +862,11 @@ impl Drive {
             );
             self.stream_of[lpn as usize..(lpn + pages) as usize].fill(stream);
         }
-        self.c.host_write_bytes += pages * LBA_BYTES;
+        self.c.host_write_bytes += bytes;
         if let Some(ra) = self.ra.as_mut() {
             ra.invalidate(lpn, pages);
         }
-        let x = (pages as f64 * self.t.link_ns_per_page) as u64;
+        let x = (bytes as f64 / LBA_BYTES as f64 * self.t.link_ns_per_page) as u64;
         let at = self.accept(now);
         let ready = self.link(at, x, false) + x;
         // A DRAM-less drive's write waits for its map pages (a parked write is timed by its
@@ -870,6 +943,15 @@ impl Drive {
         } else {
             0
         }
+    }
+
+    /// Deallocates the units wholly inside `len` bytes from byte `offset` (a unit trimmed in
+    /// part keeps its data, as a drive's deallocation granularity allows). Returns its
+    /// completion time.
+    pub fn trim_bytes(&mut self, now: u64, offset: u64, len: u64) -> u64 {
+        let lpn = offset.div_ceil(LBA_BYTES);
+        let end = (offset + len) / LBA_BYTES;
+        self.trim(now, lpn, end.saturating_sub(lpn))
     }
 
     /// Deallocates `pages` pages from `lpn`. Their buffered copies are no longer read, but

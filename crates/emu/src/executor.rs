@@ -109,8 +109,9 @@ impl EmuExecutor {
     pub fn capacity_bytes(&self) -> u64 {
         self.drive.geometry().logical_bytes()
     }
+    /// The logical block size the drive is formatted with (its smallest I/O).
     pub fn logical_block_size(&self) -> u64 {
-        LBA_BYTES
+        self.profile.host.lba_bytes
     }
     /// True OP = (physical - logical) / logical.
     pub fn op(&self) -> f64 {
@@ -139,18 +140,19 @@ impl EmuExecutor {
     }
 
     fn check(&self, job: &Job) -> Result<(), EngineError> {
+        let lba = self.logical_block_size();
         for (flag, v) in [
             ("--bs", job.bs),
             ("--offset-align", job.offset_align),
             // Zero is aligned; the emulated drive checks a non-zero offset.
             (
                 "--offset",
-                job.offset_bytes + LBA_BYTES * u64::from(job.offset_bytes == 0),
+                job.offset_bytes + lba * u64::from(job.offset_bytes == 0),
             ),
         ] {
-            if !v.is_multiple_of(LBA_BYTES) {
+            if !v.is_multiple_of(lba) {
                 return Err(invalid(format!(
-                    "invalid {flag} \"{v}\": the emulated drive has {LBA_BYTES}-byte logical blocks; expected a multiple of {LBA_BYTES}"
+                    "invalid {flag} \"{v}\": the emulated drive has {lba}-byte logical blocks; expected a multiple of {lba}"
                 )));
             }
         }
@@ -489,13 +491,11 @@ impl Loop<'_, '_> {
     fn send(&mut self, s: usize, now: u64) {
         self.in_drive += 1;
         let io = self.slots[s].io;
-        let lpn = io.offset / LBA_BYTES;
-        let pages = io.len / LBA_BYTES;
         let done = match io.op {
-            Op::Read => Some(self.drive.read(now, lpn, pages)),
-            Op::Write => self.drive.write(now, lpn, pages, s as u64),
+            Op::Read => Some(self.drive.read_bytes(now, io.offset, io.len)),
+            Op::Write => self.drive.write_bytes(now, io.offset, io.len, s as u64),
             // Write-zeroes deallocates: the emulated drive reads deallocated blocks as zeros.
-            Op::Trim | Op::WriteZeroes => Some(self.drive.trim(now, lpn, pages)),
+            Op::Trim | Op::WriteZeroes => Some(self.drive.trim_bytes(now, io.offset, io.len)),
         };
         match done {
             Some(t) => self.heap.push(Reverse((t, s as u32, COMPLETE))),

@@ -239,6 +239,15 @@ pub struct HostParams {
     /// flash read path (`read_overhead_us`, the dies). 0: none. Optional.
     #[serde(default)]
     pub readahead_kib: u64,
+    /// The logical block (sector) size the namespace is formatted with: the smallest I/O the
+    /// drive takes. The map keeps 4 KiB units whatever it is, so a read of less than a unit
+    /// reads the unit, and a write of less than one rewrites it. Optional (4096).
+    #[serde(default = "default_lba_bytes")]
+    pub lba_bytes: u64,
+}
+
+fn default_lba_bytes() -> u64 {
+    4096
 }
 
 fn nvme() -> String {
@@ -324,7 +333,7 @@ pub struct Spec {
 
 /// Keys a profile may leave out (they have defaults), by section, with a value of their type:
 /// an override may still set them.
-const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 23] = [
+const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 24] = [
     ("spec", "seq_read_mb_s", OptionalKind::Number),
     ("spec", "seq_write_mb_s", OptionalKind::Number),
     ("spec", "rand_read_kiops", OptionalKind::Number),
@@ -341,6 +350,7 @@ const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 23] = [
     ("host", "command_us", OptionalKind::Number),
     ("host", "command_slots", OptionalKind::Whole),
     ("host", "readahead_kib", OptionalKind::Whole),
+    ("host", "lba_bytes", OptionalKind::Whole),
     ("buffer", "rewrite_window", OptionalKind::Text),
     ("gc", "idle_delay_ms", OptionalKind::Number),
     ("gc", "idle_mb_s", OptionalKind::Number),
@@ -592,6 +602,12 @@ impl Profile {
             return err(format!(
                 "invalid readahead_kib \"{}\": expected KiB from 0 (none) to 1048576",
                 self.host.readahead_kib
+            ));
+        }
+        if !matches!(self.host.lba_bytes, 512 | 1024 | 2048 | 4096) {
+            return err(format!(
+                "invalid lba_bytes \"{}\": expected 512, 1024, 2048 or 4096",
+                self.host.lba_bytes
             ));
         }
         if self.host.command_slots > 1024 {

@@ -9,11 +9,13 @@
 //!   the host, the newer one read ahead. A read that reaches the newer chunk reads the next
 //!   one ahead and lets the older go (double buffering), so the host never waits for a chunk
 //!   it reached after the chunk was read.
-//! - A read continuing the previous one (at its end) starts a stream; any other read leaves
+//! - A read continuing the previous one (at its end byte) starts a stream; any other read leaves
 //!   the chunks as they are (a random read between sequential ones does not end the stream's
 //!   chunks, only their use).
 //! - A write or trim overlapping a chunk drops both (their data may be stale).
 //! - The module decides what to read ahead; the drive times the flash reads.
+
+use crate::drive::LBA_BYTES;
 
 /// A chunk of logical pages held in DRAM, and when its read ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +27,7 @@ struct Chunk {
 
 pub struct Readahead {
     pages: u64,
-    /// The page after the last host read.
+    /// The byte after the last host read.
     next: u64,
     /// Older, newer.
     chunks: [Option<Chunk>; 2],
@@ -55,29 +57,36 @@ impl Readahead {
         Readahead::new(self.pages)
     }
 
-    /// A host read of `n` pages from `lpn`: whether it is a hit, and what to read ahead.
-    pub fn read(&mut self, lpn: u64, n: u64) -> Lookup {
-        let sequential = lpn == self.next;
-        self.next = lpn + n;
+    /// A host read of `len` bytes from byte `offset`: whether it is a hit, and what to read
+    /// ahead. Streams are followed in bytes, so reads of sectors smaller than a page run
+    /// sequentially through it.
+    pub fn read(&mut self, offset: u64, len: u64) -> Lookup {
+        let sequential = offset == self.next;
+        self.next = offset + len;
+        let lpn = offset / LBA_BYTES;
+        let n = (offset + len).div_ceil(LBA_BYTES) - lpn;
+        // The page holding the stream's next byte: the read's own last page if it ends
+        // inside it.
+        let after = (offset + len) / LBA_BYTES;
         let holds = |c: &Option<Chunk>| c.filter(|c| c.lo <= lpn && lpn + n <= c.hi);
         let hit = holds(&self.chunks[0]).or(holds(&self.chunks[1]));
         let in_newer = holds(&self.chunks[1]).is_some()
             || (self.chunks[1].is_none() && holds(&self.chunks[0]).is_some());
         // A chunk holds at least one read of the stream.
-        let len = self.pages.max(n);
+        let chunk = self.pages.max(n);
         let fetch = match (hit, sequential) {
             // Reached the newest chunk: read the next one ahead.
             (Some(_), _) if in_newer => {
                 let newest = self.chunks[1]
                     .or(self.chunks[0])
                     .expect("a hit has a chunk");
-                Some((newest.hi, len))
+                Some((newest.hi, chunk))
             }
             (Some(_), _) => None,
             // A new stream (or one that outran its chunks): read ahead from its end.
             (None, true) => {
                 self.chunks = [None, None];
-                Some((lpn + n, len))
+                Some((after, chunk))
             }
             (None, false) => None,
         };
@@ -114,18 +123,23 @@ impl Readahead {
 mod tests {
     use super::*;
 
+    /// A read of `n` whole pages from `lpn`.
+    fn pages(r: &mut Readahead, lpn: u64, n: u64) -> Lookup {
+        r.read(lpn * LBA_BYTES, n * LBA_BYTES)
+    }
+
     #[test]
     fn a_sequential_stream_is_read_ahead_two_chunks_at_a_time() {
         let mut r = Readahead::new(4);
         assert_eq!(
-            r.read(10, 1),
+            pages(&mut r, 10, 1),
             Lookup {
                 hit: None,
                 fetch: None
             }
         );
         // The second read continues the first: read ahead from its end.
-        let l = r.read(11, 1);
+        let l = pages(&mut r, 11, 1);
         assert_eq!(
             l,
             Lookup {
@@ -135,7 +149,7 @@ mod tests {
         );
         r.fetched((12, 4), 100);
         // Reaching the newest chunk reads the next one ahead.
-        let l = r.read(12, 1);
+        let l = pages(&mut r, 12, 1);
         assert_eq!(
             l,
             Lookup {
@@ -146,14 +160,14 @@ mod tests {
         r.fetched((16, 4), 200);
         // Within the older chunk: a hit, nothing more to read.
         assert_eq!(
-            r.read(13, 2),
+            pages(&mut r, 13, 2),
             Lookup {
                 hit: Some(100),
                 fetch: None
             }
         );
         assert_eq!(
-            r.read(15, 1),
+            pages(&mut r, 15, 1),
             Lookup {
                 hit: Some(100),
                 fetch: None
@@ -161,14 +175,18 @@ mod tests {
         );
         // Into the newer: the older goes, the next is read ahead.
         assert_eq!(
-            r.read(16, 1),
+            pages(&mut r, 16, 1),
             Lookup {
                 hit: Some(200),
                 fetch: Some((20, 4))
             }
         );
         r.fetched((20, 4), 300);
-        assert_eq!(r.read(12, 1).hit, None, "the oldest chunk was let go");
+        assert_eq!(
+            pages(&mut r, 12, 1).hit,
+            None,
+            "the oldest chunk was let go"
+        );
     }
 
     #[test]
@@ -176,23 +194,23 @@ mod tests {
         let mut r = Readahead::new(4);
         for lpn in [7, 3, 90, 41] {
             assert_eq!(
-                r.read(lpn, 1),
+                pages(&mut r, lpn, 1),
                 Lookup {
                     hit: None,
                     fetch: None
                 }
             );
         }
-        r.read(50, 1);
-        let l = r.read(51, 1);
+        pages(&mut r, 50, 1);
+        let l = pages(&mut r, 51, 1);
         r.fetched(l.fetch.unwrap(), 10);
-        assert_eq!(r.read(52, 1).hit, Some(10));
+        assert_eq!(pages(&mut r, 52, 1).hit, Some(10));
         r.invalidate(54, 1);
-        assert_eq!(r.read(53, 1).hit, None);
+        assert_eq!(pages(&mut r, 53, 1).hit, None);
         // A read spanning past the chunks is not a hit; the next chunk takes a whole read.
-        let l = r.read(54, 1);
+        let l = pages(&mut r, 54, 1);
         r.fetched(l.fetch.unwrap(), 20);
-        let l = r.read(55, 8);
+        let l = pages(&mut r, 55, 8);
         assert_eq!(
             l,
             Lookup {
@@ -200,5 +218,31 @@ mod tests {
                 fetch: Some((63, 8))
             }
         );
+    }
+
+    #[test]
+    fn sector_reads_run_through_a_page_and_read_ahead_from_its_own() {
+        let mut r = Readahead::new(4);
+        assert_eq!(r.read(0, 512).fetch, None);
+        // The second sector continues the first: the rest of page 0 is read ahead with it.
+        let l = r.read(512, 512);
+        assert_eq!(l.fetch, Some((0, 4)));
+        r.fetched((0, 4), 50);
+        // The next sector is in the newest chunk: it is a hit, and the next chunk is read.
+        let l = r.read(1024, 512);
+        assert_eq!((l.hit, l.fetch), (Some(50), Some((4, 4))));
+        r.fetched((4, 4), 90);
+        // The rest of the first chunk's sectors are hits and read nothing more.
+        for s in 3..32 {
+            assert_eq!(
+                r.read(s * 512, 512),
+                Lookup {
+                    hit: Some(50),
+                    fetch: None
+                },
+                "sector {s}"
+            );
+        }
+        assert_eq!(r.read(32 * 512, 512).hit, Some(90));
     }
 }

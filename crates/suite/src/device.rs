@@ -129,6 +129,10 @@ impl SuiteTarget for DeviceTarget {
         self.capacity
     }
 
+    fn logical_block_bytes(&self) -> u64 {
+        self.facts.logical_block
+    }
+
     fn identity(&self) -> TargetInfo {
         let mut info = TargetInfo {
             name: self.job_target(),

@@ -59,6 +59,10 @@ impl SuiteTarget for EmuTarget {
         }
     }
 
+    fn logical_block_bytes(&self) -> u64 {
+        self.exec.logical_block_size()
+    }
+
     fn builtin_spec(&self) -> Option<Spec> {
         let s = self.exec.spec();
         Some(Spec {

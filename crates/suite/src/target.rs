@@ -44,6 +44,10 @@ pub trait SuiteTarget {
     fn capacity_bytes(&self) -> u64;
     /// Who the drive is, for the result's `target` object.
     fn identity(&self) -> TargetInfo;
+    /// The logical block size the drive is formatted with: its smallest I/O.
+    fn logical_block_bytes(&self) -> u64 {
+        4096
+    }
     /// The datasheet the drive carries itself (emulated profiles), if any.
     fn builtin_spec(&self) -> Option<Spec> {
         None

@@ -134,7 +134,7 @@ fn specs(study: &str) -> Vec<ChartSpec> {
               "QD 1 over the same section; the paper measured sequential reads 10x faster than shuffled ones on its drives."),
         ],
         "permuted" => vec![
-            c("Sequential, permuted and shuffled 4 KiB reads", None, &[("kiops", "kIOPS")], "shuffle window [blocks] (QD = twice the window)", true, "kIOPS", false,
+            c("Sequential, permuted and shuffled one-block reads", None, &[("kiops", "kIOPS")], "shuffle window [blocks] (QD = twice the window)", true, "kIOPS", false,
               "Permuted: sequential order shuffled within each window; if the drive reordered its queue, permuted reads would run as fast as sequential ones."),
         ],
         "alignment" => vec![
@@ -304,7 +304,7 @@ fn dot_charts(doc: &StudyDoc) -> Vec<Figure> {
             ("Mean latency per test, empty and full drive", "avg_us", "latency [us]", ""),
         ],
         "random-fill" => &[
-            ("Sequential 4 KiB reads at QD 64 after each fill", "read_kiops", "kIOPS",
+            ("Sequential one-block reads at QD 64 after each fill", "read_kiops", "kIOPS",
              "After a minute idle. The thesis (§5.2) found a random fill slowed the DRAM-less drives' reads, not the Samsung's or the Optane's."),
         ],
         _ => &[],

@@ -11,5 +11,6 @@ mod host_interface;
 mod limits;
 mod profile_sources;
 mod readahead;
+mod sectors;
 mod slc_cache;
 mod support;

@@ -1,6 +1,9 @@
 //! The read experiments of what-does-the-ftl-do (sections 3.3.1 to 3.3.3), on a sequentially
 //! filled drive:
 //! - `parallelism`: sequential reads of 1 to 4 blocks by 1, 2, 4 queues at QD 1 to 64;
+//!
+//! A block is the drive's logical block, as in the paper (512 B on its Samsung, whose
+//! namespace was formatted so).
 //! - `locality`: sequential against shuffled reads of a section of the drive, power-of-two
 //!   sizes;
 //! - `permuted`: reads permuted within windows of 2, 4, 8 blocks at QD twice the window,
@@ -15,9 +18,6 @@ use ssdiq_workload::units::format_size;
 use super::bench::{plural, Bench};
 use super::sweep::{measure_shape, prepare, Shape};
 use crate::target::SuiteError;
-
-/// The paper's logical block; the emulated drive's too.
-const BLOCK: u64 = 4096;
 
 /// The paper's 8 GiB section, or half of a smaller drive.
 const SECTION: u64 = 8 << 30;
@@ -41,11 +41,12 @@ pub fn run_parallelism(b: &mut Bench<'_>) -> Result<(), SuiteError> {
         return Ok(());
     }
     let secs = point_seconds(b.quick);
+    let block = b.target().logical_block_bytes();
     for &q in queues {
         for &n in sizes {
             let series = format!("{}, {}", plural(q as u64, "queue"), plural(n, "block"));
             for &qd in qds {
-                let shape = Shape::new("read", n * BLOCK, qd).threads(q).seconds(secs);
+                let shape = Shape::new("read", n * block, qd).threads(q).seconds(secs);
                 if !measure_shape(b, &shape, &series, qd as f64, format!("QD {qd}"))? {
                     return Ok(());
                 }
@@ -94,10 +95,15 @@ fn section(b: &Bench<'_>) -> u64 {
 }
 
 pub fn run_locality(b: &mut Bench<'_>) -> Result<(), SuiteError> {
+    // Every power of two the drive takes, from its logical block (the paper: "all supported
+    // read sizes that are a power of two").
+    let first = b.target().logical_block_bytes().trailing_zeros().min(12);
     let sizes: Vec<u64> = if b.quick {
-        vec![4096, 65536, 1 << 20]
+        let mut v = vec![1 << first, 4096, 65536, 1 << 20];
+        v.dedup();
+        v
     } else {
-        (12..=20).map(|k| 1u64 << k).collect()
+        (first..=20).map(|k| 1u64 << k).collect()
     };
     b.plan(2 * sizes.len());
     if !prepare(b)? {
@@ -112,7 +118,12 @@ pub fn run_locality(b: &mut Bench<'_>) -> Result<(), SuiteError> {
                 .range(range)
                 .seconds(secs);
             let x = bs as f64 / 1024.0;
-            if !measure_shape(b, &shape, series, x, format_size(bs))? {
+            let label = if bs < 1024 {
+                format!("{bs}B")
+            } else {
+                format_size(bs)
+            };
+            if !measure_shape(b, &shape, series, x, label)? {
                 return Ok(());
             }
         }
@@ -154,6 +165,7 @@ pub fn run_permuted(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     }
     let range = section(b);
     let secs = point_seconds(b.quick);
+    let block = b.target().logical_block_bytes();
     for &w in windows {
         let window = format!("window:{w}");
         for (series, pattern) in [
@@ -161,7 +173,7 @@ pub fn run_permuted(b: &mut Bench<'_>) -> Result<(), SuiteError> {
             ("permuted", window.as_str()),
             ("random", "randperm"),
         ] {
-            let shape = Shape::new("read", BLOCK, 2 * w)
+            let shape = Shape::new("read", block, 2 * w)
                 .pattern(pattern)
                 .range(range)
                 .seconds(secs);
@@ -220,13 +232,9 @@ pub fn conclude_permuted(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<S
 const ALIGN_BS: u64 = 1 << 20;
 
 pub fn run_alignment(b: &mut Bench<'_>) -> Result<(), SuiteError> {
-    // The emulated drive's logical blocks are 4 KiB; other targets may take 512-byte offsets
-    // (a 4Kn device or file refuses them: those points are left out).
-    let first = if ssdiq_emu::is_emu_target(&b.target().job_target()) {
-        12
-    } else {
-        9
-    };
+    // Offsets from the drive's logical block (a device or file that refuses some
+    // nonetheless, below 4 KiB: those points are left out).
+    let first = b.target().logical_block_bytes().trailing_zeros();
     let offsets: Vec<u64> = if b.quick {
         vec![1 << first, 1 << 16, ALIGN_BS / 2]
     } else {

@@ -2,8 +2,8 @@
 //! - `random-fill`: the whole drive written once, one 4 KiB block at a time in a random order
 //!   (every block exactly once), throughput per 5% of the drive and the share of requests
 //!   over 1 ms (Figures 5.17, 5.18), beside a sequential fill; after each fill and a minute
-//!   idle, sequential 4 KiB reads at QD 64, the reads of §5.1 that §5.2 repeats on a
-//!   randomly written drive;
+//!   idle, sequential reads of one logical block at QD 64, the reads of §5.1 (read size 1
+//!   block: 512 B on the thesis's Samsung) that §5.2 repeats on a randomly written drive;
 //! - `data-dependence`: sequential writes at QD 64 of all-zero, all-one, 0xaa and LBA-stamped
 //!   data, and the write-zeroes command, on a trimmed and on a full drive.
 
@@ -20,7 +20,7 @@ use crate::target::SuiteError;
 const SEGMENTS: u64 = 20;
 
 /// The series of the reads after each fill.
-const READS: &str = "sequential 4 KiB reads, QD 64";
+const READS: &str = "sequential one-block reads, QD 64";
 
 /// Seconds of the reads after each fill (quick: a tenth).
 const READ_S: f64 = 2.0;
@@ -133,15 +133,16 @@ pub fn run_random_fill(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     Ok(())
 }
 
-/// After a fill and a minute idle: sequential 4 KiB reads at QD 64, recorded as point `x`
-/// of their own series (values `read_*`, apart from the fills' `mb_s`).
+/// After a fill and a minute idle: sequential reads of one logical block at QD 64, recorded
+/// as point `x` of their own series (values `read_*`, apart from the fills' `mb_s`).
 fn reads_after_fill(b: &mut Bench<'_>, order: &str, x: f64) -> Result<bool, SuiteError> {
     let tenth = if b.quick { 0.1 } else { 1.0 };
     let secs = READ_S * tenth;
     let label = format!("after the {order} fill");
     b.begin(format!("{READS} {label}"), Unit::Seconds, secs);
     b.idle((SETTLE_S * tenth * 1e9) as u64);
-    let mut j = b.job("read", "seq", 4096, 64);
+    let block = b.target().logical_block_bytes();
+    let mut j = b.job("read", "seq", block, 64);
     j.bound.time_ns = Some((secs * 1e9) as u64);
     let m = b.run(j)?;
     if b.stopped() {
@@ -152,6 +153,7 @@ fn reads_after_fill(b: &mut Bench<'_>, order: &str, x: f64) -> Result<bool, Suit
         ("read_mb_s", m.mb_s(Op::Read)),
         ("read_avg_us", m.mean_us(Op::Read)),
         ("read_p99_us", m.quantile_us(Op::Read, 0.99)),
+        ("read_bs_bytes", Some(block as f64)),
     ]);
     b.point(READS, x, label, v);
     Ok(true)
@@ -197,12 +199,13 @@ pub fn conclude_random_fill(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Ve
             .iter()
             .filter(|p| p.series == READS)
             .find(|p| p.x_label.contains(order))
-            .and_then(|p| p.values.get("read_kiops").copied())
+            .and_then(|p| Some((*p.values.get("read_kiops")?, p.values.get("read_bs_bytes"))))
     };
-    if let (Some(r), Some(s)) = (reads("random"), reads("sequential")) {
+    if let (Some((r, bs)), Some((s, _))) = (reads("random"), reads("sequential")) {
         result.insert("reads_after_random_over_sequential_fill".into(), r / s);
+        let size = bs.map_or("one-block".into(), |&b| format_block(b as u64));
         findings.push(format!(
-            "sequential 4 KiB reads at QD 64: {r:.1} kIOPS after the random fill, {s:.1} kIOPS after the sequential fill ({:.2}x)",
+            "sequential {size} reads at QD 64: {r:.1} kIOPS after the random fill, {s:.1} kIOPS after the sequential fill ({:.2}x)",
             r / s
         ));
     }
@@ -217,6 +220,15 @@ pub fn conclude_random_fill(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Ve
         ));
     }
     (result, findings)
+}
+
+/// A block size as a finding names it: `512 B`, `4 KiB`.
+fn format_block(bytes: u64) -> String {
+    if bytes.is_multiple_of(1024) {
+        format!("{} KiB", bytes / 1024)
+    } else {
+        format!("{bytes} B")
+    }
 }
 
 /// (label, mix, data) of the data-dependence tests.

@@ -131,7 +131,7 @@ pub const STUDIES: &[Study] = &[
         title: "Sequential read IOPS against queues, queue depth and read size",
         source: "What does the Flash Translation Layer do? (thesis), sections 3.3.1 and 5.1",
         x_axis: "queue depth (per queue)",
-        method: "Reset and fill once; sequential reads of 1, 2, 3, 4 blocks of 4 KiB by 1, 2, 4 queues (one thread each, its own region) at QD 1, 2, 4, 8, 16, 64 per queue, 1 s each (quick: 1 and 4 queues, 1 and 4 blocks, QD 1, 8, 64, 0.25 s).",
+        method: "Reset and fill once; sequential reads of 1, 2, 3, 4 logical blocks (4 KiB; 512 B on emu:970evoplus, as on the thesis's Samsung) by 1, 2, 4 queues (one thread each, its own region) at QD 1, 2, 4, 8, 16, 64 per queue, 1 s each (quick: 1 and 4 queues, 1 and 4 blocks, QD 1, 8, 64, 0.25 s).",
         conclude: ftl_reads::conclude_parallelism,
     },
     Study {
@@ -139,7 +139,7 @@ pub const STUDIES: &[Study] = &[
         title: "Sequential against shuffled reads, power-of-two read sizes",
         source: "What does the Flash Translation Layer do? (thesis), sections 3.3.2 and 5.7",
         x_axis: "read size [KiB]",
-        method: "Reset and fill once; reads of an 8 GiB section at the start of the drive (half of a smaller drive), sequentially and in a shuffled order (every request once per pass), 4 KiB to 1 MiB in powers of two (quick: 4 KiB, 64 KiB, 1 MiB), QD 1, 1 s each (quick: 0.25 s).",
+        method: "Reset and fill once; reads of an 8 GiB section at the start of the drive (half of a smaller drive), sequentially and in a shuffled order (every request once per pass), every power of two from the logical block to 1 MiB (quick: the logical block, 4 KiB, 64 KiB, 1 MiB), QD 1, 1 s each (quick: 0.25 s).",
         conclude: ftl_reads::conclude_locality,
     },
     Study {
@@ -147,7 +147,7 @@ pub const STUDIES: &[Study] = &[
         title: "Reads permuted within small windows (does the drive reorder its queue)",
         source: "What does the Flash Translation Layer do? (thesis), sections 3.3.3 and 5.8",
         x_axis: "shuffle window [blocks] (QD = twice the window)",
-        method: "Reset and fill once; 4 KiB reads of the section of locality, sequential, permuted within consecutive windows of 2, 4, 8 requests (pattern window:N; quick: 2, 8), and shuffled, each at QD twice the window, 1 s each (quick: 0.25 s). A drive that reorders its queue reads permuted sequences as fast as sequential ones.",
+        method: "Reset and fill once; one-block reads of the section of locality, sequential, permuted within consecutive windows of 2, 4, 8 requests (pattern window:N; quick: 2, 8), and shuffled, each at QD twice the window, 1 s each (quick: 0.25 s). A drive that reorders its queue reads permuted sequences as fast as sequential ones.",
         conclude: ftl_reads::conclude_permuted,
     },
     Study {
@@ -155,7 +155,7 @@ pub const STUDIES: &[Study] = &[
         title: "Sequential reads offset from the drive's alignment",
         source: "What does the Flash Translation Layer do? (thesis), sections 3.3.4 and 5.5",
         x_axis: "offset [KiB]",
-        method: "Reset and fill once; sequential 1 MiB reads at QD 64, aligned and offset by every power of two from the logical block (512 B; 4 KiB on the emulated drive) to 512 KiB (quick: three offsets), 1 s each (quick: 0.25 s).",
+        method: "Reset and fill once; sequential 1 MiB reads at QD 64, aligned and offset by every power of two from the logical block (4 KiB on most emulated drives, 512 B on many real ones) to 512 KiB (quick: three offsets), 1 s each (quick: 0.25 s).",
         conclude: ftl_reads::conclude_alignment,
     },
     Study {
@@ -163,7 +163,7 @@ pub const STUDIES: &[Study] = &[
         title: "Filling the drive in a random order, one block at a time",
         source: "What does the Flash Translation Layer do? (thesis), sections 3.3.5, 5.2 and 5.9",
         x_axis: "share of the drive written [%]",
-        method: "Reset; every 4 KiB block of the drive written exactly once in a random order at QD 1; throughput of every 5% of the drive and the share of requests over 1 ms; a minute idle, then sequential 4 KiB reads at QD 64 for 2 s (the reads of the thesis's §5.1, which its §5.2 repeats on a randomly written drive); then reset, a sequential fill (512 KiB, QD 4) and its reads the same way, as the reference. --quick shortens only the idle time and the reads (to a tenth): the fill is the experiment.",
+        method: "Reset; every 4 KiB block of the drive written exactly once in a random order at QD 1; throughput of every 5% of the drive and the share of requests over 1 ms; a minute idle, then sequential reads of one logical block (the drive's sector size) at QD 64 for 2 s (the reads of the thesis's §5.1, read size 1 block, which its §5.2 repeats on a randomly written drive); then reset, a sequential fill (512 KiB, QD 4) and its reads the same way, as the reference. --quick shortens only the idle time and the reads (to a tenth): the fill is the experiment.",
         conclude: ftl_writes::conclude_random_fill,
     },
     Study {
