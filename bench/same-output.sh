@@ -3,7 +3,7 @@
 # checkout's binary and with BASE's (a git revision, built in a temporary worktree), masks
 # wall-clock times (the only thing that may differ), and diffs every file they write.
 #   bench/same-output.sh BASE [TARGET=emu:default]
-# Commands: a quick run, a sim sweep, a study, a store row, trace stats, info (text and JSON),
+# Commands: a quick run, a sim sweep, three studies (a sweep, a band, dot charts), the store rows of Table 1 and a bad row, trace stats, info (text and JSON),
 # and a 70/30 io job with a read probe. Exit status 1 and the diff when anything differs.
 set -euo pipefail
 base=${1:?usage: bench/same-output.sh BASE [TARGET]}
@@ -23,9 +23,12 @@ run_all() {
     "$bin" run "$target" --quick --out run > run.txt 2>&1
     "$bin" sim --capacity 1GiB --block 4MiB --gc greedy,2r-fifo --pattern uniform,zipf:0.8 \
         --writes 2x --json sim.json --csv sim.csv --html sim.html > sim.txt 2>&1
-    "$bin" study skew "$target,capacity=1GiB" --quick --out study > study.txt 2>&1
-    "$bin" store "$target,capacity=1GiB" --rows in-place --data model --warmup 0.2 --measure 0.2 \
-        --json store.json > store.txt 2>&1
+    for study in skew gc-unit random-fill; do
+        "$bin" study "$study" "$target,capacity=1GiB" --quick --out "study-$study" > "study-$study.txt" 2>&1
+    done
+    "$bin" store "$target,capacity=1GiB" --rows table1 --data model --warmup 0.2 --measure 0.2 \
+        --json store.json --html store.html > store.txt 2>&1
+    "$bin" store "$target" --rows table1,bogus > store-bad-row.txt 2>&1 || true
     "$bin" trace stats "$trace" > trace.txt 2>&1
     "$bin" info "$target" > info.txt 2>&1
     "$bin" info "$target" --json info.json > info-json.txt 2>&1

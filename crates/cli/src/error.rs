@@ -20,6 +20,15 @@ pub fn usage(msg: impl Into<String>) -> anyhow::Error {
     UsageError(msg.into()).into()
 }
 
+/// A sweep's error: bad input (exit 2) or a failure while running (exit 1).
+pub fn sweep_error(e: ssdiq_sweep::SweepError) -> anyhow::Error {
+    if e.is_input() {
+        usage(e.to_string())
+    } else {
+        e.into()
+    }
+}
+
 /// Converts any parse error into a usage error.
 pub trait OrUsage<T> {
     fn or_usage(self) -> anyhow::Result<T>;

@@ -6,6 +6,7 @@ mod error;
 mod file_target;
 mod limits;
 mod output;
+mod signals;
 
 use std::process::ExitCode;
 
@@ -51,7 +52,7 @@ fn main() -> ExitCode {
         cli.command,
         Command::Run(_) | Command::Io(_) | Command::Store(_) | Command::Sim(_) | Command::Study(_)
     ) {
-        if let Err(e) = ssdiq_engine::signals::exit_on_signals() {
+        if let Err(e) = crate::signals::exit_on_signals() {
             return error::report(&e.into());
         }
     }

@@ -13,7 +13,7 @@
 //! - [`check_writable`] finds every one of these problems, and unwritable directories, as a
 //!   usage error before any work is done; [`check_apart`] refuses to overwrite an input or
 //!   to write two outputs to one file.
-//! - Termination by a signal waits while a file is written ([`ssdiq_engine::signals`]), so
+//! - Termination by a signal waits while a file is written ([`crate::signals`]), so
 //!   a Ctrl-C never leaves a temporary file behind.
 
 use std::fs::{File, OpenOptions};
@@ -317,7 +317,7 @@ fn replace(p: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Writes `bytes` to `path` (see the module invariants).
 pub fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let _defer = ssdiq_engine::signals::defer_exit();
+    let _defer = crate::signals::defer_exit();
     let fail = |e: std::io::Error| anyhow::anyhow!("cannot write {}: {e}", path.display());
     match resolve(path)? {
         Sink::Replace(p) => replace(&p, bytes).map_err(fail),

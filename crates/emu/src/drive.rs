@@ -421,7 +421,7 @@ impl Drive {
             slc: new_slc(&t, n.bits_per_cell, logical),
             map: (t.map_cache_pages > 0)
                 .then(|| MapCache::new(logical, t.map_seg_pages, t.map_cache_pages)),
-            ra: (t.readahead_pages > 0).then(|| Readahead::new(t.readahead_pages)),
+            ra: (t.readahead_pages > 0).then(|| Readahead::new(t.readahead_pages, LBA_BYTES)),
             fold_pages: Vec::new(),
         })
     }

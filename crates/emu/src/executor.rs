@@ -27,7 +27,8 @@ use ssdiq_engine::executor::Executor;
 use ssdiq_engine::feed::{Feed, Io, Shared};
 use ssdiq_engine::job::Job;
 use ssdiq_engine::series::SeriesSink;
-use ssdiq_engine::stats::{Clock, FillInfo, Recorder, RecorderTotals, Stats, StreamId};
+use ssdiq_engine::series::StreamId;
+use ssdiq_engine::stats::{Clock, FillInfo, Recorder, RecorderTotals, Stats};
 use ssdiq_workload::units::format_size;
 use ssdiq_workload::{Op, Pattern, RwMix};
 

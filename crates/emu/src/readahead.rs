@@ -15,8 +15,6 @@
 //! - A write or trim overlapping a chunk drops both (their data may be stale).
 //! - The module decides what to read ahead; the drive times the flash reads.
 
-use crate::drive::LBA_BYTES;
-
 /// A chunk of logical pages held in DRAM, and when its read ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Chunk {
@@ -27,6 +25,8 @@ struct Chunk {
 
 pub struct Readahead {
     pages: u64,
+    /// Bytes per logical page (the map unit).
+    page_bytes: u64,
     /// The byte after the last host read.
     next: u64,
     /// Older, newer.
@@ -43,10 +43,11 @@ pub struct Lookup {
 }
 
 impl Readahead {
-    /// Readahead in chunks of `pages` logical pages.
-    pub fn new(pages: u64) -> Readahead {
+    /// Readahead in chunks of `pages` logical pages of `page_bytes` each.
+    pub fn new(pages: u64, page_bytes: u64) -> Readahead {
         Readahead {
             pages: pages.max(1),
+            page_bytes,
             next: u64::MAX,
             chunks: [None, None],
         }
@@ -54,7 +55,7 @@ impl Readahead {
 
     /// The same readahead with nothing read ahead (a reset drive).
     pub fn emptied(&self) -> Readahead {
-        Readahead::new(self.pages)
+        Readahead::new(self.pages, self.page_bytes)
     }
 
     /// A host read of `len` bytes from byte `offset`: whether it is a hit, and what to read
@@ -63,11 +64,11 @@ impl Readahead {
     pub fn read(&mut self, offset: u64, len: u64) -> Lookup {
         let sequential = offset == self.next;
         self.next = offset + len;
-        let lpn = offset / LBA_BYTES;
-        let n = (offset + len).div_ceil(LBA_BYTES) - lpn;
+        let lpn = offset / self.page_bytes;
+        let n = (offset + len).div_ceil(self.page_bytes) - lpn;
         // The page holding the stream's next byte: the read's own last page if it ends
         // inside it.
-        let after = (offset + len) / LBA_BYTES;
+        let after = (offset + len) / self.page_bytes;
         let holds = |c: &Option<Chunk>| c.filter(|c| c.lo <= lpn && lpn + n <= c.hi);
         let hit = holds(&self.chunks[0]).or(holds(&self.chunks[1]));
         let in_newer = holds(&self.chunks[1]).is_some()
@@ -123,14 +124,16 @@ impl Readahead {
 mod tests {
     use super::*;
 
+    const PAGE: u64 = 4096;
+
     /// A read of `n` whole pages from `lpn`.
     fn pages(r: &mut Readahead, lpn: u64, n: u64) -> Lookup {
-        r.read(lpn * LBA_BYTES, n * LBA_BYTES)
+        r.read(lpn * PAGE, n * PAGE)
     }
 
     #[test]
     fn a_sequential_stream_is_read_ahead_two_chunks_at_a_time() {
-        let mut r = Readahead::new(4);
+        let mut r = Readahead::new(4, PAGE);
         assert_eq!(
             pages(&mut r, 10, 1),
             Lookup {
@@ -191,7 +194,7 @@ mod tests {
 
     #[test]
     fn random_reads_read_nothing_ahead_and_writes_drop_stale_chunks() {
-        let mut r = Readahead::new(4);
+        let mut r = Readahead::new(4, PAGE);
         for lpn in [7, 3, 90, 41] {
             assert_eq!(
                 pages(&mut r, lpn, 1),
@@ -222,7 +225,7 @@ mod tests {
 
     #[test]
     fn sector_reads_run_through_a_page_and_read_ahead_from_its_own() {
-        let mut r = Readahead::new(4);
+        let mut r = Readahead::new(4, PAGE);
         assert_eq!(r.read(0, 512).fetch, None);
         // The second sector continues the first: the rest of page 0 is read ahead with it.
         let l = r.read(512, 512);

@@ -18,7 +18,7 @@ use ssdiq_workload::{Op, Pattern, RequestStream, RwMix, SeededRng, StreamConfig}
 use crate::job::{Arrivals, Job, OnError, Probe};
 use crate::rate::{RateLimiter, Schedule};
 use crate::replay::{Replay, Speed};
-use crate::stats::StreamId;
+use crate::series::StreamId;
 
 /// One I/O to issue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub struct Shared<'a> {
     issued: AtomicU64,
     bound_bytes: u64,
     deadline_ns: u64,
-    /// Set by the caller (signals): stop submitting, drain, report partial.
+    /// Set by the caller (the CLI's signal handlers): stop submitting, drain, report partial.
     pub stop: &'a AtomicBool,
     /// Set on an I/O error under `--on-error stop`.
     pub halt: AtomicBool,

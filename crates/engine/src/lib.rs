@@ -29,7 +29,6 @@ pub mod rate;
 pub mod real;
 pub mod replay;
 pub mod series;
-pub mod signals;
 pub mod stats;
 pub mod target;
 pub mod textfile;

@@ -22,7 +22,8 @@ use crate::feed::{Feed, Shared, WorkerCtx};
 use crate::fill::{fill_holes, fill_seq};
 use crate::job::{EngineKind, Job};
 use crate::series::SeriesSink;
-use crate::stats::{Clock, Recorder, Stats, StreamId};
+use crate::series::StreamId;
+use crate::stats::{Clock, Recorder, Stats};
 use crate::target::Target;
 
 #[derive(Default)]

@@ -12,8 +12,60 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use ssdiq_workload::Op;
+
 use crate::hist::OpStats;
-use crate::stats::StreamId;
+
+const OPS: [Op; 4] = [Op::Read, Op::Write, Op::Trim, Op::WriteZeroes];
+
+fn op_index(op: Op) -> usize {
+    match op {
+        Op::Read => 0,
+        Op::Write => 1,
+        Op::Trim => 2,
+        Op::WriteZeroes => 3,
+    }
+}
+
+/// A measured stream: an op of the main load, or a probe of an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct StreamId(u8);
+
+impl StreamId {
+    pub fn main(op: Op) -> Self {
+        StreamId(op_index(op) as u8)
+    }
+
+    pub fn probe(op: Op) -> Self {
+        StreamId(4 + op_index(op) as u8)
+    }
+
+    pub fn op(self) -> Op {
+        OPS[(self.0 % 4) as usize]
+    }
+
+    /// Its slot among a recorder's streams (main ops first, then probes).
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The stream in slot `i` (see [`StreamId::index`]).
+    pub(crate) fn from_index(i: usize) -> Self {
+        StreamId(i as u8)
+    }
+
+    pub fn is_probe(self) -> bool {
+        self.0 >= 4
+    }
+
+    pub fn label(self) -> String {
+        if self.is_probe() {
+            format!("probe_{}", self.op().name())
+        } else {
+            self.op().name().to_string()
+        }
+    }
+}
 
 pub use ssdiq_schema::JobSecond;
 

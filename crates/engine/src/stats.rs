@@ -19,7 +19,7 @@ use ssdiq_workload::Op;
 use crate::counters::CounterLog;
 use crate::hist::{OpStats, OpSummary};
 use crate::job::JobInfo;
-use crate::series::{JobSecond, SeriesSink};
+use crate::series::{JobSecond, SeriesSink, StreamId};
 
 /// Which clock produced the timestamps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -27,47 +27,6 @@ use crate::series::{JobSecond, SeriesSink};
 pub enum Clock {
     Wall,
     Virtual,
-}
-
-const OPS: [Op; 4] = [Op::Read, Op::Write, Op::Trim, Op::WriteZeroes];
-
-fn op_index(op: Op) -> usize {
-    match op {
-        Op::Read => 0,
-        Op::Write => 1,
-        Op::Trim => 2,
-        Op::WriteZeroes => 3,
-    }
-}
-
-/// A measured stream: an op of the main load, or a probe of an op.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct StreamId(u8);
-
-impl StreamId {
-    pub fn main(op: Op) -> Self {
-        StreamId(op_index(op) as u8)
-    }
-
-    pub fn probe(op: Op) -> Self {
-        StreamId(4 + op_index(op) as u8)
-    }
-
-    pub fn op(self) -> Op {
-        OPS[(self.0 % 4) as usize]
-    }
-
-    pub fn is_probe(self) -> bool {
-        self.0 >= 4
-    }
-
-    pub fn label(self) -> String {
-        if self.is_probe() {
-            format!("probe_{}", self.op().name())
-        } else {
-            self.op().name().to_string()
-        }
-    }
 }
 
 /// The first failed I/O of a job and how many failed.
@@ -233,7 +192,7 @@ impl Recorder {
     }
 
     fn stream(&mut self, s: StreamId) -> &mut StreamRec {
-        self.streams[s.0 as usize].get_or_insert_with(|| {
+        self.streams[s.index()].get_or_insert_with(|| {
             Box::new(StreamRec {
                 total: OpStats::default(),
                 second: OpStats::default(),
@@ -295,7 +254,7 @@ impl Recorder {
             if let Some(r) = slot {
                 if r.second.ios > 0 {
                     self.sink
-                        .push(self.cur_second, StreamId(i as u8), &r.second);
+                        .push(self.cur_second, StreamId::from_index(i), &r.second);
                     r.second.hist.reset();
                     r.second.ios = 0;
                     r.second.bytes = 0;
@@ -318,11 +277,11 @@ impl Recorder {
                 if let Some((index, stats)) = r.interval.take() {
                     intervals.push(ProbeInterval {
                         index,
-                        op: StreamId(i as u8).op(),
+                        op: StreamId::from_index(i).op(),
                         stats,
                     });
                 }
-                streams.insert(StreamId(i as u8), r.total);
+                streams.insert(StreamId::from_index(i), r.total);
             }
         }
         RecorderTotals {

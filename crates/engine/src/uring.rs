@@ -114,7 +114,7 @@ pub fn run_thread(
     let mut slots = vec![
         Slot {
             io: Io {
-                stream: crate::stats::StreamId::main(Op::Read),
+                stream: crate::series::StreamId::main(Op::Read),
                 op: Op::Read,
                 offset: 0,
                 len: 0,

@@ -1,20 +1,20 @@
 //! The SSD-iq report as one self-contained HTML page: how each drive was measured, Tables 2
 //! and 3 side by side with what each metric means, the latency-under-load distribution and
 //! its course over time, drives compared (measured and published), random writes over time,
-//! the per-step numbers. Charts are built by [`crate::charts`] and drawn by [`crate::chart`].
+//! the per-step numbers. Charts are built by [`crate::run_charts`] and drawn by [`crate::chart`].
 
 use std::fmt::Write;
 
 use serde::Serialize;
 
 use crate::chart::{DotChart, LineChart};
-use crate::charts::{self, compare, device, latency, steps as step_charts, Drive};
 use crate::colour::Colour;
 use crate::facts::{run_facts, step_rows, STEP_HEADER};
 use crate::figures::DriveFigures;
 use crate::model::{steps, RunResult};
-use crate::page::{esc, simple_table, Figure, Page};
+use crate::page::{esc, simple_table, Page, Panel};
 use crate::paper::Reference;
+use crate::run_charts::{self, compare, device, latency, steps as step_charts, Drive};
 use crate::table::{tables, Table};
 
 /// A chart of the report with the caption that explains it.
@@ -26,10 +26,10 @@ pub enum Chart {
 }
 
 impl Chart {
-    fn figure(&self) -> Figure {
+    fn figure(&self) -> Panel {
         match self {
-            Chart::Line { chart, caption } => Figure::line(chart, caption),
-            Chart::Dots { chart, caption } => Figure::dots(chart, caption),
+            Chart::Line { chart, caption } => Panel::line(chart, caption),
+            Chart::Dots { chart, caption } => Panel::dots(chart, caption),
         }
     }
 
@@ -74,7 +74,7 @@ pub fn all_figures(drives: &[Drive], reference: Option<&Reference>) -> Vec<Drive
 
 /// Every chart of the report, in page order: what golden tests pin.
 pub fn chart_sections(results: &[&RunResult], reference: Option<&Reference>) -> Vec<Section> {
-    let drives = charts::drives(results);
+    let drives = run_charts::drives(results);
     let figs = all_figures(&drives, reference);
     let names: Vec<String> = figs.iter().map(|f| f.name.clone()).collect();
     let mut out = Vec::new();
@@ -179,7 +179,7 @@ pub fn chart_sections(results: &[&RunResult], reference: Option<&Reference>) -> 
         s.charts.retain(Chart::has_data);
         for c in &mut s.charts {
             if let Chart::Line { chart, .. } = c {
-                charts::mark_drives(chart, &drives);
+                run_charts::mark_drives(chart, &drives);
             }
         }
     }
@@ -332,7 +332,7 @@ pub fn render(results: &[&RunResult]) -> String {
 
 /// A report with a published reference (`--against`) beside the measured drives.
 pub fn render_against(results: &[&RunResult], reference: Option<&Reference>) -> String {
-    let drives = charts::drives(results);
+    let drives = run_charts::drives(results);
     let colours: Vec<String> = drives.iter().map(|d| d.colour.hex()).collect();
     let names: Vec<String> = drives.iter().map(|d| d.name.clone()).collect();
     let title = match (names.len(), reference) {
@@ -562,7 +562,7 @@ mod tests {
     #[test]
     fn tail_points_end_at_the_max_and_stalls_are_gaps() {
         let a = drive("drive A", 1.0);
-        let drives = charts::drives(&[&a]);
+        let drives = run_charts::drives(&[&a]);
         let t = latency::tail(&drives, "read");
         let pts = &t.series[0].points;
         assert_eq!(

@@ -1,10 +1,15 @@
 //! The renderers of ssdiq results (the `ssdiq/1` schema of `ssdiq-schema`).
 //!
-//! Invariants: this crate depends on nothing but the model; renderers are pure functions
-//! from results to text, so every number in a report comes from a result file.
+//! Invariants: this crate depends on the documents of `ssdiq-schema` (and the size formatting
+//! of `ssdiq-workload`) and nothing else; renderers are pure functions from results to text,
+//! so every number in a report comes from a result file.
+//!
+//! - [`chart`]: line and dot charts, axes, palette (drawing); [`run_charts`]: an SSD-iq
+//!   report's charts built from results; [`page`]: a self-contained HTML page and its panels.
+//! - [`html`], [`markdown`], [`terminal`], [`csv`]: the run report's renderers; [`study`]: a
+//!   study's page and CSV.
 
 pub mod chart;
-pub mod charts;
 pub mod colour;
 pub mod csv;
 pub mod document;
@@ -15,6 +20,8 @@ pub mod markdown;
 pub mod model;
 pub mod page;
 pub mod paper;
+pub mod run_charts;
+pub mod study;
 pub mod table;
 pub mod terminal;
 

@@ -97,8 +97,8 @@ impl Page {
     }
 
     /// A grid of figures; figures without data are left out, and an empty grid is nothing.
-    pub fn grid(&mut self, figures: Vec<Figure>) {
-        let figures: Vec<String> = figures.into_iter().filter_map(Figure::html).collect();
+    pub fn grid(&mut self, figures: Vec<Panel>) {
+        let figures: Vec<String> = figures.into_iter().filter_map(Panel::html).collect();
         if figures.is_empty() {
             return;
         }
@@ -123,15 +123,15 @@ impl Page {
 }
 
 /// A chart with its heading and a caption saying how to read it.
-pub struct Figure {
+pub struct Panel {
     pub svg: Option<String>,
     pub title: String,
     pub caption: String,
 }
 
-impl Figure {
+impl Panel {
     pub fn line(c: &LineChart, caption: &str) -> Self {
-        Figure {
+        Panel {
             svg: c.svg(LINE_SIZE),
             title: c.title.clone(),
             caption: caption.into(),
@@ -139,7 +139,7 @@ impl Figure {
     }
 
     pub fn dots(c: &DotChart, caption: &str) -> Self {
-        Figure {
+        Panel {
             svg: c.svg(DOT_WIDTH),
             title: c.title.clone(),
             caption: caption.into(),

@@ -20,4 +20,4 @@ pub use run::{
     TargetInfo, SCHEMA,
 };
 pub use sim::{SimDoc, SimParams, SimRun, SimSeriesPoint, SimShardDoc, SimTrace};
-pub use study::{StudyDoc, StudyPoint};
+pub use study::{StudyChart, StudyDoc, StudyDots, StudyPoint};

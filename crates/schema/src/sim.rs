@@ -101,7 +101,7 @@ pub struct SimRun {
     pub series: Vec<SimSeriesPoint>,
 }
 
-/// `{"schema": "ssdiq/1", "kind": "sim", "runs": [...]}`.
+/// `{"schema": SCHEMA, "kind": "sim", "runs": [...]}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimDoc {
     pub schema: String,
@@ -130,7 +130,7 @@ pub struct IndexedRun {
     pub run: SimRun,
 }
 
-/// `{"schema": "ssdiq/1", "kind": "sim-shard", ...}`: one slice of a sweep, with the whole
+/// `{"schema": SCHEMA, "kind": "sim-shard", ...}`: one slice of a sweep, with the whole
 /// sweep's point list so a merge can check that every shard belongs to the same sweep and
 /// name the points that are missing.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -49,3 +49,55 @@ pub struct StudyDoc {
     /// Wall-clock seconds the whole study took.
     pub wall_s: f64,
 }
+
+/// One line chart of a study's page: `metrics` as (value key, legend) against x; with one
+/// metric, a line per series (of the series `only`, if set), else a line per metric of the
+/// series `only`. Not a document: each study of the catalogue names its charts, and the
+/// report draws them from the study's points.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StudyChart {
+    pub title: &'static str,
+    pub only: Option<&'static str>,
+    pub metrics: &'static [(&'static str, &'static str)],
+    pub x: &'static str,
+    pub x_log: bool,
+    pub y: &'static str,
+    pub y_log: bool,
+    pub caption: &'static str,
+}
+
+impl StudyChart {
+    /// The chart's fields in their order (a catalogue entry per line).
+    #[allow(clippy::too_many_arguments)]
+    pub const fn new(
+        title: &'static str,
+        only: Option<&'static str>,
+        metrics: &'static [(&'static str, &'static str)],
+        x: &'static str,
+        x_log: bool,
+        y: &'static str,
+        y_log: bool,
+        caption: &'static str,
+    ) -> StudyChart {
+        StudyChart {
+            title,
+            only,
+            metrics,
+            x,
+            x_log,
+            y,
+            y_log,
+            caption,
+        }
+    }
+}
+
+/// A dot chart of a study whose points are tests, not a sweep: one row per test (x), one mark
+/// per series, of the points holding value `key`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StudyDots {
+    pub title: &'static str,
+    pub key: &'static str,
+    pub axis: &'static str,
+    pub caption: &'static str,
+}

@@ -21,6 +21,7 @@ pub mod memory;
 pub mod metrics;
 pub mod page;
 pub mod pool;
+pub mod rows;
 pub mod setup;
 pub mod sizes;
 pub mod space;

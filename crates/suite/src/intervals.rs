@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use ssdiq_engine::series::JobSecond;
 use ssdiq_engine::{DeviceSample, Stats};
 
-use crate::step::StepOutcome;
+use crate::step_outcome::StepOutcome;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Interval {

@@ -21,6 +21,7 @@ pub mod runner;
 pub mod spec;
 pub mod steady;
 pub mod step;
+pub mod step_outcome;
 pub mod study;
 pub mod summary;
 pub mod target;

@@ -27,7 +27,8 @@ use crate::devlog::DeviceLog;
 use crate::figures;
 use crate::observe::{Observer, Phase as ObsPhase, StepReport, Unit};
 use crate::plan::{Bound, Pass, Phase, Plan, Role, Scales, Step, LARGE_BS, UNTIL_STEADY_CAP};
-use crate::step::{run_job, run_step, StepContext, StepRun};
+use crate::step::{run_job, run_step, StepContext};
+use crate::step_outcome::StepRun;
 use crate::summary::{implied_waf, step_result, StepMeta};
 use crate::target::{SuiteError, SuiteTarget};
 

@@ -15,7 +15,7 @@
 
 use crate::intervals::{self, Interval};
 use crate::plan::ROUNDS_PER_STEP;
-use crate::step::{StepOutcome, StepRun};
+use crate::step_outcome::{StepOutcome, StepRun};
 
 /// Rounds in a steady window.
 pub const WINDOW_ROUNDS: usize = 5;

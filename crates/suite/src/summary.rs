@@ -25,7 +25,7 @@ use crate::intervals::{self, Interval};
 use crate::plan::{Role, Step};
 use crate::reference;
 use crate::steady;
-use crate::step::{StepOutcome, StepRun};
+use crate::step_outcome::{StepOutcome, StepRun};
 
 /// Where a step ran, for the result.
 #[derive(Clone, Copy, Debug, Default)]

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ssdiq_engine::series::SeriesSink;
-use ssdiq_engine::stats::StreamId;
+use ssdiq_engine::series::StreamId;
 use ssdiq_engine::{
     Clock, DeviceHealth, DeviceSample, EngineError, Executor, Job, Recorder, RunControl, Stats,
     WriteCounters,

@@ -577,7 +577,7 @@ fn target_room(args: &Args, target: &str) -> anyhow::Result<Option<(u64, String)
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     // Handlers first: a Ctrl-C during setup ends the command at once, nothing written.
-    let stop = ssdiq_engine::signals::stop_on_signals()?;
+    let stop = crate::signals::stop_on_signals()?;
     let target = args.target.to_string_lossy().to_string();
     let trace = match &args.trace {
         Some(path) => {
@@ -602,7 +602,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         real_setup(&args, trace.as_ref())?
     };
     // Until here a Ctrl-C ended the process at once: nothing was written.
-    ssdiq_engine::signals::drain_on_signals();
+    crate::signals::drain_on_signals();
     file_target::apply(&args.target, plan)?;
     let bars = Bars {
         fill: OnceLock::new(),
@@ -623,7 +623,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         print!("{}", super::io_trace::render(r));
     }
     {
-        let _both = ssdiq_engine::signals::defer_exit();
+        let _both = crate::signals::defer_exit();
         if let Some(path) = &args.json {
             match &replay {
                 Some(r) => {

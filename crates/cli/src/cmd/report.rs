@@ -4,9 +4,9 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use ssdiq_report::charts;
 use ssdiq_report::model::{RunResult, SCHEMA};
 use ssdiq_report::paper::{self, Reference};
+use ssdiq_report::run_charts;
 use ssdiq_report::table::tables;
 use ssdiq_report::{html, markdown, terminal};
 
@@ -154,7 +154,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .map(|p| load(p))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let refs: Vec<&RunResult> = results.iter().collect();
-    let figures = html::all_figures(&charts::drives(&refs), reference.as_ref());
+    let figures = html::all_figures(&run_charts::drives(&refs), reference.as_ref());
     let (t2, t3) = tables(&figures);
     let ansi = match args.color.as_str() {
         "always" => true,

@@ -179,7 +179,7 @@ fn spec(args: &Args, builtin: Option<Spec>) -> anyhow::Result<Option<Spec>> {
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     // Handlers first: a Ctrl-C during setup ends the command at once, nothing written.
-    let stop = ssdiq_engine::signals::stop_on_signals()?;
+    let stop = crate::signals::stop_on_signals()?;
     if args.repeat == 0 || args.repeat > 100 {
         return Err(usage(format!(
             "invalid --repeat \"{}\": expected 1 to 100",
@@ -237,7 +237,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let mut target = args.drive.open(&args.target, "run")?;
     let spec = spec(&args, target.builtin_spec())?;
     // Until here a Ctrl-C ended the process at once: nothing was written.
-    ssdiq_engine::signals::drain_on_signals();
+    crate::signals::drain_on_signals();
 
     let bars = Bars::new(args.quiet);
     let opts = RunOptions {

@@ -90,7 +90,7 @@ pub fn check_dir_for(dir: &Path, files: &[&str], target: &str) -> anyhow::Result
 
 pub fn write_all(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
     // All files or a Ctrl-C waits: a result set is never half written.
-    let _defer = ssdiq_engine::signals::defer_exit();
+    let _defer = crate::signals::defer_exit();
     std::fs::create_dir_all(dir)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
     write_json(&dir.join("run.json"), r)?;

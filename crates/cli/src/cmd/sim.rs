@@ -12,16 +12,14 @@ use std::sync::{Arc, Mutex};
 use ssdiq_flash::memory::sim_bytes;
 use ssdiq_flash::{GcMode, GcPolicy, Provision, SeriesPoint};
 use ssdiq_sweep::output::{describe_geometry, describe_traces};
-use ssdiq_sweep::{
-    points, Axes, BufSpec, Point, Shard, SweepError, TraceWorkload, Warmup, Workload, Writes,
-};
+use ssdiq_sweep::{points, Axes, BufSpec, Point, Shard, TraceWorkload, Warmup, Workload, Writes};
 use ssdiq_trace::MapKind;
 use ssdiq_workload::units::{format_size, format_size_approx, parse_fraction, parse_size};
 use ssdiq_workload::Pattern;
 
 use super::sim_out::{write_outputs, write_shard, Outputs};
 use super::trace_args::TraceFlags;
-use crate::error::{usage, whole_number_error, OrUsage};
+use crate::error::{sweep_error, usage, whole_number_error, OrUsage};
 use crate::limits::{MemoryBudget, MAX_SIM_PAGE_WRITES};
 use crate::output::check_outputs;
 
@@ -95,7 +93,7 @@ pub struct Args {
     /// LRU write buffer: a fraction of the physical capacity (0.02%) or a size (64MiB).
     #[arg(long, default_value = "0")]
     write_buffer: String,
-    /// Write the runs as JSON ({"schema":"ssdiq/1","kind":"sim",...}).
+    /// Write the runs as JSON (schema ssdiq/1, kind sim).
     #[arg(long)]
     json: Option<PathBuf>,
     /// Write every run's WAF series as CSV.
@@ -208,11 +206,11 @@ fn buffer(s: &str) -> anyhow::Result<BufSpec> {
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(SimCommand::Merge(m)) = args.command {
-        ssdiq_engine::signals::exit_on_signals()?;
+        crate::signals::exit_on_signals()?;
         return super::sim_merge::main(m);
     }
     // Until the runs start a Ctrl-C ends the process at once (nothing written yet).
-    let stop = ssdiq_engine::signals::stop_on_signals()?;
+    let stop = crate::signals::stop_on_signals()?;
     let axes = axes(&args)?;
     let shard = args
         .shard
@@ -287,15 +285,6 @@ impl Args {
             csv: self.csv.clone(),
             html: self.html.clone(),
         }
-    }
-}
-
-/// Bad input (exit 2) or a failure while running (exit 1).
-pub(super) fn sweep_error(e: SweepError) -> anyhow::Error {
-    if e.is_input() {
-        usage(e.to_string())
-    } else {
-        e.into()
     }
 }
 
@@ -424,7 +413,7 @@ fn run(
     let finished: Arc<Mutex<Vec<Option<ssdiq_schema::SimRun>>>> =
         Arc::new(Mutex::new(vec![None; mine.len()]));
     // From here a Ctrl-C writes the finished runs (marked partial) instead of ending at once.
-    ssdiq_engine::signals::drain_on_signals();
+    crate::signals::drain_on_signals();
     let done = Arc::new(AtomicBool::new(false));
     let slot_of: std::collections::HashMap<usize, usize> = mine
         .iter()

@@ -4,7 +4,7 @@
 
 use ssdiq_report::chart::line::Stroke;
 use ssdiq_report::chart::{palette, Axis, LineChart, Series};
-use ssdiq_report::page::{simple_table, Figure, Page};
+use ssdiq_report::page::{simple_table, Page, Panel};
 use ssdiq_schema::{SimParams as Params, SimRun};
 use ssdiq_sweep::output::writes_text;
 use ssdiq_workload::units::format_size;
@@ -221,13 +221,13 @@ pub fn page(specs: &[SimRun]) -> String {
         geometry,
     );
     page.heading("waf", "Write amplification");
-    let mut figures = vec![Figure::line(
+    let mut figures = vec![Panel::line(
         &over_writes(&groups, results),
         "Running WAF (thick: flash writes / host writes over the last tenth of a drive write) and cumulative WAF since the fill (thin). One colour per configuration; where the sweep varies OP or the seed, a colour's lines are its OPs (more OP, lower WAF) or repetitions. Dashed: an analytic figure (separated-model), one level.",
     )];
     if let Some(c) = against_op(specs) {
         let all_traces = specs.iter().all(|r| r.params.trace.is_some());
-        figures.push(Figure::line(
+        figures.push(Panel::line(
             &c,
             if all_traces {
                 "Final WAF of each run against its over-provisioning."

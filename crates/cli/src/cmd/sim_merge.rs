@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use ssdiq_sweep::merge::{merge, read_dir};
 
-use super::sim::sweep_error;
 use super::sim_out::{write_outputs, Outputs};
+use crate::error::sweep_error;
 use crate::output::check_outputs;
 
 #[derive(clap::Args)]
@@ -18,7 +18,7 @@ The JSON, CSV and HTML equal a single-machine sweep's, except each run's \"secon
 pub struct Args {
     /// Directory of the shards' JSON files (other JSON files in it are passed over).
     dir: PathBuf,
-    /// Write the merged runs as JSON ({"schema":"ssdiq/1","kind":"sim",...}).
+    /// Write the merged runs as JSON (schema ssdiq/1, kind sim).
     #[arg(long)]
     json: Option<PathBuf>,
     /// Write every run's WAF series as CSV.

@@ -14,6 +14,7 @@ use ssdiq_store::device::emu::{EmuDevice, EmuMode};
 use ssdiq_store::device::file::FileDevice;
 use ssdiq_store::device::nvme::NvmeDevice;
 use ssdiq_store::experiment::{self, Outcome, Phases};
+use ssdiq_store::rows::{self, Row};
 use ssdiq_store::setup::{configure, BackendChoice, Derived, Options};
 use ssdiq_store::{DataMode, Device, DeviceInfo, OpStream, Store, StoreConfig, Until, Workload};
 use ssdiq_workload::units::{format_size, parse_duration_ns, parse_size};
@@ -153,68 +154,14 @@ pub struct Args {
     quiet: bool,
 }
 
-/// A row of the paper's tables: its name and how it changes the options.
+/// A row of the paper's tables: how it changes the options.
 fn row_options(name: &str, base: &Options) -> anyhow::Result<Options> {
-    let mut o = base.clone();
-    let set = |o: &mut Options, comp: bool, gdt: bool, nowa: bool, align: bool| {
-        o.out_of_place = true;
-        o.compression = comp;
-        o.gdt = gdt;
-        o.nowa = nowa;
-        o.align = align.then_some(o.align.unwrap_or(None));
-        o.backend = BackendChoice::Conventional;
-    };
-    match name {
-        "in-place" => {
-            o.out_of_place = false;
-            o.compression = false;
-            o.gdt = false;
-            o.nowa = false;
-            o.align = None;
-            o.backend = BackendChoice::Conventional;
-        }
-        "oop" => set(&mut o, false, false, false, false),
-        "comp" => set(&mut o, true, false, false, false),
-        "gdt" => set(&mut o, true, true, false, false),
-        "nowa" => set(&mut o, true, true, true, false),
-        "aligned" => set(&mut o, true, true, true, true),
-        "nocomp" => set(&mut o, false, true, true, true),
-        "fdp" => {
-            set(&mut o, true, true, false, true);
-            o.backend = BackendChoice::Fdp;
-        }
-        "zns" => {
-            set(&mut o, true, true, false, false);
-            o.backend = BackendChoice::Zns;
-        }
-        other => {
-            return Err(usage(format!(
-                "invalid --rows entry \"{other}\": expected in-place, oop, comp, gdt, nowa, aligned, nocomp, fdp, zns, table1, table2 or table3"
-            )))
-        }
-    }
-    Ok(o)
-}
-
-fn expand_rows(s: &str) -> Vec<String> {
-    let mut v = Vec::new();
-    for r in s.split(',').map(str::trim).filter(|r| !r.is_empty()) {
-        match r {
-            "table1" => v.extend(
-                [
-                    "in-place", "oop", "comp", "gdt", "nowa", "aligned", "nocomp",
-                ]
-                .map(String::from),
-            ),
-            "table2" => v.extend(["in-place", "aligned", "zns"].map(String::from)),
-            "table3" => v.extend(["in-place", "aligned", "fdp"].map(String::from)),
-            r => v.push(r.to_string()),
-        }
-    }
-    // A row named twice (table2,table3 share in-place and aligned) runs once, where first named.
-    let mut seen = std::collections::HashSet::new();
-    v.retain(|r| seen.insert(r.clone()));
-    v
+    Row::parse(name).map(|r| r.apply(base)).ok_or_else(|| {
+        usage(format!(
+            "invalid --rows entry \"{name}\": expected {}",
+            rows::expected()
+        ))
+    })
 }
 
 fn parse_fraction(flag: &str, s: &str) -> anyhow::Result<f64> {
@@ -668,7 +615,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     check_outputs(&outputs, &target_inputs(&a.target))?;
     let names = match &a.rows {
         Some(r) => {
-            let v = expand_rows(r);
+            let v = rows::expand(r);
             if v.is_empty() {
                 return Err(usage(format!("invalid --rows \"{r}\": no row named")));
             }
@@ -697,8 +644,8 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     }
     // Every row is valid: now the file target may be emptied (created by the first row).
     file_target::apply(Path::new(&a.target), plan)?;
-    let stop = ssdiq_engine::signals::stop_on_signals()?;
-    ssdiq_engine::signals::drain_on_signals();
+    let stop = crate::signals::stop_on_signals()?;
+    crate::signals::drain_on_signals();
     let mut result = StoreResult::new(&a.target, &work);
     let mut interrupted = false;
     for (i, (n, o)) in names.iter().zip(&opts).enumerate() {
@@ -718,12 +665,12 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     result.paper = result
         .rows
         .iter()
-        .filter_map(|r| store_out::paper_row(&r.name).map(|p| (r.name.clone(), p)))
+        .filter_map(|r| Row::parse(&r.name).map(|p| (r.name.clone(), p.paper())))
         .collect();
     print!("{}", store_out::render_text(&result));
     {
         // Both files or a Ctrl-C waits.
-        let _both = ssdiq_engine::signals::defer_exit();
+        let _both = crate::signals::defer_exit();
         if let Some(p) = &a.json {
             crate::output::write_json(p, &result)?;
         }
@@ -784,18 +731,4 @@ fn run_row(
         zone_size,
         outcome: out,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rows_named_twice_run_once() {
-        assert_eq!(
-            expand_rows("table2,table3,in-place"),
-            ["in-place", "aligned", "zns", "fdp"]
-        );
-        assert_eq!(expand_rows("table1,table1").len(), 7);
-    }
 }

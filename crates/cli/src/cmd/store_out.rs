@@ -1,66 +1,19 @@
-//! What `ssdiq store` writes: the result document (`{"schema": "ssdiq/1", "kind": "store"}`),
+//! What `ssdiq store` writes: the result document (`{"schema": SCHEMA, "kind": "store"}`),
 //! a terminal table, and an HTML page in the report's vocabulary, each row beside the paper's.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 use ssdiq_report::chart::{palette, Axis, DotChart, DotRow};
-use ssdiq_report::page::{simple_table, Figure, Page};
+use ssdiq_report::page::{simple_table, Page, Panel};
 use ssdiq_store::experiment::Outcome;
+use ssdiq_store::rows::{PaperRow, Row};
 use ssdiq_store::setup::{Derived, Options};
 use ssdiq_store::{DataMode, DeviceInfo, StoreConfig, Workload};
 
-/// The paper's numbers for a row (Table 1: YCSB-A, 800 GB on a PM9A3; Tables 2 and 3 where
-/// the row is theirs). Reference values, not measurements.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct PaperRow {
-    pub table: &'static str,
-    pub ops_k: f64,
-    pub db_waf: Option<f64>,
-    pub ssd_waf: Option<f64>,
-    pub logical_bytes_per_op: Option<f64>,
-    pub physical_bytes_per_op: Option<f64>,
-    pub hit_ratio: Option<f64>,
-}
-
-pub fn paper_row(name: &str) -> Option<PaperRow> {
-    let t1 = |ops_k, db, ssd, l, p, h| PaperRow {
-        table: "Table 1",
-        ops_k,
-        db_waf: Some(db),
-        ssd_waf: Some(ssd),
-        logical_bytes_per_op: Some(l),
-        physical_bytes_per_op: Some(p),
-        hit_ratio: Some(h),
-    };
-    Some(match name {
-        "in-place" => t1(229.0, 2.00, 2.36, 1858.0, 4378.0, 0.932),
-        "oop" => t1(230.0, 4.06, 1.94, 3745.0, 7274.0, 0.918),
-        "comp" => t1(380.0, 0.62, 1.95, 566.0, 566.0, 0.929),
-        "gdt" => t1(458.0, 0.59, 1.96, 566.0, 1110.0, 0.931),
-        "nowa" => t1(510.0, 0.60, 1.07, 567.0, 606.0, 0.931),
-        "aligned" => t1(535.0, 0.60, 1.00, 567.0, 567.0, 0.931),
-        "nocomp" => t1(328.0, 3.58, 1.00, 3364.0, 3364.0, 0.927),
-        "fdp" => PaperRow {
-            table: "Table 3",
-            ops_k: 553.0,
-            db_waf: Some(0.54),
-            ssd_waf: Some(1.00),
-            logical_bytes_per_op: None,
-            physical_bytes_per_op: None,
-            hit_ratio: None,
-        },
-        "zns" => PaperRow {
-            table: "Table 2",
-            ops_k: 330.3,
-            db_waf: None,
-            ssd_waf: None,
-            logical_bytes_per_op: None,
-            physical_bytes_per_op: None,
-            hit_ratio: None,
-        },
-        _ => return None,
-    })
+/// The paper's figures for a row, if it is one of its tables' rows.
+fn paper_row(name: &str) -> Option<PaperRow> {
+    Row::parse(name).map(Row::paper)
 }
 
 #[derive(Serialize)]
@@ -362,13 +315,13 @@ pub fn render_html(res: &StoreResult) -> String {
             spread: Vec::new(),
         });
     }
-    let figures: Vec<Figure> = [
+    let figures: Vec<Panel> = [
         (waf, "DB WAF: device writes per user page write; SSD WAF: media writes per device write; total: their product."),
         (drill, "User writes shrink with compression; double-write is in place only; DB GC copies live pages out of place; SSD GC is what the drive copies (its media writes beyond the device writes)."),
     ]
     .into_iter()
     .filter(|(c, _)| c.has_data())
-    .map(|(c, cap)| Figure::dots(&c, cap))
+    .map(|(c, cap)| Panel::dots(&c, cap))
     .collect();
     if !figures.is_empty() {
         page.heading("charts", "Charts");

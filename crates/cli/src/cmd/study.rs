@@ -70,7 +70,7 @@ fn list() -> String {
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
-    let stop = ssdiq_engine::signals::stop_on_signals()?;
+    let stop = crate::signals::stop_on_signals()?;
     if args.name == "list" {
         // `list` runs nothing: a target or an option given with it is a mistake to name.
         let given = [
@@ -134,7 +134,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             .and_then(|s| s.rand_write_kiops)
             .map(|k| k * 1e3)
     });
-    ssdiq_engine::signals::drain_on_signals();
+    crate::signals::drain_on_signals();
 
     let bars = Bars::new(args.quiet);
     let opts = StudyOptions {

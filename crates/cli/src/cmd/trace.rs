@@ -67,7 +67,7 @@ struct StatsArgs {
     /// Page size of the footprint and the write skew.
     #[arg(long, default_value = "4KiB")]
     page: String,
-    /// Write the statistics as JSON ({"schema":"ssdiq/1","kind":"trace-stats",...}).
+    /// Write the statistics as JSON (schema ssdiq/1, kind trace-stats).
     #[arg(long)]
     json: Option<PathBuf>,
 }

@@ -45,7 +45,7 @@ fn randread_reports_consistent_stats() {
     ]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("IOPS"));
     let r = json(&j);
-    assert_eq!(r["schema"], "ssdiq/1");
+    assert_eq!(r["schema"], ssdiq_schema::SCHEMA);
     assert_eq!(r["kind"], "io");
     assert_eq!(r["partial"], false);
     assert_eq!(r["clock"], "wall");

@@ -83,7 +83,7 @@ fn reports_coverage_and_writes_csv_and_json() {
     assert_eq!(lba_rows, 101);
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(doc["schema"], "ssdiq/1");
+    assert_eq!(doc["schema"], ssdiq_schema::SCHEMA);
     assert_eq!(doc["kind"], "pattern");
     assert_eq!(doc["report"]["draws"], 10_000);
     // Same seed, same report.

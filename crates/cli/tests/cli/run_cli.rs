@@ -59,7 +59,7 @@ const FIGURES: [&str; 15] = [
 /// The steps in order, the figures, the values, the files beside the JSON.
 fn check_complete(out: &Path) -> Value {
     let r = json(&out.join("run.json"));
-    assert_eq!(r["schema"], "ssdiq/1");
+    assert_eq!(r["schema"], ssdiq_schema::SCHEMA);
     assert_eq!(r["kind"], "run");
     assert_eq!(r["partial"], false);
     assert_eq!(r["run"]["protocol"], "ssd-iq");

@@ -114,7 +114,7 @@ fn sweep_writes_schema_json_and_csv() {
         "--pattern",
         "uniform,zones:80@20,20@80",
     ]);
-    assert_eq!(doc["schema"], "ssdiq/1");
+    assert_eq!(doc["schema"], ssdiq_schema::SCHEMA);
     assert_eq!(doc["kind"], "sim");
     let runs = doc["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 6);

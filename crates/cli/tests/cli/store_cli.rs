@@ -45,7 +45,7 @@ fn table1_orderings_on_a_small_emulated_drive() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("paper"), "{text}");
     let d = json(&j);
-    assert_eq!(d["schema"], "ssdiq/1");
+    assert_eq!(d["schema"], ssdiq_schema::SCHEMA);
     assert_eq!(d["kind"], "store");
     assert_golden_shape(&d, "store.json");
     // In place with a double-write buffer writes every page twice: DB WAF 2 by construction.

@@ -18,7 +18,7 @@ fn study(name: &str, target: &str, out: &Path, extra: &[&str]) -> Value {
     args.extend_from_slice(extra);
     ok(&args);
     let doc = json(&out.join("study.json"));
-    assert_eq!(doc["schema"], "ssdiq/1");
+    assert_eq!(doc["schema"], ssdiq_schema::SCHEMA);
     assert_eq!(doc["kind"], "study");
     assert_eq!(doc["study"], name);
     assert_eq!(doc["partial"], false);

@@ -60,7 +60,7 @@ fn trace_stats_prints_and_writes_json() {
         assert!(text.contains(want), "{want:?} in\n{text}");
     }
     let doc = json(&j);
-    assert_eq!(doc["schema"], "ssdiq/1");
+    assert_eq!(doc["schema"], ssdiq_schema::SCHEMA);
     assert_eq!(doc["kind"], "trace-stats");
     let tr = &doc["trace"];
     assert_eq!(tr["requests"], 5000);

@@ -2,78 +2,12 @@
 //! in the verdict colours. They compare drives whose only common data are table figures
 //! (published drives have no curves), so they serve both comparisons and `--against`.
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Serialize;
 
 use super::axis::{Axis, Layout, Tick};
-use super::frame::{self, Key};
+use super::frame::{self, Key, Shape};
 use super::palette::Rgb;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Shape {
-    Disc,
-    Ring,
-    Square,
-    Triangle,
-}
-
-impl Shape {
-    /// The `i`-th shape of a chart's marks.
-    pub fn nth(i: usize) -> Shape {
-        [Shape::Disc, Shape::Triangle, Shape::Square, Shape::Ring][i % 4]
-    }
-
-    /// Draws the shape of radius `r` pixels centred at plot coordinate `at`.
-    pub(crate) fn draw_in(
-        self,
-        chart: &mut frame::Plot,
-        at: (f64, f64),
-        colour: Rgb,
-        r: i32,
-    ) -> Option<()> {
-        let c = colour.plotters();
-        let one = |e| std::iter::once(EmptyElement::at(at) + e);
-        match self {
-            Shape::Disc => chart.draw_series(one(Circle::new((0, 0), r, c.filled()))),
-            Shape::Ring => chart.draw_series(one(Circle::new((0, 0), r, c.stroke_width(2)))),
-            Shape::Square => chart.draw_series(std::iter::once(
-                EmptyElement::at(at) + Rectangle::new([(1 - r, 1 - r), (r - 1, r - 1)], c.filled()),
-            )),
-            Shape::Triangle => chart.draw_series(std::iter::once(
-                EmptyElement::at(at)
-                    + Polygon::new(vec![(0, -r - 1), (r, r - 1), (-r, r - 1)], c.filled()),
-            )),
-        }
-        .ok()
-        .map(|_| ())
-    }
-
-    /// Draws the shape of radius `r` pixels centred at pixel `(x, y)` of `area` (legends).
-    pub(crate) fn draw_at(
-        self,
-        area: &DrawingArea<SVGBackend, Shift>,
-        (x, y): (i32, i32),
-        colour: Rgb,
-        r: i32,
-    ) -> Option<()> {
-        let c = colour.plotters();
-        match self {
-            Shape::Disc => area.draw(&Circle::new((x, y), r, c.filled())),
-            Shape::Ring => area.draw(&Circle::new((x, y), r, c.stroke_width(2))),
-            Shape::Square => area.draw(&Rectangle::new(
-                [(x + 1 - r, y + 1 - r), (x + r - 1, y + r - 1)],
-                c.filled(),
-            )),
-            Shape::Triangle => area.draw(&Polygon::new(
-                vec![(x, y - r - 1), (x + r, y + r - 1), (x - r, y + r - 1)],
-                c.filled(),
-            )),
-        }
-        .ok()
-    }
-}
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Mark {

@@ -1,11 +1,13 @@
 //! What every chart shares: the SVG surface, the plot frame with its sparse grid and tick
-//! labels, and the legend beside (never on) the data.
+//! labels, the legend beside (never on) the data, and the shapes of marks.
 
 use std::ops::Range;
 
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use serde::Serialize;
 
 use super::axis::Layout;
 use super::palette::{Rgb, FRAME, GRID, INK};
@@ -118,12 +120,12 @@ pub enum Key {
         dashed: bool,
         width: u32,
         /// The series' mark, drawn on the key's line.
-        shape: Option<super::dots::Shape>,
+        shape: Option<Shape>,
     },
     Marker {
         label: String,
         colour: Rgb,
-        shape: super::dots::Shape,
+        shape: Shape,
     },
     Swatch {
         label: String,
@@ -223,4 +225,69 @@ pub fn legend(area: &DrawingArea<SVGBackend, plotters::coord::Shift>, keys: &[Ke
             .ok()?;
     }
     Some(())
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Shape {
+    Disc,
+    Ring,
+    Square,
+    Triangle,
+}
+
+impl Shape {
+    /// The `i`-th shape of a chart's marks.
+    pub fn nth(i: usize) -> Shape {
+        [Shape::Disc, Shape::Triangle, Shape::Square, Shape::Ring][i % 4]
+    }
+
+    /// Draws the shape of radius `r` pixels centred at plot coordinate `at`.
+    pub(crate) fn draw_in(
+        self,
+        chart: &mut Plot,
+        at: (f64, f64),
+        colour: Rgb,
+        r: i32,
+    ) -> Option<()> {
+        let c = colour.plotters();
+        let one = |e| std::iter::once(EmptyElement::at(at) + e);
+        match self {
+            Shape::Disc => chart.draw_series(one(Circle::new((0, 0), r, c.filled()))),
+            Shape::Ring => chart.draw_series(one(Circle::new((0, 0), r, c.stroke_width(2)))),
+            Shape::Square => chart.draw_series(std::iter::once(
+                EmptyElement::at(at) + Rectangle::new([(1 - r, 1 - r), (r - 1, r - 1)], c.filled()),
+            )),
+            Shape::Triangle => chart.draw_series(std::iter::once(
+                EmptyElement::at(at)
+                    + Polygon::new(vec![(0, -r - 1), (r, r - 1), (-r, r - 1)], c.filled()),
+            )),
+        }
+        .ok()
+        .map(|_| ())
+    }
+
+    /// Draws the shape of radius `r` pixels centred at pixel `(x, y)` of `area` (legends).
+    pub(crate) fn draw_at(
+        self,
+        area: &DrawingArea<SVGBackend, Shift>,
+        (x, y): (i32, i32),
+        colour: Rgb,
+        r: i32,
+    ) -> Option<()> {
+        let c = colour.plotters();
+        match self {
+            Shape::Disc => area.draw(&Circle::new((x, y), r, c.filled())),
+            Shape::Ring => area.draw(&Circle::new((x, y), r, c.stroke_width(2))),
+            Shape::Square => area.draw(&Rectangle::new(
+                [(x + 1 - r, y + 1 - r), (x + r - 1, y + r - 1)],
+                c.filled(),
+            )),
+            Shape::Triangle => area.draw(&Polygon::new(
+                vec![(x, y - r - 1), (x + r, y + r - 1), (x - r, y + r - 1)],
+                c.filled(),
+            )),
+        }
+        .ok()
+    }
 }

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use serde::Serialize;
 
 use super::axis::Axis;
-use super::dots::Shape;
+use super::frame::Shape;
 use super::frame::{self, Key};
 use super::palette::Rgb;
 

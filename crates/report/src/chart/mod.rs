@@ -12,7 +12,8 @@ pub mod line;
 pub mod palette;
 
 pub use axis::{Axis, Scale, Unit};
-pub use dots::{DotChart, DotRow, Shape, Zone};
+pub use dots::{DotChart, DotRow, Zone};
+pub use frame::Shape;
 pub use line::{Band, LineChart, Series, Stroke};
 pub use palette::Rgb;
 

@@ -125,15 +125,6 @@ impl<'a> Bench<'a> {
         &mut *self.target
     }
 
-    /// Seconds of one PTS test period.
-    pub fn pts_cell_s(&self) -> f64 {
-        self.pts_cell.unwrap_or(if self.quick {
-            1.0
-        } else {
-            super::pts::SPEC_CELL_S
-        })
-    }
-
     /// Lets `ns` pass without I/O on the target's clock (ends early on a stop request).
     pub fn idle(&mut self, ns: u64) {
         let ctl = ssdiq_engine::RunControl::new(self.stop.clone(), &ssdiq_engine::NoProgress);

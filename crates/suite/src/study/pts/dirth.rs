@@ -31,7 +31,7 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     if !super::hir::precondition_to_steady(b)? {
         return Ok(());
     }
-    let secs = b.pts_cell_s();
+    let secs = super::cell_s(b);
     for &r in mixes {
         for &t in threads {
             for &q in qds {

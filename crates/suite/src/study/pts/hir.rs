@@ -75,7 +75,7 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
             t += wait as f64;
         }
     }
-    let secs = b.pts_cell_s().max(BURST_S);
+    let secs = super::cell_s(b).max(BURST_S);
     b.begin("return to baseline", Unit::Seconds, secs);
     if let Some(r) = run_cell(b, &cell, secs)? {
         t += secs;

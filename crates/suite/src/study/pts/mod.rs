@@ -44,6 +44,13 @@ pub const TRACKING: &str = "tracking";
 /// The spec's test period.
 pub const SPEC_CELL_S: f64 = 60.0;
 
+/// Seconds of one PTS test period of this study run: `--pts-cell`, else the specification's
+/// (a second with `--quick`).
+pub(crate) fn cell_s(b: &Bench<'_>) -> f64 {
+    b.pts_cell
+        .unwrap_or(if b.quick { 1.0 } else { SPEC_CELL_S })
+}
+
 /// One test period's stimulus.
 #[derive(Clone, Debug)]
 pub struct Cell {
@@ -170,7 +177,7 @@ pub fn rounds(
     track_name: &str,
     track: &dyn Fn(&[CellResult]) -> f64,
 ) -> Result<Option<Rounds>, SuiteError> {
-    let secs = b.pts_cell_s();
+    let secs = cell_s(b);
     let mut all: Vec<Vec<CellResult>> = Vec::new();
     let mut ys = Vec::new();
     for round in 1..=steady::MAX_ROUNDS {

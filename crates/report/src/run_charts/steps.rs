@@ -231,8 +231,8 @@ pub fn waf(drives: &[Drive], step_name: &str, title: &str) -> LineChart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::charts;
     use crate::model::{steps, SeriesPoint};
+    use crate::run_charts;
 
     fn run_of(name: &str, pass: u32, stage: Option<&str>, mb_s: f64) -> StepResult {
         StepResult {
@@ -263,7 +263,7 @@ mod tests {
             run_of(steps::RAND_WRITE_ZIPF, 2, None, 300.0),
             run_of(steps::SEQ_READ, 2, Some("after"), 2900.0),
         ];
-        let one = charts::drives(&[&r]);
+        let one = run_charts::drives(&[&r]);
         let c = throughput(&one, steps::SEQ_READ, "t");
         let labels: Vec<&str> = c.series.iter().map(|s| s.label.as_str()).collect();
         assert_eq!(
@@ -279,7 +279,7 @@ mod tests {
         assert_eq!(c.series[1].points[0], [4.0, 2200.0]);
         assert_ne!(c.series[0].colour, c.series[1].colour);
         // Two drives: a colour per drive, named once, every run of each.
-        let two = charts::drives(&[&r, &r]);
+        let two = run_charts::drives(&[&r, &r]);
         let mut c = throughput(&two, steps::SEQ_READ, "t");
         assert_eq!(c.series.len(), 8);
         let named: Vec<&str> = c
@@ -290,7 +290,7 @@ mod tests {
             .collect();
         assert_eq!(named.len(), 2);
         // ... and each drive's mark, so one drive's line cannot hide another's.
-        charts::mark_drives(&mut c, &two);
+        run_charts::mark_drives(&mut c, &two);
         assert_eq!(c.series[0].shape, Some(crate::chart::Shape::nth(0)));
         assert_eq!(c.series[7].shape, Some(crate::chart::Shape::nth(1)));
         assert!(c.svg((640, 360)).is_some());

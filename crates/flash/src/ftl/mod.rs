@@ -48,6 +48,8 @@ use crate::lists::{BlockLists, NIL};
 use crate::policy::GcPolicy;
 use crate::two_r::TwoR;
 
+mod two_r_gc;
+
 /// How many pages ahead GC starts loading the map entry it will check.
 const PREFETCH_AHEAD: u32 = 16;
 
