@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Rings of files that import each other within a crate (issue 32: there should be none).
 
-Reads every crates/*/src/**/*.rs (test modules and comments left out), takes each
-`crate::...` and `super::...` path as an edge to the file that defines it, and prints every
-strongly connected component of more than one file with its edges. Exit status 1 if any.
+Reads every crates/*/src/**/*.rs (unit-test modules and comment lines left out), takes each
+path through `crate::` or `super::` (groups `{a, b::C}` and `super::super::` included) as an
+edge to the file that defines it, and prints every strongly connected component of more than
+one file with its edges. Exit status 1 if any ring.
+
+Not counted: a parent module's own children (`mod x;` and `x::Y` inside the parent), since a
+module and the files it declares are one module split over files.
     bench/file-rings.py
 """
 import os
@@ -31,29 +35,76 @@ def module_path(crate, f):
     return [] if rel in (["lib"], ["main"]) else rel
 
 
+def brace_items(text, i):
+    """The comma-separated items of the `{...}` group opening at text[i], nested groups
+    flattened into their paths (`a::{b, c}` gives `a::b`, `a::c`), and the index after it."""
+    depth, start, items, j = 0, i + 1, [], i
+    while j < len(text):
+        if text[j] == "{":
+            depth += 1
+        elif text[j] == "}":
+            depth -= 1
+            if depth == 0:
+                break
+        j += 1
+    inner = text[i + 1:j]
+    # Split at top-level commas.
+    parts, d, cur = [], 0, ""
+    for ch in inner:
+        if ch == "{":
+            d += 1
+        elif ch == "}":
+            d -= 1
+        if ch == "," and d == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    for part in (x.strip() for x in parts):
+        if not part or part == "self":
+            continue
+        if "{" in part:
+            head = part[:part.index("{")].rstrip(":")
+            for sub in brace_items(part, part.index("{"))[0]:
+                items.append(head + "::" + sub)
+        else:
+            items.append(part.split(" as ")[0])
+    return items, j + 1
+
+
 def edges_of(crate, f):
     text = open(f).read()
-    cut = text.find("#[cfg(test)]")
-    if cut >= 0:
-        text = text[:cut]
+    # Unit-test modules are the file's own; they do not make it depend on anything.
+    cut = re.search(r"#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
+    if cut:
+        text = text[:cut.start()]
     text = "\n".join(l for l in text.split("\n") if not l.strip().startswith("//"))
     me = module_path(crate, f)
+    # The module `super` names from this file (mod.rs files are their directory's module).
     out = set()
-    for m in re.finditer(r"\b(crate|super)((?:::\w+)+)(::\{([^}]*)\})?", text):
-        path = [x for x in m.group(2).split("::") if x]
+    for m in re.finditer(r"\b(crate|super)((?:::super)*)((?:::\w+)*)(::\{)?", text):
+        head, supers = m.group(1), m.group(2).count("super")
+        path = [x for x in m.group(3).split("::") if x]
         paths = [path]
         if m.group(4):
-            paths += [path + [g.strip().split("::")[0]] for g in m.group(4).split(",")
-                      if g.strip() and g.strip() != "self"]
+            items, _ = brace_items(text, m.end() - 1)
+            paths = [path + [x for x in it.split("::") if x and x != "self"] for it in items]
+        if head == "crate":
+            base = []
+        else:
+            base = me[: len(me) - 1 - supers] if len(me) > supers else []
         for p in paths:
-            full = p if m.group(1) == "crate" else me[:-1] + p
-            t = module_file(crate, full)
+            t = module_file(crate, base + p)
             if t and t != f:
                 out.add(t)
     return out
 
 
 def main():
+    if len(sys.argv) > 1:
+        print(__doc__.strip())
+        return 0 if sys.argv[1] in ("-h", "--help") else 2
     edges = {}
     for crate in sorted(os.listdir(ROOT)):
         for dp, _, fs in os.walk(os.path.join(ROOT, crate, "src")):

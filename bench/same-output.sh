@@ -9,6 +9,7 @@ set -euo pipefail
 base=${1:?usage: bench/same-output.sh BASE [TARGET]}
 target=${2:-emu:default}
 . "$(dirname "$0")/lib/base-build.sh"
+echo "building $base and this checkout (a few minutes the first time)..." >&2
 base_build "$base"
 here=$(pwd)
 trace=$tmp/trace.blkparse
@@ -50,6 +51,7 @@ mask() {
         else cat; fi
 }
 status=0
+differ=0
 while IFS= read -r f; do
     rel=${f#"$tmp/out-base/"}
     if [ ! -f "$tmp/out-this/$rel" ]; then
@@ -60,11 +62,17 @@ while IFS= read -r f; do
     kind=other
     case $rel in sim.*) kind=sim ;; esac
     if ! diff -q <(mask $kind < "$f") <(mask $kind < "$tmp/out-this/$rel") > /dev/null; then
-        echo "differs: $rel"
-        diff <(mask $kind < "$f") <(mask $kind < "$tmp/out-this/$rel") | head -8 | cut -c1-300 || true
+        echo "differs: $rel (< $base, > this checkout)"
+        diff <(mask $kind < "$f") <(mask $kind < "$tmp/out-this/$rel") |
+            grep '^[<>]' | head -6 | cut -c1-200 || true
         status=1
+        differ=$((differ + 1))
     fi
 done < <(find "$tmp/out-base" -type f | sort)
 n=$(find "$tmp/out-base" -type f | wc -l)
-[ "$status" = 0 ] && echo "same: all $n files identical but for wall-clock times ($base against this checkout, $target)"
+if [ "$status" = 0 ]; then
+    echo "same: all $n files identical but for wall-clock times ($base against this checkout, $target)"
+else
+    echo "$differ of $n files differ ($base against this checkout, $target)"
+fi
 exit "$status"

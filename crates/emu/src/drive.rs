@@ -787,38 +787,50 @@ impl Drive {
     }
 
     /// A host write of `len` bytes from byte `offset`, as [`Drive::write`]. A unit it covers
-    /// in part is rewritten whole: its old data is read from flash first (a read-modify-write
-    /// on its die, behind the buffer, so it costs die time, not the write's latency), unless
-    /// the unit waits in the buffer, where a write within it merges into the buffered copy.
+    /// in part merges into the unit's buffered copy if the unit waits in the buffer;
+    /// otherwise the unit is rewritten whole, its old data read from flash first (a
+    /// read-modify-write on its die, behind the buffer, so it costs die time, not the
+    /// write's latency).
     pub fn write_bytes(&mut self, now: u64, offset: u64, len: u64, tag: u64) -> Option<u64> {
-        let (lpn, pages) = units_of(offset, len);
-        let whole = offset.is_multiple_of(LBA_BYTES) && len.is_multiple_of(LBA_BYTES);
-        if whole {
+        let (first, count) = units_of(offset, len);
+        let (mut lpn, mut pages) = (first, count);
+        if offset.is_multiple_of(LBA_BYTES) && len.is_multiple_of(LBA_BYTES) {
             return self.write_units(now, lpn, pages, len, tag, 0);
         }
-        if pages == 1 && self.buf.contains(lpn) {
-            return Some(self.merge_into_buffer(now, lpn, len));
+        // The partial first and last units: merged if buffered, else read for the rewrite.
+        let head = !offset.is_multiple_of(LBA_BYTES);
+        let tail = !(offset + len).is_multiple_of(LBA_BYTES);
+        if head && self.buf.contains(lpn) {
+            lpn += 1;
+            pages -= 1;
+        }
+        if tail && pages > 0 && self.buf.contains(lpn + pages - 1) {
+            pages -= 1;
+        }
+        if pages == 0 {
+            return Some(self.merge_into_buffer(now, first, count, len));
         }
         let partial = [
-            (!offset.is_multiple_of(LBA_BYTES)).then_some(lpn),
-            (!(offset + len).is_multiple_of(LBA_BYTES)).then_some(lpn + pages - 1),
+            (head && lpn * LBA_BYTES < offset).then_some(lpn),
+            (tail && (lpn + pages) * LBA_BYTES > offset + len).then_some(lpn + pages - 1),
         ];
         let mut last = u64::MAX;
         for p in partial.into_iter().flatten() {
-            if p != last && !self.buf.contains(p) && self.ftl.lookup(p).is_some() {
+            if p != last && self.ftl.lookup(p).is_some() {
                 self.flash_pages(now, p, 1);
             }
             last = p;
         }
+        // Every byte the host sent counts and crosses the link, merged ones too.
         self.write_units(now, lpn, pages, len, tag, 0)
     }
 
-    /// A write of `len` bytes within buffered unit `lpn`: it updates the buffered copy (no
-    /// new slot, no program of its own). Returns its completion time.
-    fn merge_into_buffer(&mut self, now: u64, lpn: u64, len: u64) -> u64 {
+    /// A write of `len` bytes within the `pages` buffered units from `lpn`: it updates their
+    /// buffered copies (no new slot, no program of its own). Returns its completion time.
+    fn merge_into_buffer(&mut self, now: u64, lpn: u64, pages: u64, len: u64) -> u64 {
         self.c.host_write_bytes += len;
         if let Some(ra) = self.ra.as_mut() {
-            ra.invalidate(lpn, 1);
+            ra.invalidate(lpn, pages);
         }
         let x = (len as f64 / LBA_BYTES as f64 * self.t.link_ns_per_page) as u64;
         let at = self.accept(now);

@@ -4,15 +4,18 @@
 //! its sequential small reads fast, and disabling it made them as slow as random ones).
 //!
 //! Invariants:
-//! - At most two chunks are held, each `pages` long (or one read of the stream, if longer),
-//!   back to back: the older one being read by
-//!   the host, the newer one read ahead. A read that reaches the newer chunk reads the next
-//!   one ahead and lets the older go (double buffering), so the host never waits for a chunk
-//!   it reached after the chunk was read.
-//! - A read continuing the previous one (at its end byte) starts a stream; any other read leaves
-//!   the chunks as they are (a random read between sequential ones does not end the stream's
-//!   chunks, only their use).
-//! - A write or trim overlapping a chunk drops both (their data may be stale).
+//! - Up to [`STREAMS`] streams are followed at once. A read belongs to the stream it
+//!   continues (it starts at the stream's end byte), else to one whose chunks hold it, else
+//!   it takes over the least recently used stream (whose chunks go) as a candidate; a later
+//!   read continuing it makes it sequential. So a random read between sequential ones does
+//!   not end their chunks, and interleaved streams (several queues) keep their own.
+//! - A stream holds at most two chunks, each `pages` long (or one read of the stream, if
+//!   longer), back to back: the older one being read by the host, the newer one read ahead.
+//!   A read that reaches the newer chunk reads the next one ahead and lets the older go
+//!   (double buffering), so the host never waits for a chunk it reached after the chunk was
+//!   read.
+//! - A write or trim overlapping a stream's chunk drops both of its chunks (their data may be
+//!   stale).
 //! - The module decides what to read ahead; the drive times the flash reads.
 
 /// A chunk of logical pages held in DRAM, and when its read ends.
@@ -23,14 +26,35 @@ struct Chunk {
     ready: u64,
 }
 
+/// Sequential streams followed at once (an assumption: enough for the studies' four queues;
+/// a controller that followed one stream would let interleaved streams evict each other's
+/// chunks, reading ahead for none of them).
+pub const STREAMS: usize = 4;
+
+/// One stream: where its next read would start, and its chunks (older, newer).
+#[derive(Clone, Copy, Debug)]
+struct Stream {
+    next: u64,
+    chunks: [Option<Chunk>; 2],
+    /// When a read last used it (the read count), for replacing the least recently used.
+    used: u64,
+}
+
+const IDLE: Stream = Stream {
+    next: u64::MAX,
+    chunks: [None, None],
+    used: 0,
+};
+
 pub struct Readahead {
     pages: u64,
     /// Bytes per logical page (the map unit).
     page_bytes: u64,
-    /// The byte after the last host read.
-    next: u64,
-    /// Older, newer.
-    chunks: [Option<Chunk>; 2],
+    streams: [Stream; STREAMS],
+    /// Reads so far.
+    reads: u64,
+    /// The stream of the last read (what [`Readahead::fetched`] fills).
+    current: usize,
 }
 
 /// What a host read finds.
@@ -48,8 +72,9 @@ impl Readahead {
         Readahead {
             pages: pages.max(1),
             page_bytes,
-            next: u64::MAX,
-            chunks: [None, None],
+            streams: [IDLE; STREAMS],
+            reads: 0,
+            current: 0,
         }
     }
 
@@ -62,31 +87,53 @@ impl Readahead {
     /// ahead. Streams are followed in bytes, so reads of sectors smaller than a page run
     /// sequentially through it.
     pub fn read(&mut self, offset: u64, len: u64) -> Lookup {
-        let sequential = offset == self.next;
-        self.next = offset + len;
         let lpn = offset / self.page_bytes;
         let n = (offset + len).div_ceil(self.page_bytes) - lpn;
         // The page holding the stream's next byte: the read's own last page if it ends
         // inside it.
         let after = (offset + len) / self.page_bytes;
         let holds = |c: &Option<Chunk>| c.filter(|c| c.lo <= lpn && lpn + n <= c.hi);
-        let hit = holds(&self.chunks[0]).or(holds(&self.chunks[1]));
-        let in_newer = holds(&self.chunks[1]).is_some()
-            || (self.chunks[1].is_none() && holds(&self.chunks[0]).is_some());
+        // The read's stream: one it continues, else one whose chunks hold it, else the
+        // least recently used, taken over (its chunks let go) as a candidate stream.
+        let continued = self.streams.iter().position(|s| s.next == offset);
+        let holding = || {
+            self.streams
+                .iter()
+                .position(|s| holds(&s.chunks[0]).or(holds(&s.chunks[1])).is_some())
+        };
+        let (idx, fresh) = match continued.or_else(holding) {
+            Some(i) => (i, false),
+            None => {
+                let lru = (0..STREAMS)
+                    .min_by_key(|&i| self.streams[i].used)
+                    .expect("streams exist");
+                (lru, true)
+            }
+        };
+        self.reads += 1;
+        self.current = idx;
+        let st = &mut self.streams[idx];
+        if fresh {
+            st.chunks = [None, None];
+        }
+        let sequential = offset == st.next;
+        st.next = offset + len;
+        st.used = self.reads;
+        let hit = holds(&st.chunks[0]).or(holds(&st.chunks[1]));
+        let in_newer = holds(&st.chunks[1]).is_some()
+            || (st.chunks[1].is_none() && holds(&st.chunks[0]).is_some());
         // A chunk holds at least one read of the stream.
         let chunk = self.pages.max(n);
         let fetch = match (hit, sequential) {
             // Reached the newest chunk: read the next one ahead.
             (Some(_), _) if in_newer => {
-                let newest = self.chunks[1]
-                    .or(self.chunks[0])
-                    .expect("a hit has a chunk");
+                let newest = st.chunks[1].or(st.chunks[0]).expect("a hit has a chunk");
                 Some((newest.hi, chunk))
             }
             (Some(_), _) => None,
             // A new stream (or one that outran its chunks): read ahead from its end.
             (None, true) => {
-                self.chunks = [None, None];
+                st.chunks = [None, None];
                 Some((after, chunk))
             }
             (None, false) => None,
@@ -104,7 +151,8 @@ impl Readahead {
             hi: fetch.0 + fetch.1,
             ready,
         };
-        self.chunks = match self.chunks {
+        let st = &mut self.streams[self.current];
+        st.chunks = match st.chunks {
             [None, None] => [Some(c), None],
             [Some(a), None] => [Some(a), Some(c)],
             [_, Some(b)] => [Some(b), Some(c)],
@@ -114,8 +162,10 @@ impl Readahead {
     /// Pages from `lpn` (`n` of them) were written or trimmed: drop stale chunks.
     pub fn invalidate(&mut self, lpn: u64, n: u64) {
         let overlaps = |c: &Option<Chunk>| c.is_some_and(|c| lpn < c.hi && c.lo < lpn + n);
-        if overlaps(&self.chunks[0]) || overlaps(&self.chunks[1]) {
-            self.chunks = [None, None];
+        for st in &mut self.streams {
+            if overlaps(&st.chunks[0]) || overlaps(&st.chunks[1]) {
+                st.chunks = [None, None];
+            }
         }
     }
 }
@@ -247,5 +297,28 @@ mod tests {
             );
         }
         assert_eq!(r.read(32 * 512, 512).hit, Some(90));
+    }
+
+    #[test]
+    fn interleaved_streams_keep_their_own_chunks() {
+        let mut r = Readahead::new(4, PAGE);
+        // Four streams, far apart, read in turn: each is followed on its own.
+        let starts = [0u64, 1000, 2000, 3000];
+        for (k, &s) in starts.iter().enumerate() {
+            pages(&mut r, s, 1);
+            let l = pages(&mut r, s + 1, 1);
+            assert_eq!(l.fetch, Some((s + 2, 4)), "stream {k}");
+            r.fetched(l.fetch.unwrap(), 10 + k as u64);
+        }
+        for (k, &s) in starts.iter().enumerate() {
+            assert_eq!(
+                pages(&mut r, s + 2, 1).hit,
+                Some(10 + k as u64),
+                "stream {k}"
+            );
+        }
+        // A fifth stream takes over the least recently used one.
+        pages(&mut r, 5000, 1);
+        assert_eq!(pages(&mut r, 3, 1).hit, None);
     }
 }

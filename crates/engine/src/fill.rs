@@ -11,7 +11,7 @@
 use std::os::unix::fs::FileExt;
 use std::time::Instant;
 
-use crate::buf::AlignedBuf;
+use crate::buf::aligned_zeroed;
 use crate::control::RunControl;
 use crate::data::WriteData;
 use crate::error::EngineError;
@@ -57,7 +57,7 @@ fn write_ranges(
     layout: bool,
 ) -> Result<FillInfo, EngineError> {
     let chunk = CHUNK.max(job.bs).next_multiple_of(job.bs);
-    let mut buf = AlignedBuf::new(chunk as usize);
+    let mut buf = aligned_zeroed(chunk as usize);
     let data = WriteData::new(job.data, job.seed);
     data.init(buf.as_mut_slice(), 0);
     let total: u64 = ranges.iter().map(|(a, b)| b - a).sum();

@@ -7,7 +7,7 @@
 
 use ssdiq_workload::Op;
 
-use crate::buf::AlignedBuf;
+use crate::buf::aligned_zeroed;
 use crate::error::EngineError;
 use crate::feed::{Feed, WorkerCtx};
 use crate::stats::Recorder;
@@ -26,8 +26,8 @@ pub fn run_thread(
         bs,
     } = *ctx;
     let fd = target.fd();
-    let mut rbuf = AlignedBuf::new(bs as usize);
-    let mut wbuf = AlignedBuf::new(bs as usize);
+    let mut rbuf = aligned_zeroed(bs as usize);
+    let mut wbuf = aligned_zeroed(bs as usize);
     data.init(wbuf.as_mut_slice(), 0);
     let timed = feed.is_timed(shared);
     let open_loop = shared.rate_for(feed).is_some_and(|r| r.open_loop());

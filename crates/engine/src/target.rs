@@ -221,10 +221,11 @@ impl Target {
             _ => {}
         }
         oo.custom_flags(flags);
-        // udev probes a device after a writer closes it and holds it for a moment; a busy
-        // device is retried for up to a second before it counts as in use.
+        // udev probes a device after a writer closes it and holds it for a moment (longer on
+        // a loaded machine: a second was seen to fall short); a busy device is retried for up
+        // to five seconds before it counts as in use.
         let mut opened = oo.open(&facts.path);
-        for _ in 0..20 {
+        for _ in 0..100 {
             match &opened {
                 Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
                     std::thread::sleep(std::time::Duration::from_millis(50));
@@ -310,7 +311,7 @@ impl Target {
     /// end). Cold path: allocates.
     pub fn why_short(&self, op: Op, offset: u64, len: u64, done: u64) -> Option<i32> {
         let rest = len.checked_sub(done).filter(|&r| r > 0)?;
-        let mut buf = crate::buf::AlignedBuf::new(rest as usize);
+        let mut buf = crate::buf::aligned_zeroed(rest as usize);
         let at = (offset + done) as libc::off_t;
         // SAFETY: the buffer holds `rest` bytes; plain syscalls on an open descriptor.
         let r = unsafe {

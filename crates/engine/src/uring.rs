@@ -24,7 +24,7 @@ use std::io;
 use io_uring::{opcode, squeue, types, IoUring};
 use ssdiq_workload::Op;
 
-use crate::buf::AlignedBuf;
+use crate::buf::aligned_zeroed;
 use crate::error::EngineError;
 use crate::feed::{Feed, Io, WorkerCtx};
 use crate::stats::Recorder;
@@ -92,7 +92,7 @@ pub fn run_thread(
     let (reads, writes) = feed.issues();
     let read_slots = if reads { qd } else { 0 };
     let slots_total = read_slots + if writes { qd } else { 0 };
-    let mut bufs = AlignedBuf::new(slot_bytes * slots_total.max(1));
+    let mut bufs = aligned_zeroed(slot_bytes * slots_total.max(1));
     let base = bufs.as_mut_ptr();
     if writes {
         for s in 0..qd {

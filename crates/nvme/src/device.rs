@@ -7,6 +7,8 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use aligned_vec::{avec, AVec, ConstAlign};
+
 use crate::cmd::{self, lid, DsmRange, Placement, SanitizeAction, SecureErase, NSID_ALL};
 use crate::fdp::{self, FdpConfig, FdpStats, RuhAttributes, RuhStatus};
 use crate::identify::{self, IdentifyController, IdentifyNamespace};
@@ -132,34 +134,10 @@ fn controller_of(sysfs: &Path, block: &str) -> Option<String> {
 /// Largest single data transfer this layer issues (MDTS permitting).
 const MAX_CHUNK: u64 = 256 * 1024;
 
-/// A page-aligned, zeroed transfer buffer: unaligned user buffers make the kernel bounce
-/// through single pages, which can exceed the queue's segment limit (EINVAL).
-struct AlignedBuf {
-    ptr: std::ptr::NonNull<u8>,
-    layout: std::alloc::Layout,
-}
-
-impl AlignedBuf {
-    fn new(len: usize) -> AlignedBuf {
-        let layout = std::alloc::Layout::from_size_align(len.max(1), 4096).expect("layout");
-        // SAFETY: the layout has a non-zero size.
-        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
-        let ptr =
-            std::ptr::NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-        AlignedBuf { ptr, layout }
-    }
-    fn as_mut(&mut self, len: usize) -> &mut [u8] {
-        assert!(len <= self.layout.size());
-        // SAFETY: the allocation is live, exclusively borrowed and at least `len` bytes.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), len) }
-    }
-}
-
-impl Drop for AlignedBuf {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
-    }
+/// A page-aligned, zeroed transfer buffer of `len` bytes: unaligned user buffers make the
+/// kernel bounce through single pages, which can exceed the queue's segment limit (EINVAL).
+fn transfer_buf(len: usize) -> AVec<u8, ConstAlign<4096>> {
+    avec![[4096]| 0u8; len.max(1)]
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -415,9 +393,9 @@ impl Device {
         let nsid = self.need_nsid()?;
         let (bs, per) = self.chunks(data.len())?;
         let mut lba = slba;
-        let mut tmp = AlignedBuf::new(per.min(data.len()));
+        let mut tmp = transfer_buf(per.min(data.len()));
         for chunk in data.chunks(per) {
-            let t = tmp.as_mut(chunk.len());
+            let t = &mut tmp[..chunk.len()];
             t.copy_from_slice(chunk);
             let nlb = (chunk.len() as u64 / bs) as u32;
             self.submit(
@@ -436,9 +414,9 @@ impl Device {
         let nsid = self.need_nsid()?;
         let (bs, per) = self.chunks(buf.len())?;
         let mut lba = slba;
-        let mut tmp = AlignedBuf::new(per.min(buf.len()));
+        let mut tmp = transfer_buf(per.min(buf.len()));
         for chunk in buf.chunks_mut(per) {
-            let t = tmp.as_mut(chunk.len());
+            let t = &mut tmp[..chunk.len()];
             let nlb = (chunk.len() as u64 / bs) as u32;
             self.submit("read", Queue::Io, cmd::read(nsid, lba, nlb), Some(&mut *t))?;
             chunk.copy_from_slice(t);

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use ssdiq_engine::buf::AlignedBuf;
+use ssdiq_engine::buf::{aligned_zeroed, AlignedBuf};
 use ssdiq_engine::target::{Target, TargetKind};
 use ssdiq_engine::Job;
 use ssdiq_workload::RwMix;
@@ -76,14 +76,14 @@ impl FileDevice {
                 keeps_data: true,
             },
             target,
-            bounce: AlignedBuf::new(1 << 20),
+            bounce: aligned_zeroed(1 << 20),
             nvme,
         })
     }
 
     fn bounce(&mut self, len: usize) -> &mut [u8] {
         if self.bounce.len() < len {
-            self.bounce = AlignedBuf::new(len);
+            self.bounce = aligned_zeroed(len);
         }
         &mut self.bounce.as_mut_slice()[..len]
     }

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use ssdiq_engine::buf::AlignedBuf;
+use ssdiq_engine::buf::{aligned_zeroed, AlignedBuf};
 use ssdiq_nvme::{Device as Nvme, DsmRange, Placement as NvmePlacement};
 
 use super::{check_range, Device, DeviceError, DeviceInfo, Placement, WriteCounters, ZoneGeometry};
@@ -56,7 +56,7 @@ impl NvmeDevice {
             },
             dev,
             block,
-            buf: AlignedBuf::new(CHUNK),
+            buf: aligned_zeroed(CHUNK),
         })
     }
 
@@ -115,7 +115,7 @@ impl NvmeDevice {
             },
             dev,
             block,
-            buf: AlignedBuf::new(CHUNK),
+            buf: aligned_zeroed(CHUNK),
         })
     }
 

@@ -90,6 +90,15 @@ pub fn conclude_parallelism(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Ve
     (result, findings)
 }
 
+/// A request size or offset as the points name it: `512B`, `4KiB`, `1MiB`.
+fn size_label(bytes: u64) -> String {
+    if bytes < 1024 {
+        format!("{bytes}B")
+    } else {
+        format_size(bytes)
+    }
+}
+
 fn section(b: &Bench<'_>) -> u64 {
     SECTION.min(b.capacity() / 2) / (1 << 20) * (1 << 20)
 }
@@ -118,12 +127,7 @@ pub fn run_locality(b: &mut Bench<'_>) -> Result<(), SuiteError> {
                 .range(range)
                 .seconds(secs);
             let x = bs as f64 / 1024.0;
-            let label = if bs < 1024 {
-                format!("{bs}B")
-            } else {
-                format_size(bs)
-            };
-            if !measure_shape(b, &shape, series, x, label)? {
+            if !measure_shape(b, &shape, series, x, size_label(bs))? {
                 return Ok(());
             }
         }
@@ -251,7 +255,7 @@ pub fn run_alignment(b: &mut Bench<'_>) -> Result<(), SuiteError> {
         return Ok(());
     }
     for off in offsets {
-        let label = format!("offset {}", format_size(off));
+        let label = size_label(off);
         match measure_shape(b, &shape.offset(off), "offset", off as f64 / 1024.0, label) {
             Ok(true) => {}
             Ok(false) => return Ok(()),
