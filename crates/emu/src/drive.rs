@@ -619,7 +619,7 @@ impl Drive {
                 ready
             }
         };
-        let x = (len as f64 / LBA_BYTES as f64 * self.t.link_ns_per_page) as u64;
+        let x = self.link_ns(len);
         let s = self.link(at, x, true);
         let done = ready.max(s) + x;
         self.host_busy(done);
@@ -832,9 +832,27 @@ impl Drive {
         if let Some(ra) = self.ra.as_mut() {
             ra.invalidate(lpn, pages);
         }
-        let x = (len as f64 / LBA_BYTES as f64 * self.t.link_ns_per_page) as u64;
+        let ready = self.data_in(now, len);
+        self.acknowledge(ready)
+    }
+
+    /// Link time of `bytes` of host data.
+    #[inline]
+    fn link_ns(&self, bytes: u64) -> u64 {
+        (bytes as f64 / LBA_BYTES as f64 * self.t.link_ns_per_page) as u64
+    }
+
+    /// A write's `bytes` arriving at `now`: through the controller and over the link; when
+    /// they are in.
+    fn data_in(&mut self, now: u64, bytes: u64) -> u64 {
+        let x = self.link_ns(bytes);
         let at = self.accept(now);
-        let ready = self.link(at, x, false) + x;
+        self.link(at, x, false) + x
+    }
+
+    /// A write whose data is in the buffer at `ready` is acknowledged (a command slot, the
+    /// firmware's write time, any stall): when it completes.
+    fn acknowledge(&mut self, ready: u64) -> u64 {
         let (slot, start) = self.service_start(ready);
         let done = start + self.t.write_ns + self.stall();
         self.service_end(slot, done);
@@ -878,9 +896,7 @@ impl Drive {
         if let Some(ra) = self.ra.as_mut() {
             ra.invalidate(lpn, pages);
         }
-        let x = (bytes as f64 / LBA_BYTES as f64 * self.t.link_ns_per_page) as u64;
-        let at = self.accept(now);
-        let ready = self.link(at, x, false) + x;
+        let ready = self.data_in(now, bytes);
         // A DRAM-less drive's write waits for its map pages (a parked write is timed by its
         // admission, which the map work on its dies delays).
         let ready = if self.map.is_some() {
@@ -893,11 +909,7 @@ impl Drive {
             if self.idle > 0 && self.buf.live() >= self.t.unit_pages as u64 {
                 self.kick(now);
             }
-            let (slot, start) = self.service_start(ready);
-            let done = start + self.t.write_ns + self.stall();
-            self.service_end(slot, done);
-            self.host_busy(done);
-            Some(done)
+            Some(self.acknowledge(ready))
         } else {
             self.buf.park(tag, lpn, pages, ready);
             None
