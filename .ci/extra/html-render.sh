@@ -83,7 +83,7 @@ check_html study-empty-full "$out/study-empty-full/study.html" 2 'Throughput per
 check_html study-variance "$out/study-variance/study.html" 3 'WAF of each run'
 check_html study-parallelism "$out/study-parallelism/study.html" 1 'Sequential read IOPS against queue depth'
 check_html study-locality "$out/study-locality/study.html" 1 'Sequential and shuffled reads against read size'
-check_html study-permuted "$out/study-permuted/study.html" 1 'Sequential, permuted and shuffled 4 KiB reads'
+check_html study-permuted "$out/study-permuted/study.html" 1 'Sequential, permuted and shuffled one-block reads'
 check_html study-alignment "$out/study-alignment/study.html" 1 '1 MiB sequential reads against their offset'
 check_html study-random-fill "$out/study-random-fill/study.html" 1 'Fill throughput against the share of the drive written'
 check_html study-pts-iops "$out/study-pts-iops/study.html" 2 'Steady-state tracking: 4 KiB random-write IOPS per round'
