@@ -62,7 +62,7 @@
 
 use serde::Serialize;
 
-use ssdiq_flash::{Ftl, FtlConfig, GcPolicy, Geometry};
+use ssdiq_flash::{Ftl, FtlConfig, Geometry};
 use ssdiq_workload::SeededRng;
 
 use crate::dies::{Die, Kind, Suspend, NEVER};
@@ -299,11 +299,7 @@ impl Drive {
         let units = scaled_units(p)?;
         let geometry = drive_geometry(p)?;
         let logical = geometry.logical_pages;
-        let policy: GcPolicy = p
-            .drive
-            .policy
-            .parse()
-            .map_err(|e: ssdiq_flash::PolicyError| bad(e.to_string()))?;
+        let policy = p.drive.policy;
         let cfg = FtlConfig {
             geometry,
             policy,

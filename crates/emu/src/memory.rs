@@ -5,7 +5,6 @@
 //! least the heap `Drive::new` allocates and at most 10% + 1 MiB above it.
 
 use ssdiq_flash::memory::ftl_bytes;
-use ssdiq_flash::GcPolicy;
 
 use crate::drive::LBA_BYTES;
 use crate::profile::{Profile, ProfileError};
@@ -16,11 +15,7 @@ use crate::profile::{Profile, ProfileError};
 /// [`DriveMemory::peak_with_reset`].
 pub fn drive_bytes(profile: &Profile) -> Result<DriveMemory, ProfileError> {
     let geometry = crate::drive::drive_geometry(profile)?;
-    let policy: GcPolicy = profile
-        .drive
-        .policy
-        .parse()
-        .map_err(|e: ssdiq_flash::PolicyError| ProfileError(e.to_string()))?;
+    let policy = profile.drive.policy;
     let frontiers = profile.drive.streams
         + u32::from(profile.drive.gc_frontier || policy.implies_gc_frontier());
     let ftl = ftl_bytes(&geometry, policy, frontiers);

@@ -139,8 +139,8 @@ pub struct DriveParams {
     pub full_capacity: Option<String>,
     /// OP = (physical - logical) / logical; physical is rounded up to whole superblocks.
     pub op: f64,
-    /// GC policy name (greedy, fifo, 2r-greedy, ...).
-    pub policy: String,
+    /// GC policy (greedy, fifo, 2r-greedy, ...), parsed when the profile is read.
+    pub policy: ssdiq_flash::GcPolicy,
     /// Relocate GC data to its own frontier (always on for 2R policies).
     pub gc_frontier: bool,
     /// With `gc_frontier`: the share of relocated pages the GC frontier takes, the rest going
@@ -371,7 +371,7 @@ impl DriveParams {
     /// The GC policy as a reader sees it: "greedy", "greedy + GC frontier (50%)",
     /// "greedy (batched)".
     pub fn gc_description(&self) -> String {
-        let mut s = self.policy.clone();
+        let mut s = self.policy.to_string();
         match (self.gc_frontier, self.gc_frontier_share) {
             (true, Some(share)) if share < 1.0 => {
                 s.push_str(&format!(" + GC frontier ({:.0}%)", share * 100.0))

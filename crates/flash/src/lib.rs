@@ -23,7 +23,6 @@ pub mod ftl;
 pub mod geometry;
 pub mod lists;
 pub mod memory;
-pub mod policy;
 pub mod runner;
 mod two_r;
 mod victim;
@@ -32,7 +31,7 @@ pub use buffer::{Buffered, WriteBuffer};
 pub use counters::{Counters, GcEffect, WriteEffect};
 pub use ftl::{Ftl, FtlConfig, FtlError, GcMode};
 pub use geometry::{Geometry, GeometryError, Provision};
-pub use policy::{GcPolicy, PolicyError};
 pub use runner::{
     fill_and_warm, simulate, simulate_with, SeriesPoint, SimConfig, SimError, SimReport,
 };
+pub use ssdiq_schema::{GcPolicy, PolicyError};

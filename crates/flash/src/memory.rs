@@ -8,8 +8,8 @@
 //! - Estimates are pure arithmetic on the configuration: nothing here allocates.
 
 use crate::geometry::Geometry;
-use crate::policy::GcPolicy;
 use crate::runner::SimConfig;
+use ssdiq_schema::GcPolicy;
 use ssdiq_workload::Pattern;
 
 /// Bytes of a `BlockLists` of `lists` lists over `blocks` blocks (six u32 vectors).

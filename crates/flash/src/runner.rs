@@ -17,7 +17,7 @@ use crate::buffer::{Buffered, WriteBuffer};
 use crate::classes::{pattern_classes, Classes};
 use crate::ftl::{Ftl, FtlConfig, FtlError, GcMode};
 use crate::geometry::Geometry;
-use crate::policy::GcPolicy;
+use ssdiq_schema::GcPolicy;
 
 #[derive(Clone, Debug)]
 pub struct SimConfig {

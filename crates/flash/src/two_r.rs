@@ -38,7 +38,7 @@
 use std::collections::VecDeque;
 
 use crate::lists::{BlockLists, NIL};
-use crate::policy::GcPolicy;
+use ssdiq_schema::GcPolicy;
 
 pub(crate) const NONE: u8 = 0;
 pub(crate) const NORMAL: u8 = 1;

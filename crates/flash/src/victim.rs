@@ -6,7 +6,7 @@
 
 use crate::ftl::Ftl;
 use crate::lists::NIL;
-use crate::policy::GcPolicy;
+use ssdiq_schema::GcPolicy;
 
 /// fifo-scan: a block is collected only if its valid fraction is below this (Kang et al.'s
 /// selective merge threshold, as SSD-iq's TwoR uses after its first collection).

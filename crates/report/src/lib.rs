@@ -6,6 +6,7 @@
 //!
 //! - [`chart`]: line and dot charts, axes, palette (drawing); [`run_charts`]: an SSD-iq
 //!   report's charts built from results; [`page`]: a self-contained HTML page and its panels.
+//! - [`sim`]: a simulator sweep's page; [`store`]: the page store's page and table.
 //! - [`html`], [`markdown`], [`terminal`], [`csv`]: the run report's renderers; [`study`]: a
 //!   study's page and CSV.
 
@@ -21,6 +22,8 @@ pub mod model;
 pub mod page;
 pub mod paper;
 pub mod run_charts;
+pub mod sim;
+pub mod store;
 pub mod study;
 pub mod table;
 pub mod terminal;

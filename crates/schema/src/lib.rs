@@ -3,15 +3,20 @@
 //! Invariants:
 //! - The serde shape of every type here *is* the documented JSON (README, golden files). Fields
 //!   may be added (optional, or skipped when empty); a rename or a removal needs `ssdiq/2`.
-//! - Plain data: no I/O, no formatting for humans, no dependency beyond serde. The engine
+//! - Plain data: no I/O, no formatting for humans beyond the labels that name a run or a
+//!   trace in every table (`SimParams::gc_label`, `SimTrace::name`), no dependency beyond
+//!   serde. The engine
 //!   produces these types, the suite assembles them, the report renders them.
 
+pub mod gc_policy;
 pub mod job;
 pub mod latency;
 pub mod run;
 pub mod sim;
+pub mod store;
 pub mod study;
 
+pub use gc_policy::{GcPolicy, PolicyError};
 pub use job::JobSecond;
 pub use latency::{CdfPoint, LatencySummary, OpSummary};
 pub use run::{
@@ -20,4 +25,5 @@ pub use run::{
     TargetInfo, SCHEMA,
 };
 pub use sim::{SimDoc, SimParams, SimRun, SimSeriesPoint, SimShardDoc, SimTrace};
+pub use store::{StoreDoc, StoreRow};
 pub use study::{StudyChart, StudyDoc, StudyDots, StudyPoint};

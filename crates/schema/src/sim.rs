@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::GcPolicy;
+
 /// JSON has no NaN; serde_json writes it as `null`. Reading `null` back as NaN keeps a
 /// document that went through a shard file identical to one that did not.
 fn f64_or_nan<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
@@ -27,7 +29,7 @@ pub struct SimParams {
     pub fill: f64,
     pub op: f64,
     pub spare_factor: f64,
-    pub gc: String,
+    pub gc: GcPolicy,
     /// naive (one victim per trigger, one log) or batched (victims until a block is free).
     pub gc_mode: String,
     pub gc_frontier: bool,
@@ -48,6 +50,29 @@ pub struct SimParams {
     pub trace: Option<SimTrace>,
 }
 
+impl SimParams {
+    /// The run's GC as tables, CSVs and pages name it: the policy, "+gcf" for a GC frontier
+    /// the policy does not have by itself ("+gcf0.5" for a share of the relocations), "+batch"
+    /// for batched collection.
+    pub fn gc_label(&self) -> String {
+        let mut s = self.gc.to_string();
+        match self.gc_frontier_share {
+            // The share of relocations the GC frontier took, to three decimals.
+            Some(share) => {
+                let digits = format!("{share:.3}");
+                s.push_str("+gcf");
+                s.push_str(digits.trim_end_matches('0').trim_end_matches('.'));
+            }
+            None if self.gc_frontier && !self.gc.implies_gc_frontier() => s.push_str("+gcf"),
+            None => {}
+        }
+        if self.gc_mode == "batched" {
+            s.push_str("+batch");
+        }
+        s
+    }
+}
+
 /// How a trace was put onto the simulated drive.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimTrace {
@@ -64,6 +89,22 @@ pub struct SimTrace {
     /// Passes over the trace's writes the run made (`writes` x logical pages / page writes
     /// per pass).
     pub passes: f64,
+}
+
+impl SimTrace {
+    /// "trace FILE (FORMAT, device D": how tables and pages name it (the caller closes the
+    /// parenthesis after what it adds).
+    pub fn name(&self) -> String {
+        format!(
+            "trace {} ({}{}",
+            self.file,
+            self.format,
+            self.device
+                .as_deref()
+                .map(|d| format!(", device {d}"))
+                .unwrap_or_default()
+        )
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -99,6 +140,14 @@ pub struct SimRun {
     /// Wall time of the run: the one field that differs between equal runs.
     pub seconds: f64,
     pub series: Vec<SimSeriesPoint>,
+}
+
+impl SimRun {
+    /// A simulated run that never erased a block: GC never ran, so its WAF says nothing
+    /// about the policy.
+    pub fn never_collected(&self) -> bool {
+        self.method == "simulated" && self.erases == 0
+    }
 }
 
 /// `{"schema": SCHEMA, "kind": "sim", "runs": [...]}`.

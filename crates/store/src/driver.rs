@@ -24,14 +24,7 @@ use ssdiq_workload::{Draw, PageStream, Pattern, SeededRng, StreamConfig, ZipfSam
 
 use crate::device::Wait;
 use crate::store::{Store, StoreError};
-
-/// What the operations are.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Workload {
-    Ycsb { theta: f64, read_fraction: f64 },
-    Pages { pattern: String, read_fraction: f64 },
-}
+pub use ssdiq_schema::store::Workload;
 
 /// One operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

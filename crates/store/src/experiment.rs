@@ -7,9 +7,9 @@
 use std::time::Instant;
 
 use crate::driver::{Clock, OpStream, Runner, Until};
-use crate::metrics::{Metrics, Snapshot};
-use crate::sizes::Calibration;
+use crate::metrics::Snapshot;
 use crate::store::{Store, StoreError};
+pub use ssdiq_schema::store::Outcome;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Phases {
@@ -17,31 +17,6 @@ pub struct Phases {
     pub measure: Until,
     pub workers: u32,
     pub op_cpu_ns: u64,
-}
-
-/// What happened in a run.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Outcome {
-    pub metrics: Metrics,
-    pub load_wall_s: f64,
-    pub warmup_ops: u64,
-    /// Wall seconds of the whole run and of the measured window alone.
-    pub wall_s: f64,
-    pub measure_wall_s: f64,
-    /// CPU seconds of the thread that ran the store (one core): the whole run and the
-    /// measured window.
-    pub cpu_s: f64,
-    pub measure_cpu_s: f64,
-    /// Stopped early (signal): the window is shorter than asked.
-    pub partial: bool,
-    pub metadata_bytes: u64,
-    /// (groups with live data, imbalanced groups) at the end (NoWA bookkeeping).
-    pub groups: (u64, u64),
-    /// The space manager's counters over the whole run (load and warm-up included).
-    pub space_totals: Option<crate::space::SpaceCounters>,
-    /// The size model against real LZ4 (model mode with compression; bytes mode if the
-    /// store shadowed its writes with the model).
-    pub size_model: Option<Calibration>,
 }
 
 /// CPU time of the calling thread, in seconds.
@@ -109,7 +84,7 @@ pub fn run(
     let measure_wall_s = tm.elapsed().as_secs_f64();
     let measure_cpu_s = thread_cpu_s() - cm;
     Ok(Outcome {
-        metrics: Metrics::between(&a, &b),
+        metrics: crate::metrics::between(&a, &b),
         load_wall_s,
         warmup_ops,
         wall_s: t0.elapsed().as_secs_f64(),

@@ -9,12 +9,11 @@
 //! - total WAF = DB WAF x SSD WAF; logical and physical bytes per operation = device bytes and
 //!   media bytes the window wrote, per operation.
 
-use serde::Serialize;
-
 use crate::device::{BufferSamples, WriteCounters};
 use crate::driver::Clock;
 use crate::space::SpaceCounters;
 use crate::store::{Store, StoreCounters};
+pub use ssdiq_schema::store::{Drilldown, Metrics};
 
 const PAGE: f64 = 4096.0;
 
@@ -40,49 +39,6 @@ impl Snapshot {
     }
 }
 
-/// Bytes the store wrote, by purpose (the paper's write drilldown, Figure 13b).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct Drilldown {
-    pub user_bytes: u64,
-    pub double_write_bytes: u64,
-    /// DB GC relocation, compensation writes included.
-    pub db_gc_bytes: u64,
-    /// NoWA compensation writes (a part of `db_gc_bytes`).
-    pub compensation_bytes: u64,
-    /// Media bytes beyond host bytes (SSD GC), if the device reports media bytes.
-    pub ssd_gc_bytes: Option<u64>,
-}
-
-/// The measured window.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Metrics {
-    pub ops: u64,
-    /// Virtual seconds on the emulated SSD, wall seconds otherwise.
-    pub seconds: f64,
-    pub ops_per_s: f64,
-    pub db_waf: f64,
-    pub ssd_waf: Option<f64>,
-    pub total_waf: Option<f64>,
-    pub logical_bytes_per_op: f64,
-    pub physical_bytes_per_op: Option<f64>,
-    pub hit_ratio: f64,
-    pub user_pages: u64,
-    /// Mean stored size of a user-written page / 4 KiB (compression).
-    pub compressed_fraction: f64,
-    /// Mean valid fraction of DB GC victims when chosen.
-    pub victim_valid_ratio: Option<f64>,
-    pub gc_rounds: u64,
-    pub compensation_victims: u64,
-    pub host_bytes: Option<u64>,
-    pub media_bytes: Option<u64>,
-    pub read_bytes_per_op: f64,
-    /// Emulated SSD: the mean fraction of its write buffer in use when a write arrived. A
-    /// buffer that stays full keeps every page long enough for rewrites to be absorbed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub drive_buffer_fill: Option<f64>,
-    pub drilldown: Drilldown,
-}
-
 fn ratio(a: f64, b: f64) -> f64 {
     if b > 0.0 {
         a / b
@@ -91,76 +47,75 @@ fn ratio(a: f64, b: f64) -> f64 {
     }
 }
 
-impl Metrics {
-    pub fn between(a: &Snapshot, b: &Snapshot) -> Metrics {
-        let s = |f: fn(&StoreCounters) -> u64| f(&b.store) - f(&a.store);
-        let g = |f: fn(&SpaceCounters) -> u64| f(&b.space) - f(&a.space);
-        let ops = b.clock.ops - a.clock.ops;
-        let seconds = (b.clock.ns - a.clock.ns) as f64 / 1e9;
-        let user_pages = s(|c| c.user_pages);
-        let user_bytes = s(|c| c.user_bytes);
-        let dwb = s(|c| c.dwb_bytes);
-        let gc = g(|c| c.gc_slots) * PAGE as u64;
-        let comp = g(|c| c.compensation_slots) * PAGE as u64;
-        let db_bytes = user_bytes + dwb + gc;
-        let (host, media) = match (a.device, b.device) {
-            (Some(x), Some(y)) => (
-                Some(y.host_bytes - x.host_bytes),
-                match (x.media_bytes, y.media_bytes) {
-                    (Some(p), Some(q)) => Some(q - p),
-                    _ => None,
-                },
-            ),
-            _ => (None, None),
-        };
-        let ssd_waf = match (host, media) {
-            (Some(h), Some(m)) if h > 0 => Some(m as f64 / h as f64),
-            _ => None,
-        };
-        let db_waf = ratio(db_bytes as f64, user_pages as f64 * PAGE);
-        let hits = s(|c| c.hits);
-        let misses = s(|c| c.misses);
-        let vv = g(|c| c.victim_valid_pages);
-        let vp = g(|c| c.victim_pages);
-        Metrics {
-            ops,
-            seconds,
-            ops_per_s: ratio(ops as f64, seconds),
-            db_waf,
-            ssd_waf,
-            total_waf: ssd_waf.map(|w| w * db_waf),
-            logical_bytes_per_op: ratio(db_bytes as f64, ops as f64),
-            physical_bytes_per_op: media.map(|m| ratio(m as f64, ops as f64)),
-            hit_ratio: ratio(hits as f64, (hits + misses) as f64),
-            user_pages,
-            compressed_fraction: ratio(s(|c| c.user_stored_bytes) as f64, user_pages as f64 * PAGE),
-            victim_valid_ratio: (vp > 0).then(|| vv as f64 / vp as f64),
-            gc_rounds: g(|c| c.gc_rounds),
-            compensation_victims: g(|c| c.compensation_victims),
-            host_bytes: host,
-            media_bytes: media,
-            read_bytes_per_op: ratio(
-                (s(|c| c.read_bytes) + g(|c| c.gc_read_bytes)) as f64,
-                ops as f64,
-            ),
-            drive_buffer_fill: match (a.buffer, b.buffer) {
-                (Some(x), Some(y)) if y.writes > x.writes && y.capacity_pages > 0 => Some(
-                    (y.buffered_pages - x.buffered_pages) as f64
-                        / (y.writes - x.writes) as f64
-                        / y.capacity_pages as f64,
-                ),
+/// The measured window: what changed between two snapshots.
+pub fn between(a: &Snapshot, b: &Snapshot) -> Metrics {
+    let s = |f: fn(&StoreCounters) -> u64| f(&b.store) - f(&a.store);
+    let g = |f: fn(&SpaceCounters) -> u64| f(&b.space) - f(&a.space);
+    let ops = b.clock.ops - a.clock.ops;
+    let seconds = (b.clock.ns - a.clock.ns) as f64 / 1e9;
+    let user_pages = s(|c| c.user_pages);
+    let user_bytes = s(|c| c.user_bytes);
+    let dwb = s(|c| c.dwb_bytes);
+    let gc = g(|c| c.gc_slots) * PAGE as u64;
+    let comp = g(|c| c.compensation_slots) * PAGE as u64;
+    let db_bytes = user_bytes + dwb + gc;
+    let (host, media) = match (a.device, b.device) {
+        (Some(x), Some(y)) => (
+            Some(y.host_bytes - x.host_bytes),
+            match (x.media_bytes, y.media_bytes) {
+                (Some(p), Some(q)) => Some(q - p),
                 _ => None,
             },
-            drilldown: Drilldown {
-                user_bytes,
-                double_write_bytes: dwb,
-                db_gc_bytes: gc,
-                compensation_bytes: comp,
-                ssd_gc_bytes: match (host, media) {
-                    (Some(h), Some(m)) => Some(m.saturating_sub(h)),
-                    _ => None,
-                },
+        ),
+        _ => (None, None),
+    };
+    let ssd_waf = match (host, media) {
+        (Some(h), Some(m)) if h > 0 => Some(m as f64 / h as f64),
+        _ => None,
+    };
+    let db_waf = ratio(db_bytes as f64, user_pages as f64 * PAGE);
+    let hits = s(|c| c.hits);
+    let misses = s(|c| c.misses);
+    let vv = g(|c| c.victim_valid_pages);
+    let vp = g(|c| c.victim_pages);
+    Metrics {
+        ops,
+        seconds,
+        ops_per_s: ratio(ops as f64, seconds),
+        db_waf,
+        ssd_waf,
+        total_waf: ssd_waf.map(|w| w * db_waf),
+        logical_bytes_per_op: ratio(db_bytes as f64, ops as f64),
+        physical_bytes_per_op: media.map(|m| ratio(m as f64, ops as f64)),
+        hit_ratio: ratio(hits as f64, (hits + misses) as f64),
+        user_pages,
+        compressed_fraction: ratio(s(|c| c.user_stored_bytes) as f64, user_pages as f64 * PAGE),
+        victim_valid_ratio: (vp > 0).then(|| vv as f64 / vp as f64),
+        gc_rounds: g(|c| c.gc_rounds),
+        compensation_victims: g(|c| c.compensation_victims),
+        host_bytes: host,
+        media_bytes: media,
+        read_bytes_per_op: ratio(
+            (s(|c| c.read_bytes) + g(|c| c.gc_read_bytes)) as f64,
+            ops as f64,
+        ),
+        drive_buffer_fill: match (a.buffer, b.buffer) {
+            (Some(x), Some(y)) if y.writes > x.writes && y.capacity_pages > 0 => Some(
+                (y.buffered_pages - x.buffered_pages) as f64
+                    / (y.writes - x.writes) as f64
+                    / y.capacity_pages as f64,
+            ),
+            _ => None,
+        },
+        drilldown: Drilldown {
+            user_bytes,
+            double_write_bytes: dwb,
+            db_gc_bytes: gc,
+            compensation_bytes: comp,
+            ssd_gc_bytes: match (host, media) {
+                (Some(h), Some(m)) => Some(m.saturating_sub(h)),
+                _ => None,
             },
-        }
+        },
     }
 }

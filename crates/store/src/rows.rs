@@ -3,9 +3,8 @@
 //! parses them here, applies a row to its options and reports the paper's figures beside the
 //! measurement.
 
-use serde::Serialize;
-
 use crate::setup::{BackendChoice, Options};
+pub use ssdiq_schema::store::PaperRow;
 
 /// A row of the paper's tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,19 +27,6 @@ pub enum Row {
     Fdp,
     /// Compressed, GDT, on zones (Table 2).
     Zns,
-}
-
-/// The paper's numbers for a row (Table 1: YCSB-A, 800 GB on a PM9A3; Tables 2 and 3 where
-/// the row is theirs). Reference values, not measurements.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct PaperRow {
-    pub table: &'static str,
-    pub ops_k: f64,
-    pub db_waf: Option<f64>,
-    pub ssd_waf: Option<f64>,
-    pub logical_bytes_per_op: Option<f64>,
-    pub physical_bytes_per_op: Option<f64>,
-    pub hit_ratio: Option<f64>,
 }
 
 /// The tables `--rows` may name, and their rows in the paper's order (Table 1's are the

@@ -13,7 +13,8 @@
 
 use crate::device::DeviceInfo;
 use crate::space::{Backend, SpaceConfig};
-use crate::store::{DataMode, Layout, StoreConfig};
+use crate::store::{Layout, StoreConfig};
+pub use ssdiq_schema::store::{BackendChoice, Derived, Options};
 
 const PAGE: u64 = 4096;
 
@@ -27,76 +28,6 @@ const PAPER_CAPACITY: u64 = 894 << 30;
 pub fn unaligned_zone(capacity: u64) -> u64 {
     let bytes = (capacity as u128 * PAPER_ZONE as u128 / PAPER_CAPACITY as u128) as u64;
     (bytes / PAGE).max(1) * PAGE
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BackendChoice {
-    Conventional,
-    Fdp,
-    Zns,
-}
-
-/// What a user chooses.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Options {
-    pub out_of_place: bool,
-    pub dwb: bool,
-    pub compression: bool,
-    pub gdt: bool,
-    pub nowa: bool,
-    /// Align zones to the device's GC unit: Some(Some(u)) to `u` bytes, Some(None) to the unit
-    /// the device reports.
-    pub align: Option<Option<u64>>,
-    pub zone: Option<u64>,
-    pub open_zones: u32,
-    pub backend: BackendChoice,
-    /// Dataset / device capacity.
-    pub fill: f64,
-    /// Buffer pool / dataset.
-    pub buffer: f64,
-    pub evict_batch: u32,
-    pub records_per_page: u32,
-    pub data_ratio: f64,
-    pub gdt_groups: u32,
-    pub trim_on_reset: bool,
-    pub verify: bool,
-    pub seed: u64,
-    pub data: DataMode,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            out_of_place: true,
-            dwb: true,
-            compression: false,
-            gdt: false,
-            nowa: false,
-            align: None,
-            zone: None,
-            open_zones: 16,
-            backend: BackendChoice::Conventional,
-            fill: 0.9,
-            buffer: 0.1,
-            evict_batch: 64,
-            records_per_page: 14,
-            data_ratio: 2.0,
-            gdt_groups: 2,
-            trim_on_reset: false,
-            verify: true,
-            seed: 1,
-            data: DataMode::Bytes,
-        }
-    }
-}
-
-/// What [`configure`] decided besides the configuration.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Derived {
-    pub zone_bytes: Option<u64>,
-    pub gc_unit: Option<u64>,
-    pub aligned: bool,
 }
 
 pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived), String> {

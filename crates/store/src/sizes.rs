@@ -35,6 +35,7 @@ use ssdiq_workload::SeededRng;
 use crate::compress::Compressor;
 use crate::page::{self, History, PageGen, HEADER, PAGE, RECORD, VALUE};
 use crate::space::pack;
+pub use ssdiq_schema::store::Calibration;
 
 /// Samples per pattern.
 pub const SAMPLES: usize = 16;
@@ -67,27 +68,6 @@ pub struct PageState<'a> {
     pub pid: u64,
     pub version: u64,
     pub history: &'a History,
-}
-
-/// The model against real LZ4.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
-pub struct Calibration {
-    /// What was compared: "drawn pages" (pages the model was not built from, with headers
-    /// drawn as a run makes them) or "run writes" (every user write of a bytes-mode run).
-    pub basis: &'static str,
-    /// Page writes compared.
-    pub pages: u64,
-    /// Patterns (level and key structure) measured, and LZ4 compressions of whole sample
-    /// pages they took.
-    pub patterns: u64,
-    pub compressions: u64,
-    pub real_mean_bytes: f64,
-    pub model_mean_bytes: f64,
-    pub real_sd_bytes: f64,
-    pub model_sd_bytes: f64,
-    /// 4 KiB slots per page written (packed in the run's batches, or in batches of 64).
-    pub real_slots_per_page: f64,
-    pub model_slots_per_page: f64,
 }
 
 #[inline]

@@ -26,51 +26,8 @@ use crate::page::{self, History, PageError, PageGen, PAGE};
 use crate::pool::Pool;
 use crate::sizes::{Calibration, PageState, Shadow, SizeModel};
 use crate::space::map::Loc;
-use crate::space::{gdt, Item, Kind, Space, SpaceConfig, SpaceError};
-
-/// Whether pages have contents.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DataMode {
-    /// Real contents: generated, checksummed, LZ4-compressed, written, read back and checked.
-    #[default]
-    Bytes,
-    /// No contents: stored sizes from the compression model calibrated against real LZ4 on
-    /// the same generated pages; the device (the emulated SSD without its data plane) takes
-    /// requests by length.
-    Model,
-}
-
-/// Where pages live on the device.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Layout {
-    /// Page `pid` at byte pid x 4 KiB; with `dwb`, every batch is first written to a
-    /// double-write area after the data.
-    InPlace { dwb: bool },
-    OutOfPlace {
-        space: SpaceConfig,
-        compression: bool,
-    },
-}
-
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct StoreConfig {
-    /// Pages in the dataset.
-    pub pages: u64,
-    /// Buffer pool frames.
-    pub frames: u32,
-    /// Dirty pages written per eviction batch.
-    pub evict_batch: u32,
-    pub records_per_page: u32,
-    /// How much the page contents compress with LZ4 (page size / mean compressed size).
-    pub data_ratio: f64,
-    pub layout: Layout,
-    /// Keep each page's last version and check it on every read (bytes mode).
-    pub verify: bool,
-    pub seed: u64,
-    pub data: DataMode,
-}
+use crate::space::{gdt, Item, Kind, Space, SpaceError};
+pub use ssdiq_schema::store::{DataMode, Layout, StoreConfig};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

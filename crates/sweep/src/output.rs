@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 use ssdiq_flash::Geometry;
 use ssdiq_schema::sim::{SimShardDoc, KIND_SIM, KIND_SIM_SHARD};
 use ssdiq_schema::{SimDoc, SimRun, SCHEMA};
-use ssdiq_workload::units::format_size;
+use ssdiq_workload::units::{format_size, format_writes};
 
-use crate::point::{gc_label, Point};
+use crate::point::Point;
 use crate::shard::Shard;
 
 /// The `"kind": "sim"` document.
@@ -58,7 +58,7 @@ pub fn csv(runs: &[SimRun]) -> String {
                 s,
                 "{},{},\"{}\",{},{},{},{},{},{},{},{},{},{}",
                 i + 1,
-                gc_label(p),
+                p.gc_label(),
                 p.pattern.replace('"', "\"\""),
                 p.fill,
                 p.op,
@@ -81,17 +81,11 @@ pub fn csv(runs: &[SimRun]) -> String {
 pub fn waf_text(r: &SimRun) -> String {
     if r.method == "analytic" {
         format!("{:.4}a", r.waf)
-    } else if never_collected(r) {
+    } else if r.never_collected() {
         format!("{:.4}n", r.waf)
     } else {
         format!("{:.4}", r.waf)
     }
-}
-
-/// A simulated run in which GC never erased a block: the workload wrote less than the free
-/// space (a short trace, a small --writes), so its WAF is the fill's and the writes', not GC's.
-pub fn never_collected(r: &SimRun) -> bool {
-    r.method == "simulated" && r.erases == 0
 }
 
 pub const TABLE_NOTE: &str = "WAF: over the final half of the workload writes. a = analytic (separated-model: greedy's mean-field model with write frequencies separated; not a bound). greedy* = greedy mean-field model for uniform writes at this geometry.";
@@ -121,13 +115,13 @@ pub fn table(runs: &[SimRun]) -> String {
             s,
             "{:>3} {:<16} {:<22} {:>6.4} {:>6.2}% {:>5} {:>7} {:>5}x {:>8} {:>8.4} {:>8.4} {:>7.1}",
             i + 1,
-            gc_label(p),
+            p.gc_label(),
             p.pattern,
             p.fill,
             p.op * 100.0,
             p.pages_per_block,
             p.write_buffer_pages,
-            writes_text(p.writes),
+            format_writes(p.writes),
             waf_text(r),
             r.cumulative_waf,
             r.greedy_model_waf,
@@ -135,25 +129,13 @@ pub fn table(runs: &[SimRun]) -> String {
         );
     }
     let _ = writeln!(s, "{TABLE_NOTE}");
-    if runs.iter().any(never_collected) {
+    if runs.iter().any(SimRun::never_collected) {
         let _ = writeln!(
             s,
             "n = GC never ran: the workload wrote less than the drive's free space, so this WAF says nothing of GC (write more: --writes, or a longer trace)."
         );
     }
     s
-}
-
-/// Drive writes as given (10, 2.5), a trace's fraction to 3 decimals.
-pub fn writes_text(w: f64) -> String {
-    // Passes derived from drive writes carry float noise (1.9999999): three decimals at most.
-    let r = (w * 1000.0).round() / 1000.0;
-    if r.fract() == 0.0 {
-        format!("{r}")
-    } else {
-        let t = format!("{r:.3}");
-        t.trim_end_matches('0').to_string()
-    }
 }
 
 /// One line describing a geometry.
@@ -173,19 +155,6 @@ pub fn describe_geometry(g: &Geometry) -> String {
     )
 }
 
-/// A trace as runs name it: "trace FILE (FORMAT, device D".
-pub fn trace_name(t: &ssdiq_schema::SimTrace) -> String {
-    format!(
-        "trace {} ({}{}",
-        t.file,
-        t.format,
-        t.device
-            .as_deref()
-            .map(|d| format!(", device {d}"))
-            .unwrap_or_default()
-    )
-}
-
 /// One line per trace of the sweep: how it lands on the drive.
 pub fn describe_traces(points: &[Point]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -193,14 +162,14 @@ pub fn describe_traces(points: &[Point]) -> Vec<String> {
         let Some(t) = &p.params.trace else { continue };
         let line = format!(
             "{}): {} page writes per pass{}; map {} onto {} logical pages; {} pass{}",
-            trace_name(t),
+            t.name(),
             t.pass_page_writes,
             t.written_pages
                 .map(|w| format!(" to {w} distinct pages"))
                 .unwrap_or_default(),
             t.map,
             p.params.logical_pages,
-            writes_text(t.passes),
+            format_writes(t.passes),
             if t.passes == 1.0 { "" } else { "es" }
         );
         if !out.contains(&line) {

@@ -50,32 +50,8 @@ pub struct Point {
 impl Point {
     /// "gc pattern": how progress lines name the run.
     pub fn label(&self) -> String {
-        format!("{} {}", gc_label(&self.params), self.params.pattern)
+        format!("{} {}", self.params.gc_label(), self.params.pattern)
     }
-}
-
-/// "greedy+gcf" for a policy given a GC frontier it does not have by itself, "+batch" for
-/// batched collection.
-pub fn gc_label(p: &SimParams) -> String {
-    let own =
-        p.gc.parse::<GcPolicy>()
-            .map(|g| g.implies_gc_frontier())
-            .unwrap_or(false);
-    let mut s = p.gc.clone();
-    match p.gc_frontier_share {
-        // "+gcf0.5": the share of relocations the GC frontier took, to three decimals.
-        Some(share) => {
-            let digits = format!("{share:.3}");
-            s.push_str("+gcf");
-            s.push_str(digits.trim_end_matches('0').trim_end_matches('.'));
-        }
-        None if p.gc_frontier && !own => s.push_str("+gcf"),
-        None => {}
-    }
-    if p.gc_mode == "batched" {
-        s.push_str("+batch");
-    }
-    s
 }
 
 /// Every point of the sweep, in order. Traces are read once each (per page size) here.
@@ -310,7 +286,7 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
         fill: g.fill(),
         op: g.op(),
         spare_factor: g.spare_factor(),
-        gc: s.policy.to_string(),
+        gc: s.policy,
         gc_mode: match s.mode {
             GcMode::Naive => "naive",
             GcMode::Batched => "batched",

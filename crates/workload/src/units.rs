@@ -100,6 +100,18 @@ pub fn parse_size(input: &str) -> Result<u64, UnitError> {
     Ok(bytes as u64)
 }
 
+/// A count of drive writes or passes: whole numbers as they are, others to three decimals at
+/// most (`2`, `0.5`, `1.333`); passes derived from drive writes carry float noise (1.9999999).
+pub fn format_writes(w: f64) -> String {
+    let r = (w * 1000.0).round() / 1000.0;
+    if r.fract() == 0.0 {
+        format!("{r}")
+    } else {
+        let t = format!("{r:.3}");
+        t.trim_end_matches('0').to_string()
+    }
+}
+
 /// Human size with binary units, exact when possible: `4KiB`, `1GiB`, `1536KiB`, `1000`.
 pub fn format_size(bytes: u64) -> String {
     const UNITS: [(&str, u32); 5] = [

@@ -20,11 +20,12 @@ use ssdiq_store::{DataMode, Device, DeviceInfo, OpStream, Store, StoreConfig, Un
 use ssdiq_workload::units::{format_size, parse_duration_ns, parse_size};
 
 use super::run_target::DriveArgs;
-use super::store_out::{self, RowResult, StoreResult};
 use crate::error::{usage, OrUsage};
 use crate::file_target::{self, FilePlan, Use};
 use crate::limits::check_memory;
 use crate::output::{check_outputs, target_inputs};
+use ssdiq_report::store as store_page;
+use ssdiq_schema::{StoreDoc, StoreRow};
 
 /// The emulated drive `ssdiq store` uses by default: the paper's drive (PM9A3) scaled to 2 GiB,
 /// so the data plane fits in memory. Its buffer absorbs rewrites anywhere in it, as a full-size
@@ -646,14 +647,14 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     file_target::apply(Path::new(&a.target), plan)?;
     let stop = crate::signals::stop_on_signals()?;
     crate::signals::drain_on_signals();
-    let mut result = StoreResult::new(&a.target, &work);
+    let mut result = StoreDoc::new(&a.target, &work);
     let mut interrupted = false;
     for (i, (n, o)) in names.iter().zip(&opts).enumerate() {
         let p = prepare(&a, n, o, if i == 0 { None } else { dataset }, plan, false)?;
         let row = run_row(&a, p, &work, op_cpu_ns, &stop)?;
         let partial = row.outcome.partial;
         if !a.quiet {
-            eprintln!("{}", store_out::row_line(&row));
+            eprintln!("{}", store_page::row_line(&row));
         }
         result.rows.push(row);
         if partial {
@@ -667,7 +668,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         .iter()
         .filter_map(|r| Row::parse(&r.name).map(|p| (r.name.clone(), p.paper())))
         .collect();
-    print!("{}", store_out::render_text(&result));
+    print!("{}", store_page::render_text(&result));
     {
         // Both files or a Ctrl-C waits.
         let _both = crate::signals::defer_exit();
@@ -675,7 +676,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             crate::output::write_json(p, &result)?;
         }
         if let Some(p) = &a.html {
-            crate::output::write_output(p, store_out::render_html(&result).as_bytes())?;
+            crate::output::write_output(p, store_page::render_html(&result).as_bytes())?;
         }
     }
     if interrupted {
@@ -691,7 +692,7 @@ fn run_row(
     work: &Workload,
     op_cpu_ns: u64,
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
-) -> anyhow::Result<RowResult> {
+) -> anyhow::Result<StoreRow> {
     let device = p.device.expect("rows run on an opened device");
     let info = device.info().clone();
     let cap = info.capacity;
@@ -722,7 +723,7 @@ fn run_row(
         .zone_bytes
         .map(format_size)
         .unwrap_or_else(|| "-".into());
-    Ok(RowResult {
+    Ok(StoreRow {
         name: p.name,
         options: p.options,
         config: p.config,

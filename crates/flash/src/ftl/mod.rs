@@ -45,8 +45,8 @@ use ssdiq_workload::SeededRng;
 use crate::counters::{Counters, GcEffect, WriteEffect};
 use crate::geometry::{Geometry, GeometryError};
 use crate::lists::{BlockLists, NIL};
-use crate::policy::GcPolicy;
 use crate::two_r::TwoR;
+use ssdiq_schema::GcPolicy;
 
 mod two_r_gc;
 

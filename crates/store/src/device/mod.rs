@@ -19,6 +19,7 @@ pub mod mem;
 pub mod nvme;
 
 pub use ssdiq_engine::WriteCounters;
+pub use ssdiq_schema::store::{DeviceInfo, ZoneGeometry};
 
 /// Cumulative samples of a write buffer's occupancy, one per write request: the mean over a
 /// window tells whether rewrites could find their previous copy still buffered.
@@ -36,37 +37,6 @@ pub enum Placement {
     None,
     /// FDP placement identifier (reclaim unit handle) / emulated placement stream.
     Stream(u16),
-}
-
-/// Zones of a zoned device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct ZoneGeometry {
-    /// Distance between zone starts.
-    pub zone_bytes: u64,
-    /// Writable bytes of each zone (<= zone_bytes).
-    pub zone_capacity: u64,
-    pub zones: u32,
-    /// Zones that may be open at once (0: no limit).
-    pub max_open: u32,
-}
-
-/// What the store needs to know about a device.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct DeviceInfo {
-    /// One line for reports, e.g. "emulated data-center TLC, 2GiB, 12% OP, greedy GC".
-    pub description: String,
-    /// Usable bytes from offset 0.
-    pub capacity: u64,
-    pub zoned: Option<ZoneGeometry>,
-    /// Placement handles (1: writes carry no placement).
-    pub streams: u16,
-    /// The device's GC unit (superblock / reclaim unit) if it is known: the emulated drive's
-    /// superblock, an FDP reclaim unit.
-    pub gc_unit: Option<u64>,
-    /// True if the device's clock is virtual (the emulated SSD).
-    pub virtual_time: bool,
-    /// False for a model device: requests carry lengths, not bytes.
-    pub keeps_data: bool,
 }
 
 #[derive(Debug, thiserror::Error)]

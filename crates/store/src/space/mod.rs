@@ -34,35 +34,9 @@ use ssdiq_workload::SeededRng;
 use crate::device::{Device, DeviceError, Placement};
 use map::{Loc, Maps, PER_SLOT};
 use nowa::Groups;
+pub use ssdiq_schema::store::{Backend, SpaceConfig, SpaceCounters};
 
 const SLOT: usize = 4096;
-
-/// How writes reach the device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Backend {
-    Conventional,
-    Fdp { handles: u16 },
-    Zns,
-}
-
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct SpaceConfig {
-    /// Distance between zone starts.
-    pub zone_bytes: u64,
-    /// Writable bytes per zone (a multiple of 4 KiB, <= zone_bytes).
-    pub zone_capacity: u64,
-    pub zones: u32,
-    /// Zones appended at once (the active group size).
-    pub max_open: u32,
-    /// GDT with this many EDT groups per batch; None: random placement.
-    pub gdt: Option<u32>,
-    pub nowa: bool,
-    pub backend: Backend,
-    /// Deallocate a victim's LBAs before it is rewritten (conventional drives only).
-    pub trim_on_reset: bool,
-    pub seed: u64,
-}
 
 /// What a write is for (for the drilldown).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,28 +52,6 @@ pub struct Item {
     pub off: usize,
     pub len: u32,
     pub edt: u64,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
-pub struct SpaceCounters {
-    pub load_slots: u64,
-    pub user_slots: u64,
-    /// Slots written by DB GC (compensation included).
-    pub gc_slots: u64,
-    pub compensation_slots: u64,
-    pub gc_pages_moved: u64,
-    /// Valid pages of victims left to their (dirty, resident) buffer frame.
-    pub gc_pages_in_memory: u64,
-    pub gc_read_bytes: u64,
-    pub gc_rounds: u64,
-    pub victims: u64,
-    pub compensation_victims: u64,
-    /// Sum over victims of valid / written pages at selection (the valid ratio numerator and
-    /// denominator).
-    pub victim_valid_pages: u64,
-    pub victim_pages: u64,
-    pub zone_resets: u64,
-    pub groups_recorded: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

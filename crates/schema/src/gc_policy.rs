@@ -1,4 +1,6 @@
-//! GC policy names and their parsing. The behaviour lives in `victim.rs`.
+//! GC policy names and their parsing: one type from the command line and the profiles to the
+//! FTL and into every document that names a policy (serialized as its name). The behaviour
+//! lives in the flash crate's `victim.rs`.
 //!
 //! Every policy chooses among *full* (closed) blocks only; open and free blocks are never
 //! victims (flash-models.md §2.4 step 4).
@@ -6,10 +8,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(into = "String")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub enum GcPolicy {
     /// Fewest valid pages, O(1) via valid-count buckets.
     Greedy,
@@ -52,12 +54,19 @@ impl GcPolicy {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("invalid GC policy \"{input}\": {reason}")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyError {
     pub input: String,
     pub reason: String,
 }
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid GC policy \"{}\": {}", self.input, self.reason)
+    }
+}
+
+impl std::error::Error for PolicyError {}
 
 impl FromStr for GcPolicy {
     type Err = PolicyError;
@@ -120,6 +129,13 @@ impl fmt::Display for GcPolicy {
 impl From<GcPolicy> for String {
     fn from(p: GcPolicy) -> String {
         p.to_string()
+    }
+}
+
+impl TryFrom<String> for GcPolicy {
+    type Error = PolicyError;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
     }
 }
 

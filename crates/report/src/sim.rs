@@ -2,19 +2,19 @@
 //! amplification over drive writes (one colour per run), the final WAF against
 //! over-provisioning when the sweep varies it (with the greedy model beside it), the runs table.
 
-use ssdiq_report::chart::line::Stroke;
-use ssdiq_report::chart::{palette, Axis, LineChart, Series};
-use ssdiq_report::page::{simple_table, Page, Panel};
 use ssdiq_schema::{SimParams as Params, SimRun};
-use ssdiq_sweep::output::writes_text;
-use ssdiq_workload::units::format_size;
+use ssdiq_workload::units::{format_size, format_writes};
+
+use crate::chart::line::Stroke;
+use crate::chart::{palette, Axis, LineChart, Series};
+use crate::page::{simple_table, Page, Panel};
 
 /// What tells the runs of this sweep apart, as a label per run; `group` leaves out OP and
 /// seed (a colour per group: its lines are the OPs or repetitions of one configuration).
 fn labels(specs: &[SimRun], group: bool) -> Vec<String> {
     type Field = (&'static str, fn(&Params) -> String);
     let fields: [Field; 8] = [
-        ("", ssdiq_sweep::point::gc_label),
+        ("", Params::gc_label),
         ("", |p| p.pattern.clone()),
         ("OP ", |p| format!("{:.1}%", p.op * 100.0)),
         ("block ", |p| format!("{} pages", p.pages_per_block)),
@@ -24,10 +24,10 @@ fn labels(specs: &[SimRun], group: bool) -> Vec<String> {
         ("", |p| match &p.trace {
             Some(t) => format!(
                 "{} pass{}",
-                writes_text(t.passes),
+                format_writes(t.passes),
                 if t.passes == 1.0 { "" } else { "es" }
             ),
-            None => format!("{}x", writes_text(p.writes)),
+            None => format!("{}x", format_writes(p.writes)),
         }),
         ("reserve ", |p| p.reserve_blocks.to_string()),
     ];
@@ -44,11 +44,7 @@ fn labels(specs: &[SimRun], group: bool) -> Vec<String> {
                 .map(|(prefix, f)| format!("{prefix}{}", f(&s.params)))
                 .collect();
             if parts.is_empty() {
-                format!(
-                    "{} {}",
-                    ssdiq_sweep::point::gc_label(&s.params),
-                    s.params.pattern
-                )
+                format!("{} {}", s.params.gc_label(), s.params.pattern)
             } else {
                 parts.join(", ")
             }
@@ -200,7 +196,7 @@ pub fn page(specs: &[SimRun]) -> String {
     let results = specs;
     let mut traces: Vec<String> = Vec::new();
     for t in specs.iter().filter_map(|r| r.params.trace.as_ref()) {
-        let line = format!("{}, map {})", ssdiq_sweep::output::trace_name(t), t.map);
+        let line = format!("{}, map {})", t.name(), t.map);
         if !traces.contains(&line) {
             traces.push(line);
         }
@@ -247,19 +243,19 @@ pub fn page(specs: &[SimRun]) -> String {
             vec![
                 (i + 1).to_string(),
                 label.clone(),
-                ssdiq_sweep::point::gc_label(p),
+                p.gc_label(),
                 p.pattern.clone(),
                 format!("{:.4}", p.fill),
                 format!("{:.2}", p.op * 100.0),
                 p.pages_per_block.to_string(),
                 p.write_buffer_pages.to_string(),
-                writes_text(p.writes),
+                format_writes(p.writes),
                 format!(
                     "{:.4}{}",
                     r.waf,
                     if r.method == "analytic" {
                         " (analytic)"
-                    } else if ssdiq_sweep::output::never_collected(r) {
+                    } else if r.never_collected() {
                         " (GC never ran)"
                     } else {
                         ""

@@ -1,56 +1,16 @@
-//! What `ssdiq store` writes: the result document (`{"schema": SCHEMA, "kind": "store"}`),
-//! a terminal table, and an HTML page in the report's vocabulary, each row beside the paper's.
+//! The page and the terminal table of `ssdiq store`'s document (`schema::store`): each row
+//! beside the paper's figures the document carries for it.
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
-use ssdiq_report::chart::{palette, Axis, DotChart, DotRow};
-use ssdiq_report::page::{simple_table, Page, Panel};
-use ssdiq_store::experiment::Outcome;
-use ssdiq_store::rows::{PaperRow, Row};
-use ssdiq_store::setup::{Derived, Options};
-use ssdiq_store::{DataMode, DeviceInfo, StoreConfig, Workload};
+use ssdiq_schema::store::{DataMode, Metrics, PaperRow, StoreDoc, StoreRow};
 
-/// The paper's figures for a row, if it is one of its tables' rows.
-fn paper_row(name: &str) -> Option<PaperRow> {
-    Row::parse(name).map(Row::paper)
-}
+use crate::chart::{palette, Axis, DotChart, DotRow};
+use crate::page::{simple_table, Page, Panel};
 
-#[derive(Serialize)]
-pub struct RowResult {
-    pub name: String,
-    pub options: Options,
-    pub config: StoreConfig,
-    pub derived: Derived,
-    pub device: DeviceInfo,
-    pub zone_size: String,
-    pub outcome: Outcome,
-}
-
-#[derive(Serialize)]
-pub struct StoreResult {
-    pub schema: &'static str,
-    pub kind: &'static str,
-    pub target: String,
-    pub workload: Workload,
-    pub partial: bool,
-    pub rows: Vec<RowResult>,
-    /// The paper's numbers for the rows that have them (reference values).
-    pub paper: Vec<(String, PaperRow)>,
-}
-
-impl StoreResult {
-    pub fn new(target: &str, w: &Workload) -> Self {
-        StoreResult {
-            schema: ssdiq_schema::SCHEMA,
-            kind: "store",
-            target: target.to_string(),
-            workload: w.clone(),
-            partial: false,
-            rows: Vec::new(),
-            paper: Vec::new(),
-        }
-    }
+/// The paper's figures for a row, if the document has them (rows of the paper's tables).
+fn paper_row<'a>(doc: &'a StoreDoc, name: &str) -> Option<&'a PaperRow> {
+    doc.paper.iter().find(|(n, _)| n == name).map(|(_, p)| p)
 }
 
 fn opt(v: Option<f64>, digits: usize) -> String {
@@ -58,10 +18,9 @@ fn opt(v: Option<f64>, digits: usize) -> String {
 }
 
 /// The columns of the table: (header, our value, paper value).
-fn cells(r: &RowResult) -> Vec<(&'static str, String, String)> {
+fn cells(r: &StoreRow, p: Option<&PaperRow>) -> Vec<(&'static str, String, String)> {
     let m = &r.outcome.metrics;
     let (ran, wrote) = measured(m);
-    let p = paper_row(&r.name);
     let pf =
         |f: fn(&PaperRow) -> Option<f64>, d: usize| p.as_ref().map_or("".into(), |p| opt(f(p), d));
     vec![
@@ -101,11 +60,11 @@ fn cells(r: &RowResult) -> Vec<(&'static str, String, String)> {
 
 /// Whether the measured phase ran any operation, and wrote any user page: figures per
 /// operation or per user write are shown as "-" without them (an interrupted row).
-fn measured(m: &ssdiq_store::Metrics) -> (bool, bool) {
+fn measured(m: &Metrics) -> (bool, bool) {
     (m.ops > 0, m.user_pages > 0)
 }
 
-pub fn row_line(r: &RowResult) -> String {
+pub fn row_line(r: &StoreRow) -> String {
     let m = &r.outcome.metrics;
     let (ran, wrote) = measured(m);
     format!(
@@ -119,7 +78,7 @@ pub fn row_line(r: &RowResult) -> String {
     )
 }
 
-pub fn render_text(res: &StoreResult) -> String {
+pub fn render_text(res: &StoreDoc) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -164,19 +123,24 @@ pub fn render_text(res: &StoreResult) -> String {
         );
     }
     let _ = write!(s, "{:<10} {:>8}", "row", "zone");
-    for (h, _, _) in res.rows.first().map(cells).unwrap_or_default() {
+    let first = res.rows.first();
+    for (h, _, _) in first
+        .map(|r| cells(r, paper_row(res, &r.name)))
+        .unwrap_or_default()
+    {
         let _ = write!(s, " {h:>13}");
     }
     s.push('\n');
     for r in &res.rows {
         let _ = write!(s, "{:<10} {:>8}", r.name, r.zone_size);
-        for (_, ours, _) in cells(r) {
+        let p = paper_row(res, &r.name);
+        for (_, ours, _) in cells(r, p) {
             let _ = write!(s, " {ours:>13}");
         }
         s.push('\n');
-        if paper_row(&r.name).is_some() {
+        if p.is_some() {
             let _ = write!(s, "{:<10} {:>8}", "  paper", "");
-            for (_, _, theirs) in cells(r) {
+            for (_, _, theirs) in cells(r, p) {
                 let _ = write!(s, " {theirs:>13}");
             }
             s.push('\n');
@@ -227,7 +191,7 @@ pub fn render_text(res: &StoreResult) -> String {
 
 /// The page, in the report's vocabulary: the rows beside the paper's, WAF per configuration
 /// and the write drilldown as dot charts (one row per configuration), no scripts.
-pub fn render_html(res: &StoreResult) -> String {
+pub fn render_html(res: &StoreDoc) -> String {
     let subtitle = format!(
         "{}{}",
         res.rows
@@ -252,17 +216,22 @@ pub fn render_html(res: &StoreResult) -> String {
             "Rows against the paper"
         },
     );
-    let header_cells = res.rows.first().map(cells).unwrap_or_default();
+    let header_cells = res
+        .rows
+        .first()
+        .map(|r| cells(r, paper_row(res, &r.name)))
+        .unwrap_or_default();
     let mut header = vec!["row", "zone"];
     header.extend(header_cells.iter().map(|(c, _, _)| *c));
     let mut rows = Vec::new();
     for r in &res.rows {
         let mut ours = vec![r.name.clone(), r.zone_size.clone()];
-        ours.extend(cells(r).into_iter().map(|(_, o, _)| o));
+        let p = paper_row(res, &r.name);
+        ours.extend(cells(r, p).into_iter().map(|(_, o, _)| o));
         rows.push(ours);
-        if let Some(p) = paper_row(&r.name) {
+        if let Some(p) = p {
             let mut theirs = vec![format!("paper ({})", p.table), String::new()];
-            theirs.extend(cells(r).into_iter().map(|(_, _, t)| t));
+            theirs.extend(cells(r, Some(p)).into_iter().map(|(_, _, t)| t));
             rows.push(theirs);
         }
     }
@@ -289,7 +258,7 @@ pub fn render_html(res: &StoreResult) -> String {
             values: vec![measured(m).1.then_some(m.db_waf), m.ssd_waf, m.total_waf],
             spread: Vec::new(),
         });
-        if let Some(p) = paper_row(&r.name) {
+        if let Some(p) = paper_row(res, &r.name) {
             waf.rows.push(DotRow {
                 label: format!("{} (paper)", r.name),
                 colour: palette::REFERENCE,
