@@ -11,9 +11,9 @@ bin=${1:-target/release/ssdiq}
 out=${2:-/tmp/emu-dynamics}
 [ "$bin" = target/release/ssdiq ] && cargo build --release -q -p ssdiq
 mkdir -p "$out"
-echo "== store --rows in-place --data model on emu:pm9a3,capacity=C,rewrite_window=full"
+echo "== store --rows in-place --data model on emu:pm9a3,capacity=C (the store's default drive at C)"
 for c in 2GiB 8GiB 32GiB; do
-    "$bin" store "emu:pm9a3,capacity=$c,rewrite_window=full" --rows in-place --data model \
+    "$bin" store "emu:pm9a3,capacity=$c" --rows in-place --data model \
         2> /dev/null | awk -v c="$c" '$1 == "in-place" && $3 != "/" {print c ": SSD WAF " $5 ", " $3 " kops/s"}'
 done
 echo "== study gc-unit --quick: found vs superblock"
@@ -26,7 +26,7 @@ for t in emu:default emu:pm9a3 emu:p5520 emu:7450max emu:default,units_per_block
 done
 echo "== store --rows aligned,nocomp --data model: SSD WAF per profile at 2 GiB"
 for p in $("$bin" info emu:list | awk 'NR > 2 && NF > 8 && $1 != "spec" {print $1}'); do
-    r=$("$bin" store "emu:$p,capacity=2GiB,rewrite_window=full" --rows aligned,nocomp --data model \
+    r=$("$bin" store "emu:$p,capacity=2GiB" --rows aligned,nocomp --data model \
         2> /dev/null | awk '($1 == "aligned" || $1 == "nocomp") && $3 != "/" {printf "%s SSD WAF %s  ", $1, $5}')
     echo "$p: $r"
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The in-place store's double-write copies: the SSD WAF when the drive absorbs them (rewrite
-# window = the whole buffer), when it programs them (the default scaled window), without them
+# window = the whole buffer), when it programs them (the PM9A3 profile's own buffer), without them
 # (--no-dwb), and the FTL alone on a trace of the same writes (docs/emulator.md, "Where 2.36
 # sits"). Virtual time and a seeded trace: the figures do not depend on the machine.
 #   bench/store-dwb.sh [BIN=target/release/ssdiq] [OUT=/tmp/store-dwb]
@@ -11,7 +11,7 @@ out=${2:-/tmp/store-dwb}
 [ "$bin" = target/release/ssdiq ] && cargo build --release -q -p ssdiq
 mkdir -p "$out"
 row() { awk '$1 == "in-place" || $1 == "custom" {print "  SSD WAF " $5 ", " $3 " kops/s"; exit}'; }
-for w in full scaled; do
+for w in full none; do
     echo "== in place, double-write copies $([ $w = full ] && echo absorbed || echo programmed) (rewrite_window=$w)"
     "$bin" store "emu:pm9a3,capacity=2GiB,rewrite_window=$w" --rows in-place --data model 2> /dev/null | row
 done

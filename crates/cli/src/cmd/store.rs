@@ -28,10 +28,9 @@ use ssdiq_report::store as store_page;
 use ssdiq_schema::{StoreDoc, StoreRow};
 
 /// The emulated drive `ssdiq store` uses by default: the paper's drive (PM9A3) scaled to 2 GiB,
-/// so the data plane fits in memory. Its buffer absorbs rewrites anywhere in it, as a full-size
-/// buffer can: the double-write area is a fixed 256 KiB whatever the capacity, which the
-/// capacity-scaled window would program on every batch (docs/store.md measures both).
-pub const DEFAULT_TARGET: &str = "emu:pm9a3,capacity=2GiB,rewrite_window=full";
+/// so the data plane fits in memory. Its buffer programs every write it accepts, as the paper's
+/// in-place SSD WAF of 2.36 on that drive says (docs/store.md).
+pub const DEFAULT_TARGET: &str = "emu:pm9a3,capacity=2GiB";
 
 #[derive(clap::Args)]
 #[command(
@@ -41,7 +40,7 @@ Rows (--rows, comma-separated or a table): in-place, oop, comp, gdt, nowa, align
 fdp, zns; table1 = in-place,oop,comp,gdt,nowa,aligned,nocomp (the paper's Table 1 order,\n\
 each row adding its technique), table2 = in-place,aligned,zns, table3 = in-place,aligned,fdp.\n\
 Without --rows the flags describe one configuration.\n\n\
-On the emulated SSD (TARGET emu:..., default emu:pm9a3,capacity=2GiB,rewrite_window=full)\n\
+On the emulated SSD (TARGET emu:..., default emu:pm9a3,capacity=2GiB)\n\
 time is virtual: --workers operations run concurrently, each costing --op-cpu plus the I/O it\n\
 waits for. With --data bytes the data is kept in memory (about the dataset size); --data model\n\
 keeps none and runs the same decisions on modelled page sizes."
