@@ -217,9 +217,14 @@ pub fn page(specs: &[SimRun]) -> String {
         geometry,
     );
     page.heading("waf", "Write amplification");
+    let analytic = if specs.iter().any(|r| r.method == "analytic") {
+        " Dashed: an analytic figure (separated-model), one level."
+    } else {
+        ""
+    };
     let mut figures = vec![Panel::line(
         &over_writes(&groups, results),
-        "Running WAF (thick: flash writes / host writes over the last tenth of a drive write) and cumulative WAF since the fill (thin). One colour per configuration; where the sweep varies OP or the seed, a colour's lines are its OPs (more OP, lower WAF) or repetitions. Dashed: an analytic figure (separated-model), one level.",
+        &format!("Running WAF (thick: flash writes / host writes over the last tenth of a drive write) and cumulative WAF since the fill (thin). One colour per configuration; where the sweep varies OP or the seed, a colour's lines are its OPs (more OP, lower WAF) or repetitions.{analytic}"),
     )];
     if let Some(c) = against_op(specs) {
         let all_traces = specs.iter().all(|r| r.params.trace.is_some());

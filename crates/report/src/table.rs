@@ -4,7 +4,7 @@
 //! tables; they do not compute anything themselves.
 
 use crate::colour::{self, Colour};
-use crate::figures::{DriveFigures, Skewed, Tail};
+use crate::figures::{DriveFigures, Skewed};
 use crate::model::{figures as keys, Convergence, RunResult};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -202,138 +202,257 @@ fn spec(v: Option<f64>, decimals: usize) -> Cell {
     num(v, decimals, |_| None, true)
 }
 
-struct Rows<'a> {
-    drives: &'a [DriveFigures],
-    rows: Vec<Row>,
+/// A measured figure shown whole, with its samples' range.
+fn measured(d: &DriveFigures, v: Option<f64>, key: &str) -> Cell {
+    spread(plain(v, 0), d.spread(key), 0, 1.0)
 }
 
-impl Rows<'_> {
-    fn add(&mut self, metric: &str, variant: &str, help: &str, f: impl Fn(&DriveFigures) -> Cell) {
-        self.rows.push(Row {
-            metric: metric.into(),
-            variant: variant.into(),
-            help: help.into(),
-            cells: self.drives.iter().map(f).collect(),
-        });
-    }
-
-    /// [`Self::add`] for a row only some results can fill (new in the schema, or from media
-    /// counters): left out when no drive has a value, so older results read as before.
-    fn add_if_any(
-        &mut self,
-        metric: &str,
-        variant: &str,
-        help: &str,
-        f: impl Fn(&DriveFigures) -> Cell,
-    ) {
-        let cells: Vec<Cell> = self.drives.iter().map(f).collect();
-        if cells.iter().any(|c| c.value.is_some()) {
-            self.rows.push(Row {
-                metric: metric.into(),
-                variant: variant.into(),
-                help: help.into(),
-                cells,
-            });
+/// Random-write kIOPS of a workload: uniform against the spec, TwoZ/Zipf against uniform.
+fn write_kiops(d: &DriveFigures, label: &str) -> Cell {
+    let w = &d.rand_write_kiops;
+    let cell = match label {
+        "Unif" => {
+            let s = d.spec.rand_write_kiops;
+            num(w.unif, 0, |v| s.map(|s| colour::against_spec(v, s)), false)
         }
-    }
+        _ => {
+            let v = if label == "TwoZ" { w.twoz } else { w.zipf };
+            num(
+                v,
+                0,
+                |v| w.unif.and_then(|u| colour::skew_higher_is_better(v, u)),
+                false,
+            )
+        }
+    };
+    spread(cell, d.spread(&wkey(keys::RAND_WRITE_KIOPS, label)), 0, 1.0)
+}
 
-    /// Annotates measured cells that differ from the first measured drive's.
-    fn finish(mut self) -> Vec<Row> {
-        let measured: Vec<usize> = (0..self.drives.len())
-            .filter(|&i| !self.drives[i].published())
-            .collect();
-        if let Some((&first, rest)) = measured.split_first() {
-            for row in &mut self.rows {
-                let Some(base) = row.cells[first].value.filter(|_| !row.cells[first].spec) else {
-                    continue;
-                };
-                for &i in rest {
-                    let c = &mut row.cells[i];
-                    c.diff = c.value.and_then(|v| diff_text(v, base));
-                }
+/// A latency under load (average or P99.9) in its colour class.
+fn latency(d: &DriveFigures, v: Option<f64>, key: &str, class: fn(f64) -> Colour) -> Cell {
+    spread(num(v, 0, |v| Some(class(v)), false), d.spread(key), 0, 1.0)
+}
+
+/// WA of a workload, measured (`metric` = the measured key) or implied: TwoZ/Zipf coloured
+/// against uniform.
+fn wa(d: &DriveFigures, metric: &str, w: &Skewed<Option<f64>>, label: &str) -> Cell {
+    let cell = match label {
+        "Unif" => plain(w.unif, 2),
+        _ => {
+            let v = if label == "TwoZ" { w.twoz } else { w.zipf };
+            num(
+                v,
+                2,
+                |v| w.unif.and_then(|u| colour::skew_lower_is_better(v, u)),
+                false,
+            )
+        }
+    };
+    spread(cell, d.spread(&wkey(metric, label)), 2, 1.0)
+}
+
+/// An OP estimate in percent. Above 100% the drive wrote almost nothing extra (no GC seen, or
+/// a cache in front): no OP figure follows from that, only that it is large.
+fn op_percent(d: &DriveFigures, v: Option<f64>, key: &str) -> Cell {
+    let cell = match v {
+        Some(v) if v > 1.0 => Cell {
+            value: Some(v * 100.0),
+            ..Cell::text("> 100")
+        },
+        v => plain(v.map(|v| v * 100.0), 1),
+    };
+    spread(cell, d.spread(key), 1, 100.0)
+}
+
+/// Steady state of the workload `i` (uniform, two-zone, Zipf).
+fn steady(d: &DriveFigures, i: usize) -> Cell {
+    let runs = [
+        &d.steady_runs.unif,
+        &d.steady_runs.twoz,
+        &d.steady_runs.zipf,
+    ][i];
+    let first = [&d.steady.unif, &d.steady.twoz, &d.steady.zipf][i];
+    steady_cell(runs, first.as_ref())
+}
+
+/// One row of a table: its names, its help (first row of a metric only) and how each drive's
+/// cell is read.
+struct RowSpec {
+    metric: &'static str,
+    variant: &'static str,
+    help: &'static str,
+    cell: fn(&DriveFigures) -> Cell,
+    /// Left out when no drive has a value (rows new in the schema, idle latencies, counters
+    /// only some drives have), so older results read as before.
+    only_if_any: bool,
+}
+
+const fn row(
+    metric: &'static str,
+    variant: &'static str,
+    help: &'static str,
+    cell: fn(&DriveFigures) -> Cell,
+) -> RowSpec {
+    RowSpec {
+        metric,
+        variant,
+        help,
+        cell,
+        only_if_any: false,
+    }
+}
+
+const fn row_if_any(variant: &'static str, cell: fn(&DriveFigures) -> Cell) -> RowSpec {
+    RowSpec {
+        metric: "",
+        variant,
+        help: "",
+        cell,
+        only_if_any: true,
+    }
+}
+
+/// Table 2: SSD performance.
+const TABLE2: &[RowSpec] = &[
+    row("Capacity [GB]", "", "Capacity benchmarked, decimal GB.", |d| {
+        let gb = d.capacity_gb;
+        plain(gb, if gb.unwrap_or(0.0) >= 10.0 { 0 } else { 2 })
+    }),
+    row("Seq. Read [MB/s]", "Spec", "512 KiB reads over the filled drive.", |d| {
+        spec(d.spec.seq_read_mb_s, 0)
+    }),
+    row("", "Measured", "", |d| measured(d, d.seq_read_mb_s, keys::SEQ_READ_MB_S)),
+    row(
+        "Seq. Write [MB/s]",
+        "Spec",
+        "512 KiB writes after the sequential init: 60-99% of each step; free pool while spare blocks lasted.",
+        |d| spec(d.spec.seq_write_mb_s, 0),
+    ),
+    row("", "Measured", "", |d| measured(d, d.seq_write_mb_s, keys::SEQ_WRITE_MB_S)),
+    row_if_any("free pool", |d| {
+        measured(d, d.seq_write_free_pool_mb_s, keys::SEQ_WRITE_FREE_POOL_MB_S)
+    }),
+    row(
+        "Rnd. Read [k IOPS]",
+        "Spec",
+        "4 KiB uniform random reads over the whole drive.",
+        |d| spec(d.spec.rand_read_kiops, 0),
+    ),
+    row("", "Measured", "", |d| measured(d, d.rand_read_kiops, keys::RAND_READ_KIOPS)),
+    row(
+        "Rnd. Write [k IOPS]",
+        "Spec",
+        "4 KiB random writes with garbage collection in steady state: uniform, two-zone (80% of writes to 20% of the LBAs), Zipf 0.8. A GC that separates hot from cold data does better under skew.",
+        |d| spec(d.spec.rand_write_kiops, 0),
+    ),
+    row("", "Unif", "", |d| write_kiops(d, "Unif")),
+    row("", "TwoZ", "", |d| write_kiops(d, "TwoZ")),
+    row("", "Zipf", "", |d| write_kiops(d, "Zipf")),
+    row(
+        "Read Lat. [us]",
+        "Spec",
+        "Idle: QD1 reads on an otherwise idle drive, as datasheets quote. Under load: an open-loop read probe while random writes run at 25% of the spec random-write rate.",
+        |d| spec(d.spec.read_lat_us, 0),
+    ),
+    row_if_any("idle (QD1) Avg", |d| measured(d, d.read_idle_us, keys::READ_LAT_IDLE_US)),
+    row("", "under load Avg", "", |d| {
+        latency(d, d.read_lat_us.avg, keys::READ_LAT_LOAD_AVG_US, colour::read_avg)
+    }),
+    row("", "P99.9", "", |d| {
+        latency(d, d.read_lat_us.p999, keys::READ_LAT_LOAD_P999_US, colour::read_p999)
+    }),
+    row(
+        "Write Lat. [us]",
+        "Spec",
+        "An open-loop write probe under the same load. A high P99.9 means writes wait for garbage collection or a full write buffer.",
+        |d| spec(d.spec.write_lat_us, 0),
+    ),
+    row_if_any("idle (QD1) Avg", |d| measured(d, d.write_idle_us, keys::WRITE_LAT_IDLE_US)),
+    row("", "under load Avg", "", |d| {
+        latency(d, d.write_lat_us.avg, keys::WRITE_LAT_LOAD_AVG_US, colour::write_avg)
+    }),
+    row("", "P99.9", "", |d| {
+        latency(d, d.write_lat_us.p999, keys::WRITE_LAT_LOAD_P999_US, colour::write_p999)
+    }),
+];
+
+/// Table 3: additional SSD characteristics.
+const TABLE3: &[RowSpec] = &[
+    row(
+        "Media write counters",
+        "",
+        "Whether the drive reports media (flash) writes: the OCP C0h log, or the emulated drive.",
+        |d| match d.media_counters {
+            Some(true) => Cell::text("yes"),
+            Some(false) => Cell::text("no"),
+            None => Cell::empty(),
+        },
+    ),
+    row(
+        "WA (measured)",
+        "Unif",
+        "Write amplification: media writes / host writes from the drive's counters, the reference's mean over 60-99% of the workload.",
+        |d| wa(d, keys::WAF_MEASURED, &d.wa_measured, "Unif"),
+    ),
+    row("", "TwoZ", "", |d| wa(d, keys::WAF_MEASURED, &d.wa_measured, "TwoZ")),
+    row("", "Zipf", "", |d| wa(d, keys::WAF_MEASURED, &d.wa_measured, "Zipf")),
+    row(
+        "WA (implied)",
+        "Unif",
+        "Sequential write bandwidth / random write bandwidth: the WA the throughput loss implies, without counters.",
+        |d| wa(d, keys::WAF_IMPLIED, &d.wa_implied, "Unif"),
+    ),
+    row("", "TwoZ", "", |d| wa(d, keys::WAF_IMPLIED, &d.wa_implied, "TwoZ")),
+    row("", "Zipf", "", |d| wa(d, keys::WAF_IMPLIED, &d.wa_implied, "Zipf")),
+    row(
+        "Estimated OP [%]",
+        "1/(2 WA)",
+        "Over-provisioning, (physical - logical) / logical, inferred from the uniform WA (SSD-iq §4.6).",
+        |d| op_percent(d, d.op_formula, keys::OP_ESTIMATE),
+    ),
+    row("", "greedy model", "", |d| {
+        op_percent(d, d.op_greedy, keys::OP_ESTIMATE_GREEDY)
+    }),
+    row(
+        "Steady state [drive writes]",
+        "Unif",
+        "Drive writes of the workload until its throughput and WAF were steady (SNIA PTS rule on 30 rounds), or not steady within its drive writes.",
+        |d| steady(d, 0),
+    ),
+    row("", "TwoZ", "", |d| steady(d, 1)),
+    row("", "Zipf", "", |d| steady(d, 2)),
+];
+
+/// The rows of `specs` for these drives, measured cells that differ from the first measured
+/// drive's annotated with how far.
+fn rows(drives: &[DriveFigures], specs: &[RowSpec]) -> Vec<Row> {
+    let mut rows: Vec<Row> = specs
+        .iter()
+        .map(|r| Row {
+            metric: r.metric.into(),
+            variant: r.variant.into(),
+            help: r.help.into(),
+            cells: drives.iter().map(r.cell).collect(),
+        })
+        .zip(specs)
+        .filter(|(row, spec)| !spec.only_if_any || row.cells.iter().any(|c| c.value.is_some()))
+        .map(|(row, _)| row)
+        .collect();
+    let measured: Vec<usize> = (0..drives.len())
+        .filter(|&i| !drives[i].published())
+        .collect();
+    if let Some((&first, rest)) = measured.split_first() {
+        for row in &mut rows {
+            let Some(base) = row.cells[first].value.filter(|_| !row.cells[first].spec) else {
+                continue;
+            };
+            for &i in rest {
+                let c = &mut row.cells[i];
+                c.diff = c.value.and_then(|v| diff_text(v, base));
             }
         }
-        self.rows
     }
-}
-
-/// Throughput under skew: Unif against the spec, TwoZ/Zipf against Unif.
-fn skew_kiops(r: &mut Rows, help: &str) {
-    r.add("Rnd. Write [k IOPS]", "Spec", help, |d| {
-        spec(d.spec.rand_write_kiops, 0)
-    });
-    r.add("", "Unif", "", |d| {
-        let s = d.spec.rand_write_kiops;
-        spread(
-            num(
-                d.rand_write_kiops.unif,
-                0,
-                |v| s.map(|s| colour::against_spec(v, s)),
-                false,
-            ),
-            d.spread(&wkey(keys::RAND_WRITE_KIOPS, "Unif")),
-            0,
-            1.0,
-        )
-    });
-    for (label, pick) in [
-        (
-            "TwoZ",
-            (|w| w.twoz) as fn(&Skewed<Option<f64>>) -> Option<f64>,
-        ),
-        ("Zipf", |w| w.zipf),
-    ] {
-        r.add("", label, "", |d| {
-            let u = d.rand_write_kiops.unif;
-            spread(
-                num(
-                    pick(&d.rand_write_kiops),
-                    0,
-                    |v| u.and_then(|u| colour::skew_higher_is_better(v, u)),
-                    false,
-                ),
-                d.spread(&wkey(keys::RAND_WRITE_KIOPS, label)),
-                0,
-                1.0,
-            )
-        });
-    }
-}
-
-/// What a latency metric reads: spec, idle QD1 average, the figure keys of its load
-/// average and P99.9, its colours.
-struct Lat {
-    spec_us: fn(&DriveFigures) -> Option<f64>,
-    idle_us: fn(&DriveFigures) -> Option<f64>,
-    tail: fn(&DriveFigures) -> Tail,
-    keys: [&'static str; 3],
-    avg_colour: fn(f64) -> Colour,
-    p999_colour: fn(f64) -> Colour,
-}
-
-fn latency(r: &mut Rows, metric: &str, help: &str, l: Lat) {
-    r.add(metric, "Spec", help, |d| spec((l.spec_us)(d), 0));
-    if r.drives.iter().any(|d| (l.idle_us)(d).is_some()) {
-        r.add("", "idle (QD1) Avg", "", |d| {
-            spread(plain((l.idle_us)(d), 0), d.spread(l.keys[0]), 0, 1.0)
-        });
-    }
-    r.add("", "under load Avg", "", |d| {
-        spread(
-            num((l.tail)(d).avg, 0, |v| Some((l.avg_colour)(v)), false),
-            d.spread(l.keys[1]),
-            0,
-            1.0,
-        )
-    });
-    r.add("", "P99.9", "", |d| {
-        spread(
-            num((l.tail)(d).p999, 0, |v| Some((l.p999_colour)(v)), false),
-            d.spread(l.keys[2]),
-            0,
-            1.0,
-        )
-    });
+    rows
 }
 
 /// Table 2 (performance) and Table 3 (internal characteristics) for these runs.
@@ -366,107 +485,6 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
         )
     });
 
-    let mut r = Rows {
-        drives,
-        rows: Vec::new(),
-    };
-    r.add(
-        "Capacity [GB]",
-        "",
-        "Capacity benchmarked, decimal GB.",
-        |d| {
-            let gb = d.capacity_gb;
-            plain(gb, if gb.unwrap_or(0.0) >= 10.0 { 0 } else { 2 })
-        },
-    );
-    r.add(
-        "Seq. Read [MB/s]",
-        "Spec",
-        "512 KiB reads over the filled drive.",
-        |d| spec(d.spec.seq_read_mb_s, 0),
-    );
-    r.add("", "Measured", "", |d| {
-        spread(
-            plain(d.seq_read_mb_s, 0),
-            d.spread(keys::SEQ_READ_MB_S),
-            0,
-            1.0,
-        )
-    });
-    r.add(
-        "Seq. Write [MB/s]",
-        "Spec",
-        "512 KiB writes after the sequential init: 60-99% of each step; free pool while spare blocks lasted.",
-        |d| spec(d.spec.seq_write_mb_s, 0),
-    );
-    r.add("", "Measured", "", |d| {
-        spread(
-            plain(d.seq_write_mb_s, 0),
-            d.spread(keys::SEQ_WRITE_MB_S),
-            0,
-            1.0,
-        )
-    });
-    r.add_if_any("", "free pool", "", |d| {
-        spread(
-            plain(d.seq_write_free_pool_mb_s, 0),
-            d.spread(keys::SEQ_WRITE_FREE_POOL_MB_S),
-            0,
-            1.0,
-        )
-    });
-    r.add(
-        "Rnd. Read [k IOPS]",
-        "Spec",
-        "4 KiB uniform random reads over the whole drive.",
-        |d| spec(d.spec.rand_read_kiops, 0),
-    );
-    r.add("", "Measured", "", |d| {
-        spread(
-            plain(d.rand_read_kiops, 0),
-            d.spread(keys::RAND_READ_KIOPS),
-            0,
-            1.0,
-        )
-    });
-    skew_kiops(
-        &mut r,
-        "4 KiB random writes with garbage collection in steady state: uniform, two-zone (80% of writes to 20% of the LBAs), Zipf 0.8. A GC that separates hot from cold data does better under skew.",
-    );
-    latency(
-        &mut r,
-        "Read Lat. [us]",
-        "Idle: QD1 reads on an otherwise idle drive, as datasheets quote. Under load: an open-loop read probe while random writes run at 25% of the spec random-write rate.",
-        Lat {
-            spec_us: |d| d.spec.read_lat_us,
-            idle_us: |d| d.read_idle_us,
-            tail: |d| d.read_lat_us,
-            keys: [
-                keys::READ_LAT_IDLE_US,
-                keys::READ_LAT_LOAD_AVG_US,
-                keys::READ_LAT_LOAD_P999_US,
-            ],
-            avg_colour: colour::read_avg,
-            p999_colour: colour::read_p999,
-        },
-    );
-    latency(
-        &mut r,
-        "Write Lat. [us]",
-        "An open-loop write probe under the same load. A high P99.9 means writes wait for garbage collection or a full write buffer.",
-        Lat {
-            spec_us: |d| d.spec.write_lat_us,
-            idle_us: |d| d.write_idle_us,
-            tail: |d| d.write_lat_us,
-            keys: [
-                keys::WRITE_LAT_IDLE_US,
-                keys::WRITE_LAT_LOAD_AVG_US,
-                keys::WRITE_LAT_LOAD_P999_US,
-            ],
-            avg_colour: colour::write_avg,
-            p999_colour: colour::write_p999,
-        },
-    );
     let mut notes2 = vec![
         "Spec: datasheet values. Rnd. Write Unif is coloured against the spec (>= 95% green, >= 80% yellow, else red); TwoZ/Zipf against Unif (2% band).".to_string(),
         "Seq. Read and Write: 512 KiB requests at random aligned offsets, as the SSD-iq scripts do. Seq. Write Measured is 60-99% of each step, below spec once GC has to make room; free pool is the leading part of the steps in which the drive wrote only what it was given (WAF <= 1.5: the free blocks left by the sequential init, or freed by idle-time GC), as what the flash programmed per second, the phase the paper's sequential write measures (drives that report media writes only).".into(),
@@ -480,121 +498,10 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
     let table2 = Table {
         title: "Table 2: SSD performance".into(),
         columns: columns.clone(),
-        rows: r.finish(),
+        rows: rows(drives, TABLE2),
         notes: notes2,
     };
 
-    let mut r = Rows {
-        drives,
-        rows: Vec::new(),
-    };
-    r.add(
-        "Media write counters",
-        "",
-        "Whether the drive reports media (flash) writes: the OCP C0h log, or the emulated drive.",
-        |d| match d.media_counters {
-            Some(true) => Cell::text("yes"),
-            Some(false) => Cell::text("no"),
-            None => Cell::empty(),
-        },
-    );
-    type Wa = fn(&DriveFigures) -> &Skewed<Option<f64>>;
-    let was: [(&str, &str, Wa); 2] = [
-        (
-            "WA (measured)",
-            "Write amplification: media writes / host writes from the drive's counters, the reference's mean over 60-99% of the workload.",
-            |d| &d.wa_measured,
-        ),
-        (
-            "WA (implied)",
-            "Sequential write bandwidth / random write bandwidth: the WA the throughput loss implies, without counters.",
-            |d| &d.wa_implied,
-        ),
-    ];
-    for (kind, help, pick) in was {
-        let metric = if kind.contains("measured") {
-            keys::WAF_MEASURED
-        } else {
-            keys::WAF_IMPLIED
-        };
-        r.add(kind, "Unif", help, |d| {
-            spread(
-                plain(pick(d).unif, 2),
-                d.spread(&wkey(metric, "Unif")),
-                2,
-                1.0,
-            )
-        });
-        for (label, w) in [
-            (
-                "TwoZ",
-                (|w| w.twoz) as fn(&Skewed<Option<f64>>) -> Option<f64>,
-            ),
-            ("Zipf", |w| w.zipf),
-        ] {
-            r.add("", label, "", |d| {
-                let u = pick(d).unif;
-                spread(
-                    num(
-                        w(pick(d)),
-                        2,
-                        |v| u.and_then(|u| colour::skew_lower_is_better(v, u)),
-                        false,
-                    ),
-                    d.spread(&wkey(metric, label)),
-                    2,
-                    1.0,
-                )
-            });
-        }
-    }
-    // An estimate above 100% means the drive wrote almost nothing extra (no GC seen, or a
-    // cache in front): no OP figure follows from that, only that it is large.
-    let pct = |v: Option<f64>| match v {
-        Some(v) if v > 1.0 => Cell {
-            value: Some(v * 100.0),
-            ..Cell::text("> 100")
-        },
-        v => plain(v.map(|v| v * 100.0), 1),
-    };
-    r.add(
-        "Estimated OP [%]",
-        "1/(2 WA)",
-        "Over-provisioning, (physical - logical) / logical, inferred from the uniform WA (SSD-iq §4.6).",
-        |d| spread(pct(d.op_formula), d.spread(keys::OP_ESTIMATE), 1, 100.0),
-    );
-    r.add("", "greedy model", "", |d| {
-        spread(
-            pct(d.op_greedy),
-            d.spread(keys::OP_ESTIMATE_GREEDY),
-            1,
-            100.0,
-        )
-    });
-    for (i, label) in ["Unif", "TwoZ", "Zipf"].iter().enumerate() {
-        r.add(
-            if i == 0 {
-                "Steady state [drive writes]"
-            } else {
-                ""
-            },
-            label,
-            if i == 0 {
-                "Drive writes of the workload until its throughput and WAF were steady (SNIA PTS rule on 30 rounds), or not steady within its drive writes."
-            } else {
-                ""
-            },
-            |d| {
-                let runs = [
-                    &d.steady_runs.unif,
-                    &d.steady_runs.twoz,
-                    &d.steady_runs.zipf,
-                ][i];
-                let first = [&d.steady.unif, &d.steady.twoz, &d.steady.zipf][i];
-                steady_cell(runs, first.as_ref())
-            },
-        );
-    }
     let mut notes3 = vec![
         "WA (measured) = media / host writes where the drive reports media writes; WA (implied) = sequential write bandwidth / random write bandwidth. TwoZ/Zipf coloured against Unif (green better, red worse).".to_string(),
         "Estimated OP is a lower bound: greedy GC is optimal for uniform writes, so a worse GC implies more OP than estimated; \"> 100\" means the uniform WA was too close to 1 to tell.".into(),
@@ -610,7 +517,7 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
     let table3 = Table {
         title: "Table 3: Additional SSD characteristics".into(),
         columns,
-        rows: r.finish(),
+        rows: rows(drives, TABLE3),
         notes: notes3,
     };
     (table2, table3)

@@ -33,13 +33,13 @@ pub fn unaligned_zone(capacity: u64) -> u64 {
 pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived), String> {
     if !(o.fill > 0.0 && o.fill < 1.0) {
         return Err(format!(
-            "invalid fill {}: expected a fraction between 0 and 1",
+            "invalid --fill {}: expected the dataset's share of the device, above 0 and below 1",
             o.fill
         ));
     }
     if !(o.buffer > 0.0 && o.buffer <= 1.0) {
         return Err(format!(
-            "invalid buffer {}: expected a fraction of the dataset up to 1",
+            "invalid --buffer {}: expected a fraction of the dataset up to 1",
             o.buffer
         ));
     }

@@ -88,7 +88,10 @@ pub fn waf_text(r: &SimRun) -> String {
     }
 }
 
-pub const TABLE_NOTE: &str = "WAF: over the final half of the workload writes. a = analytic (separated-model: greedy's mean-field model with write frequencies separated; not a bound). greedy* = greedy mean-field model for uniform writes at this geometry.";
+pub const TABLE_NOTE: &str = "WAF: over the final half of the workload writes. b: pages per block; buffer: write-buffer pages. greedy* = greedy mean-field model for uniform writes at this geometry.";
+
+/// The note for analytic runs, printed when the sweep has one.
+const ANALYTIC_NOTE: &str = "a = analytic (separated-model: greedy's mean-field model with write frequencies separated; not a bound).";
 
 /// The summary table, one row per run.
 pub fn table(runs: &[SimRun]) -> String {
@@ -129,6 +132,9 @@ pub fn table(runs: &[SimRun]) -> String {
         );
     }
     let _ = writeln!(s, "{TABLE_NOTE}");
+    if runs.iter().any(|r| r.method == "analytic") {
+        let _ = writeln!(s, "{ANALYTIC_NOTE}");
+    }
     if runs.iter().any(SimRun::never_collected) {
         let _ = writeln!(
             s,

@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use itertools::iproduct;
+
 use ssdiq_flash::classes::{pattern_classes, Classes};
 use ssdiq_flash::{FtlConfig, GcMode, GcPolicy, Geometry, SimConfig};
 use ssdiq_schema::{SimParams, SimTrace};
@@ -54,62 +56,55 @@ impl Point {
     }
 }
 
-/// Every point of the sweep, in order. Traces are read once each (per page size) here.
+/// Every point of the sweep, in order: the product of the drive axes (capacity, page, block,
+/// provisioning, reserve), the GC axes (policy, mode, GC frontier share) and the run axes
+/// (workload, warm-up, writes, seed, buffer), the last varying fastest. Traces are read once
+/// each (per page size) here.
 pub fn points(axes: &Axes) -> Result<Vec<Point>, SweepError> {
     let mut scans: HashMap<(usize, u64), Scanned> = HashMap::new();
     let mut out = Vec::with_capacity(axes.len());
-    for &cap in &axes.capacities {
-        for &page in &axes.pages {
-            for &block in &axes.blocks {
-                for &prov in &axes.provisions {
-                    for &reserve in &axes.reserves {
-                        let g = Geometry::new(cap, page, block, prov, reserve)
-                            .map_err(|e| invalid(e.to_string()))?;
-                        for &policy in &axes.policies {
-                            for (&mode, &share) in axes
-                                .modes
-                                .iter()
-                                .flat_map(|m| axes.gc_frontier_shares.iter().map(move |s| (m, s)))
-                            {
-                                for (w, workload) in axes.workloads.iter().enumerate() {
-                                    let trace = match workload {
-                                        Workload::Trace(t) => {
-                                            Some(trace_scan(&mut scans, w, t, page, axes)?)
-                                        }
-                                        Workload::Pattern(_) => None,
-                                    };
-                                    for &warmup in &axes.warmups {
-                                        for &writes in &axes.writes {
-                                            for &seed in &axes.seeds {
-                                                for &buf in &axes.buffers {
-                                                    out.push(point(
-                                                        out.len(),
-                                                        Setting {
-                                                            g,
-                                                            block_bytes: block,
-                                                            policy,
-                                                            mode,
-                                                            gc_frontier: axes.gc_frontier,
-                                                            gc_frontier_share: share,
-                                                            workload,
-                                                            trace: trace.as_ref(),
-                                                            warmup,
-                                                            writes,
-                                                            seed,
-                                                            buf,
-                                                        },
-                                                    )?);
-                                                }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
+    let drives = iproduct!(
+        &axes.capacities,
+        &axes.pages,
+        &axes.blocks,
+        &axes.provisions,
+        &axes.reserves
+    );
+    let gcs = iproduct!(&axes.policies, &axes.modes, &axes.gc_frontier_shares);
+    let runs = iproduct!(
+        axes.workloads.iter().enumerate(),
+        &axes.warmups,
+        &axes.writes,
+        &axes.seeds,
+        &axes.buffers
+    );
+    for (drive, gc, run) in iproduct!(drives, gcs, runs) {
+        let (&cap, &page, &block, &prov, &reserve) = drive;
+        let (&policy, &mode, &share) = gc;
+        let ((w, workload), &warmup, &writes, &seed, &buf) = run;
+        let g =
+            Geometry::new(cap, page, block, prov, reserve).map_err(|e| invalid(e.to_string()))?;
+        let trace = match workload {
+            Workload::Trace(t) => Some(trace_scan(&mut scans, w, t, page, axes)?),
+            Workload::Pattern(_) => None,
+        };
+        out.push(point(
+            out.len(),
+            Setting {
+                g,
+                block_bytes: block,
+                policy,
+                mode,
+                gc_frontier: axes.gc_frontier,
+                gc_frontier_share: share,
+                workload,
+                trace: trace.as_ref(),
+                warmup,
+                writes,
+                seed,
+                buf,
+            },
+        )?);
     }
     Ok(out)
 }

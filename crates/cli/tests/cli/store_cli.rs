@@ -164,7 +164,7 @@ fn bad_input_is_one_line_and_exit_2() {
         &["store", "--backend", "tape"],
         "invalid --backend \"tape\"",
     );
-    usage_error(&["store", "--fill", "1.5"], "invalid fill 1.5");
+    usage_error(&["store", "--fill", "1.5"], "invalid --fill 1.5");
     usage_error(
         &["store", "--rows", "best"],
         "invalid --rows entry \"best\"",
