@@ -8,6 +8,9 @@ use ssdiq_schema::store::{DataMode, Metrics, PaperRow, StoreDoc, StoreRow};
 use crate::chart::{palette, Axis, DotChart, DotRow};
 use crate::page::{simple_table, Page, Panel};
 
+/// Why the hit ratio sits far below the paper's, beside the paper's rows.
+const HIT_RATIO_NOTE: &str = "hit ratio: buffer-pool hits of the store's page accesses; the store has no B-tree, so every access is a leaf access, where the paper's ratio also counts inner nodes, which always hit.";
+
 /// The paper's figures for a row, if the document has them (rows of the paper's tables).
 fn paper_row<'a>(doc: &'a StoreDoc, name: &str) -> Option<&'a PaperRow> {
     doc.paper.iter().find(|(n, _)| n == name).map(|(_, p)| p)
@@ -146,6 +149,9 @@ pub fn render_text(res: &StoreDoc) -> String {
             s.push('\n');
         }
     }
+    if !res.paper.is_empty() {
+        let _ = writeln!(s, "{HIT_RATIO_NOTE}");
+    }
     let _ = writeln!(
         s,
         "write drilldown (bytes per user page written: user / double-write / DB GC / SSD GC):"
@@ -239,6 +245,9 @@ pub fn render_html(res: &StoreDoc) -> String {
         "<div style=\"overflow-x:auto\">{}</div>",
         simple_table("store-rows", &header, &rows, 2)
     ));
+    if !res.paper.is_empty() {
+        page.raw(&format!("<p>{HIT_RATIO_NOTE}</p>"));
+    }
 
     let mut waf = DotChart::new(
         "WAF per configuration (paper rows in grey)",
