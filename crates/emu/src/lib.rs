@@ -20,6 +20,7 @@
 mod bits;
 pub mod dies;
 pub mod drive;
+pub mod error;
 pub mod executor;
 mod gc;
 mod map_cache;

@@ -8,6 +8,7 @@
 //! - The shipped profiles are embedded in the binary ([`builtin`]); this module never reads
 //!   files ([`crate::target`] does).
 
+pub use crate::error::ProfileError;
 use serde::Deserialize;
 use ssdiq_workload::units::parse_size;
 
@@ -97,10 +98,6 @@ pub fn sources(text: &str) -> Vec<ParamSource> {
     }
     out
 }
-
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ProfileError(pub String);
 
 fn err<T>(m: String) -> Result<T, ProfileError> {
     Err(ProfileError(m))

@@ -13,6 +13,7 @@
 //! Words (DESIGN.md): OP = (physical - logical) / logical, fill = logical / physical,
 //! spare factor = (physical - logical) / physical.
 
+pub use crate::error::GeometryError;
 use serde::Serialize;
 
 /// How the logical space is sized relative to the physical one.
@@ -22,12 +23,6 @@ pub enum Provision {
     Fill(f64),
     /// logical = physical / (1 + OP).
     Op(f64),
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum GeometryError {
-    #[error("invalid geometry: {0}")]
-    Invalid(String),
 }
 
 fn invalid(msg: String) -> GeometryError {

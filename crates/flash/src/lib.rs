@@ -19,6 +19,7 @@ pub mod analytic;
 pub mod buffer;
 pub mod classes;
 pub mod counters;
+pub mod error;
 pub mod ftl;
 pub mod geometry;
 pub mod lists;

@@ -10,12 +10,13 @@
 //! Host writes are counted at the interface, so writes absorbed by the buffer lower WAF.
 
 use serde::Serialize;
-use ssdiq_workload::{Draw, DrawSource, PageStream, Pattern, PatternError, StreamConfig};
+use ssdiq_workload::{Draw, DrawSource, PageStream, Pattern, StreamConfig};
 
 use crate::analytic::{greedy_waf, optimal_split};
 use crate::buffer::{Buffered, WriteBuffer};
 use crate::classes::{pattern_classes, Classes};
-use crate::ftl::{Ftl, FtlConfig, FtlError, GcMode};
+pub use crate::error::SimError;
+use crate::ftl::{Ftl, FtlConfig, GcMode};
 use crate::geometry::Geometry;
 use ssdiq_schema::GcPolicy;
 
@@ -72,20 +73,6 @@ pub struct SimReport {
     /// Greedy's mean-field WAF at the effective fill, for comparison (uniform model).
     pub greedy_model_waf: f64,
     pub series: Vec<SeriesPoint>,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum SimError {
-    #[error(transparent)]
-    Ftl(#[from] FtlError),
-    #[error(transparent)]
-    Pattern(#[from] PatternError),
-    #[error("the separated model needs a pattern of known write frequencies, not {0}")]
-    NoBound(String),
-    #[error("invalid writes {0}: must be > 0")]
-    Writes(f64),
-    #[error("invalid warm-up {0}: must be >= 0")]
-    Warmup(f64),
 }
 
 fn ratio(a: u64, b: u64) -> f64 {

@@ -111,3 +111,17 @@ mod tests {
         assert_eq!(e.status(), Some(0x4001));
     }
 }
+
+#[derive(Debug, thiserror::Error)]
+pub enum SafetyError {
+    /// The device must not be written; the message says why, in one line.
+    #[error("{0}")]
+    Refused(String),
+    /// The check itself could not be made (then nothing is written either).
+    #[error("cannot check {path}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}

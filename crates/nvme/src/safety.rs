@@ -11,24 +11,11 @@
 //! `/dev/loop0` and a symlink to it match). Regular files are not checked: they are the user's
 //! own scratch space. Every refusal is one line saying exactly why. Nothing here writes.
 
+pub use crate::error::SafetyError;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
-
-#[derive(Debug, thiserror::Error)]
-pub enum SafetyError {
-    /// The device must not be written; the message says why, in one line.
-    #[error("{0}")]
-    Refused(String),
-    /// The check itself could not be made (then nothing is written either).
-    #[error("cannot check {path}")]
-    Io {
-        path: String,
-        #[source]
-        source: io::Error,
-    },
-}
 
 fn io_err(path: &Path, source: io::Error) -> SafetyError {
     SafetyError::Io {

@@ -16,6 +16,7 @@
 pub mod compress;
 pub mod device;
 pub mod driver;
+pub mod error;
 pub mod experiment;
 pub mod memory;
 pub mod metrics;

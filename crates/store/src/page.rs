@@ -21,6 +21,7 @@
 //!   stores about `e` + a few bytes per record. `e` varies per page around a level calibrated so
 //!   that the mean LZ4 size of a page is 4096 / ratio ([`PageGen::calibrated`]).
 
+pub use crate::error::PageError;
 use ssdiq_workload::rng::{derive_seed, mix64};
 use ssdiq_workload::SeededRng;
 
@@ -33,25 +34,6 @@ pub const SLOTS: usize = (PAGE - HEADER) / RECORD;
 /// Write-history length (the paper's "e.g., 4").
 pub const WH_LEN: usize = 4;
 const MAGIC: &[u8; 4] = b"SSQP";
-
-/// Why a page read back is not the page that was asked for.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum PageError {
-    #[error("page {pid}: bad magic (not a page written by the store)")]
-    Magic { pid: u64 },
-    #[error("page {pid}: checksum mismatch (stored {stored:#010x}, computed {computed:#010x})")]
-    Checksum {
-        pid: u64,
-        stored: u32,
-        computed: u32,
-    },
-    #[error("page {want}: the location holds page {got}")]
-    WrongPage { want: u64, got: u64 },
-    #[error("page {pid}: version {got} read, {want} was written last")]
-    Stale { pid: u64, want: u64, got: u64 },
-    #[error("page {pid}: decompression failed: {reason}")]
-    Decompress { pid: u64, reason: String },
-}
 
 #[inline]
 fn u64_at(p: &[u8], at: usize) -> u64 {

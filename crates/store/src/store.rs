@@ -21,29 +21,14 @@
 use ssdiq_workload::SeededRng;
 
 use crate::compress::{decompress, Compressor};
-use crate::device::{Device, DeviceError, Placement};
+use crate::device::{Device, Placement};
+pub use crate::error::StoreError;
 use crate::page::{self, History, PageError, PageGen, PAGE};
 use crate::pool::Pool;
 use crate::sizes::{Calibration, PageState, Shadow, SizeModel};
 use crate::space::map::Loc;
-use crate::space::{gdt, Item, Kind, Space, SpaceError};
+use crate::space::{gdt, Item, Kind, Space};
 pub use ssdiq_schema::store::{DataMode, Layout, StoreConfig};
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("invalid store configuration: {0}")]
-    Config(String),
-    #[error(transparent)]
-    Device(#[from] DeviceError),
-    #[error(transparent)]
-    Space(#[from] SpaceError),
-    #[error("corrupt read: {0}")]
-    Corrupt(#[from] PageError),
-    #[error("page {0} has no stored copy and is not in memory (lost)")]
-    Lost(u64),
-    #[error("the replayed stored sizes ran out")]
-    ReplayEnded,
-}
 
 impl StoreError {
     pub fn is_usage(&self) -> bool {

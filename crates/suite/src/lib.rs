@@ -12,6 +12,7 @@ pub mod derived;
 pub mod device;
 pub mod devlog;
 pub mod emu;
+pub mod error;
 pub mod figures;
 pub mod intervals;
 pub mod observe;

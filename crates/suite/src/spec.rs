@@ -13,18 +13,8 @@
 
 use std::path::Path;
 
+pub use crate::error::SpecError;
 use ssdiq_schema::Spec;
-
-#[derive(Debug, thiserror::Error)]
-pub enum SpecError {
-    #[error("cannot read spec \"{path}\": {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("invalid spec \"{path}\": {reason}")]
-    Invalid { path: String, reason: String },
-}
 
 pub fn parse_spec(text: &str, path: &str) -> Result<Spec, SpecError> {
     let invalid = |reason: String| SpecError::Invalid {

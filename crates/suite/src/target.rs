@@ -9,21 +9,9 @@
 //! - `idle` issues no I/O; it only lets time pass (and samples the device log), and ends
 //!   early when the stop flag is set.
 
-use ssdiq_engine::{
-    Clock, DeviceHealth, DeviceSample, EngineError, Executor, RunControl, WriteCounters,
-};
+pub use crate::error::SuiteError;
+use ssdiq_engine::{Clock, DeviceHealth, DeviceSample, Executor, RunControl, WriteCounters};
 use ssdiq_schema::{Spec, TargetInfo};
-
-#[derive(Debug, thiserror::Error)]
-pub enum SuiteError {
-    /// The run cannot start with these options (bad size, block size, ...): bad input.
-    #[error("{0}")]
-    Invalid(String),
-    #[error(transparent)]
-    Engine(#[from] EngineError),
-    #[error("reset of {target} failed: {reason}")]
-    Reset { target: String, reason: String },
-}
 
 impl SuiteError {
     /// True for errors raised before anything was written.

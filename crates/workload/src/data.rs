@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+pub use crate::error::DataPatternError;
 use crate::rng::{derive_seed, SeededRng};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,13 +21,6 @@ pub enum DataPattern {
     Compressible {
         ratio: f64,
     },
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("invalid data pattern \"{input}\": {reason}")]
-pub struct DataPatternError {
-    pub input: String,
-    pub reason: String,
 }
 
 impl DataPattern {

@@ -11,6 +11,7 @@
 
 pub mod analysis;
 pub mod data;
+pub mod error;
 pub mod mix;
 pub mod pattern;
 pub mod rng;

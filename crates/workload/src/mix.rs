@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+pub use crate::error::MixError;
 use crate::pattern::Pattern;
 use crate::rng::SeededRng;
 
@@ -48,13 +49,6 @@ pub struct RwMix {
     pub only: Option<Op>,
     /// `rand*` forms: the pattern to use when the user gives none.
     pub random: bool,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("invalid --rw \"{input}\": {reason}")]
-pub struct MixError {
-    pub input: String,
-    pub reason: String,
 }
 
 pub const RW_FORMS: &str =

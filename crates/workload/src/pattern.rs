@@ -3,6 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+pub use crate::error::PatternError;
 use crate::units::parse_size;
 
 /// One zone of a piecewise-uniform pattern: `weight` percent of accesses go uniformly to
@@ -48,14 +49,6 @@ pub const MAX_STREAMS: u32 = 4096;
 /// Relative weight of stream `i` (0-based) of `streams:N`.
 pub fn stream_weight(i: u32) -> f64 {
     1.0 + 0.2 * i as f64
-}
-
-/// `invalid pattern "zipf:-1": THETA must be > 0`
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("invalid pattern \"{input}\": {reason}")]
-pub struct PatternError {
-    pub input: String,
-    pub reason: String,
 }
 
 pub const GRAMMAR: &str = "seq | uniform | randperm | zipf:THETA | twozone:W/S | \

@@ -1,15 +1,8 @@
 //! Sizes, rates, durations and fractions, parsed like fio (DESIGN.md, "Sizes and rates"):
 //! `4k` = `4KiB` = 4096, `1G` = `1GiB` = 2^30, `1GB` = 10^9, `100MB/s`, `25k` (IOPS), `25%`.
 
+pub use crate::error::UnitError;
 use std::fmt;
-
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("invalid {what} \"{input}\": {reason}")]
-pub struct UnitError {
-    pub what: &'static str,
-    pub input: String,
-    pub reason: String,
-}
 
 fn unit_err(what: &'static str, input: &str, reason: impl Into<String>) -> UnitError {
     UnitError {

@@ -43,7 +43,8 @@ use std::collections::VecDeque;
 use ssdiq_workload::SeededRng;
 
 use crate::counters::{Counters, GcEffect, WriteEffect};
-use crate::geometry::{Geometry, GeometryError};
+pub use crate::error::FtlError;
+use crate::geometry::Geometry;
 use crate::lists::{BlockLists, NIL};
 use crate::two_r::TwoR;
 use ssdiq_schema::GcPolicy;
@@ -225,25 +226,6 @@ pub struct Ftl {
     pub(crate) two_r: Option<Box<TwoR>>,
     pub(crate) rng: SeededRng,
     pub(crate) counters: Counters,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum FtlError {
-    #[error(transparent)]
-    Geometry(#[from] GeometryError),
-    #[error("GC policy {0} is an analytic figure, not a simulated FTL")]
-    NotSimulated(GcPolicy),
-    #[error("streams must be between 1 and 1000")]
-    NoStreams,
-    #[error("GC policy {0} merges victims in place: a GC frontier does not apply")]
-    FrontierWithTwoR(GcPolicy),
-    #[error("invalid GC frontier share {0}: expected a share between 0 and 1")]
-    FrontierShare(String),
-    #[error("a GC frontier share of {0} needs a GC frontier")]
-    ShareWithoutFrontier(String),
-    /// dchoices:D with more samples than blocks: every GC would draw D random blocks.
-    #[error("invalid GC policy \"{0}\": it samples {1} blocks per victim, but the drive has only {2} blocks")]
-    TooManyChoices(GcPolicy, u32, u32),
 }
 
 impl Ftl {

@@ -18,6 +18,7 @@ pub mod file;
 pub mod mem;
 pub mod nvme;
 
+pub use crate::error::DeviceError;
 pub use ssdiq_engine::WriteCounters;
 pub use ssdiq_schema::store::{DeviceInfo, ZoneGeometry};
 
@@ -37,22 +38,6 @@ pub enum Placement {
     None,
     /// FDP placement identifier (reclaim unit handle) / emulated placement stream.
     Stream(u16),
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum DeviceError {
-    #[error("{0}")]
-    Invalid(String),
-    #[error("{what}: {source}")]
-    Io {
-        what: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    Nvme(#[from] ssdiq_nvme::NvmeError),
-    #[error(transparent)]
-    Engine(#[from] ssdiq_engine::EngineError),
 }
 
 impl DeviceError {

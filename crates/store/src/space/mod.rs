@@ -31,7 +31,8 @@ use std::collections::VecDeque;
 
 use ssdiq_workload::SeededRng;
 
-use crate::device::{Device, DeviceError, Placement};
+use crate::device::{Device, Placement};
+pub use crate::error::SpaceError;
 use map::{Loc, Maps, PER_SLOT};
 use nowa::Groups;
 pub use ssdiq_schema::store::{Backend, SpaceConfig, SpaceCounters};
@@ -73,16 +74,6 @@ struct Zone {
     edt_sum: f64,
     edt_n: u32,
     plid: u16,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum SpaceError {
-    #[error(transparent)]
-    Device(#[from] DeviceError),
-    #[error("out of space: no zone holds an invalid page to collect ({0} zones full of live pages); lower the fill")]
-    Full(u32),
-    #[error("zone append to zone {zone} landed at {got}, expected {want}")]
-    Misplaced { zone: u32, got: u64, want: u64 },
 }
 
 /// Where the slot images of a packed group are.
