@@ -23,6 +23,15 @@ impl<T> Skewed<T> {
             ("Zipf", &self.zipf),
         ]
     }
+
+    /// The value under one of [`Self::labelled`]'s labels.
+    pub fn get(&self, label: &str) -> &T {
+        self.labelled()
+            .into_iter()
+            .find(|(l, _)| *l == label)
+            .map(|(_, v)| v)
+            .expect("a label of Skewed::labelled")
+    }
 }
 
 /// The random-write steps in the order of [`Skewed`].

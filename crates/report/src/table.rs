@@ -216,7 +216,7 @@ fn write_kiops(d: &DriveFigures, label: &str) -> Cell {
             num(w.unif, 0, |v| s.map(|s| colour::against_spec(v, s)), false)
         }
         _ => {
-            let v = if label == "TwoZ" { w.twoz } else { w.zipf };
+            let v = *w.get(label);
             num(
                 v,
                 0,
@@ -239,7 +239,7 @@ fn wa(d: &DriveFigures, metric: &str, w: &Skewed<Option<f64>>, label: &str) -> C
     let cell = match label {
         "Unif" => plain(w.unif, 2),
         _ => {
-            let v = if label == "TwoZ" { w.twoz } else { w.zipf };
+            let v = *w.get(label);
             num(
                 v,
                 2,
@@ -428,15 +428,15 @@ const TABLE3: &[RowSpec] = &[
 fn rows(drives: &[DriveFigures], specs: &[RowSpec]) -> Vec<Row> {
     let mut rows: Vec<Row> = specs
         .iter()
-        .map(|r| Row {
-            metric: r.metric.into(),
-            variant: r.variant.into(),
-            help: r.help.into(),
-            cells: drives.iter().map(r.cell).collect(),
+        .filter_map(|r| {
+            let cells: Vec<Cell> = drives.iter().map(r.cell).collect();
+            (!r.only_if_any || cells.iter().any(|c| c.value.is_some())).then(|| Row {
+                metric: r.metric.into(),
+                variant: r.variant.into(),
+                help: r.help.into(),
+                cells,
+            })
         })
-        .zip(specs)
-        .filter(|(row, spec)| !spec.only_if_any || row.cells.iter().any(|c| c.value.is_some()))
-        .map(|(row, _)| row)
         .collect();
     let measured: Vec<usize> = (0..drives.len())
         .filter(|&i| !drives[i].published())

@@ -74,7 +74,7 @@ impl Default for Options {
     }
 }
 
-/// What [`configure`] decided besides the configuration.
+/// What the store's `setup::configure` decided besides the configuration.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Derived {
     pub zone_bytes: Option<u64>,
