@@ -74,12 +74,17 @@ fn chart(doc: &StudyDoc, spec: &StudyChart) -> LineChart {
         axis(spec.x, spec.x_log),
         axis(spec.y, spec.y_log),
     );
+    // In x order: a study may measure a series out of order (gc-unit confirms a size at twice
+    // it before going on), and a line drawn in measuring order would double back.
     let points_of = |series: &str, key: &str| -> Vec<[f64; 2]> {
-        doc.points
+        let mut pts: Vec<[f64; 2]> = doc
+            .points
             .iter()
             .filter(|p| p.series == series)
             .filter_map(|p| p.values.get(key).map(|v| [p.x, *v]))
-            .collect()
+            .collect();
+        pts.sort_by(|a, b| a[0].total_cmp(&b[0]));
+        pts
     };
     if spec.title.contains("two-zone") || spec.x == "run" || spec.x == "round" {
         c.x = c.x.clone().not_from_zero();

@@ -20,10 +20,11 @@ pub mod source;
 pub mod stream;
 pub mod units;
 pub mod zipf;
+mod zone_order;
 
 pub use data::DataPattern;
 pub use mix::{Op, RwMix};
-pub use pattern::{Pattern, PatternError, ZoneSpec};
+pub use pattern::{Pattern, PatternError, ZoneOrder, ZoneSpec};
 pub use rng::SeededRng;
 pub use scramble::Scrambler;
 pub use source::{DrawSource, TimedRequest, TimedSource};

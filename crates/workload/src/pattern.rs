@@ -35,12 +35,30 @@ pub enum Pattern {
     /// Sequential, shuffled within consecutive windows of `n` requests.
     Window { n: u64 },
     /// Zones of `zone_bytes` written sequentially, `open` zones at once, each trimmed before
-    /// it is rewritten.
-    Zns { zone_bytes: u64, open: u32 },
+    /// it is rewritten, the next zone picked in `order`.
+    Zns {
+        zone_bytes: u64,
+        open: u32,
+        order: ZoneOrder,
+    },
     /// `n` sequential write streams over equal regions, interleaved at random with weights
     /// 1, 1.2, 1.4, ... (the SSD-iq artifact's `benchslow` streams), each wrapping in its
     /// region: sequential data of different lifetimes arriving at once.
     Streams { n: u32 },
+}
+
+/// Which closed zone `zns:` rewrites next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ZoneOrder {
+    /// At random among the closed zones (the SSD-iq artifact's ZNS pattern).
+    #[default]
+    Random,
+    /// In rounds that rewrite every zone once, each round putting the zones the previous one
+    /// wrote next to each other about half a round apart (`zns:SIZE:apart`). A drive whose GC
+    /// unit spans several zones then holds each unit partly valid for half a round, which
+    /// spare space cannot hide as it can under the random order; zones of whole units are
+    /// unaffected.
+    Apart,
 }
 
 /// Most streams of `streams:N`.
@@ -52,7 +70,7 @@ pub fn stream_weight(i: u32) -> f64 {
 }
 
 pub const GRAMMAR: &str = "seq | uniform | randperm | zipf:THETA | twozone:W/S | \
-zones:W1@S1,W2@S2,... | readonly:F | skipseq:P | window:N | zns:SIZE[xK] | streams:N";
+zones:W1@S1,W2@S2,... | readonly:F | skipseq:P | window:N | zns:SIZE[xK][:apart] | streams:N";
 
 impl Pattern {
     pub fn parse(input: &str) -> Result<Self, PatternError> {
@@ -158,7 +176,16 @@ impl Pattern {
                 Ok(Pattern::Window { n })
             }
             "zns" => {
-                let a = need("SIZE[xK]")?;
+                let a = need("SIZE[xK][:apart]")?;
+                let (a, order) = match a.split_once(':') {
+                    None => (a, ZoneOrder::Random),
+                    Some((a, "apart")) => (a, ZoneOrder::Apart),
+                    Some((_, o)) => {
+                        return Err(err(format!(
+                            "unknown zone order \"{o}\"; expected zns:SIZE[xK] (random order) or zns:SIZE[xK]:apart"
+                        )))
+                    }
+                };
                 let (size, k) = match a.rsplit_once(['x', 'X']) {
                     Some((sz, k)) if !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()) => {
                         (sz, Some(k))
@@ -176,7 +203,11 @@ impl Pattern {
                             err(format!("K must be an integer >= 1, got \"{k}\""))
                         })?,
                     };
-                Ok(Pattern::Zns { zone_bytes, open })
+                Ok(Pattern::Zns {
+                    zone_bytes,
+                    open,
+                    order,
+                })
             }
             "streams" => {
                 let text = need("N")?;
@@ -255,10 +286,17 @@ impl fmt::Display for Pattern {
             Pattern::ReadOnly { fraction } => write!(f, "readonly:{fraction}"),
             Pattern::SkipSeq { p } => write!(f, "skipseq:{p}"),
             Pattern::Window { n } => write!(f, "window:{n}"),
-            Pattern::Zns { zone_bytes, open } => {
+            Pattern::Zns {
+                zone_bytes,
+                open,
+                order,
+            } => {
                 write!(f, "zns:{}", crate::units::format_size(*zone_bytes))?;
                 if *open != 1 {
                     write!(f, "x{open}")?;
+                }
+                if *order == ZoneOrder::Apart {
+                    write!(f, ":apart")?;
                 }
                 Ok(())
             }
@@ -298,6 +336,8 @@ mod tests {
             "window:64",
             "zns:1GiB",
             "zns:256MiBx4",
+            "zns:24MiB:apart",
+            "zns:48MiBx2:apart",
             "streams:8",
         ] {
             let p = Pattern::parse(s).unwrap();
@@ -308,7 +348,8 @@ mod tests {
             Pattern::parse("zns:1Gx8").unwrap(),
             Pattern::Zns {
                 zone_bytes: 1 << 30,
-                open: 8
+                open: 8,
+                order: ZoneOrder::Random,
             }
         );
     }
@@ -331,6 +372,7 @@ mod tests {
                 "invalid pattern \"streams:0\": N must be an integer from 1 to 4096, got \"0\"",
             ),
             ("zns:1Gx0", "invalid pattern \"zns:1Gx0\": K must be an integer >= 1, got \"0\""),
+            ("zns:1G:next", "invalid pattern \"zns:1G:next\": unknown zone order \"next\"; expected zns:SIZE[xK] (random order) or zns:SIZE[xK]:apart"),
             ("seq:3", "invalid pattern \"seq:3\": seq takes no argument"),
         ];
         for (input, msg) in cases {

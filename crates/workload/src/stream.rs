@@ -14,6 +14,7 @@ use crate::pattern::{Pattern, PatternError};
 use crate::rng::{derive_seed, SeededRng};
 use crate::scramble::Scrambler;
 use crate::zipf::ZipfSampler;
+use crate::zone_order::ZonePicker;
 
 const PURPOSE_SCRAMBLE: u64 = 1;
 const PURPOSE_PERM_EPOCH: u64 = 2;
@@ -146,6 +147,7 @@ enum Kind {
         my_zones: Vec<u64>,
         open: Vec<OpenZone>,
         next: usize,
+        picker: ZonePicker,
     },
     Streams {
         thresholds: Vec<u64>,
@@ -329,7 +331,11 @@ impl PageStream {
                     scr: Scrambler::new(first, derive_seed(seed, 0)),
                 }
             }
-            Pattern::Zns { zone_bytes, open } => {
+            Pattern::Zns {
+                zone_bytes,
+                open,
+                order,
+            } => {
                 if cfg.page_bytes == 0 || zone_bytes % cfg.page_bytes != 0 {
                     return Err(err(format!(
                         "zone size {zone_bytes} B is not a multiple of the page size {} B",
@@ -353,9 +359,14 @@ impl PageStream {
                         "{n} pages hold {zones} zones of {zone_pages} pages; {k} open zones over {t} threads need more zones than open ones"
                     )));
                 }
+                let mut picker = ZonePicker::new(*order, my_zones.len()).ok_or_else(|| {
+                    err(format!(
+                        "{n} pages hold {zones} zones of {zone_pages} pages; the apart order needs at least 4 per thread"
+                    ))
+                })?;
                 let mut open_zones: Vec<OpenZone> = Vec::with_capacity(my_open as usize);
                 for _ in 0..my_open {
-                    let zone = pick_closed_zone(&mut rng, &my_zones, &open_zones);
+                    let zone = picker.next(&mut rng, &my_zones, &open_ids(&open_zones));
                     open_zones.push(OpenZone {
                         zone,
                         written: 0,
@@ -367,6 +378,7 @@ impl PageStream {
                     my_zones,
                     open: open_zones,
                     next: 0,
+                    picker,
                 }
             }
             Pattern::Streams { n: k } => {
@@ -519,6 +531,7 @@ impl PageStream {
                 my_zones,
                 open,
                 next,
+                picker,
             } => {
                 let slot = *next;
                 if !open[slot].trimmed {
@@ -532,7 +545,7 @@ impl PageStream {
                 let p = oz.zone * *zone_pages + oz.written;
                 oz.written += 1;
                 if oz.written == *zone_pages {
-                    let zone = pick_closed_zone(rng, my_zones, open);
+                    let zone = picker.next(rng, my_zones, &open_ids(open));
                     open[slot] = OpenZone {
                         zone,
                         written: 0,
@@ -563,13 +576,8 @@ impl PageStream {
     }
 }
 
-fn pick_closed_zone(rng: &mut SeededRng, zones: &[u64], open: &[OpenZone]) -> u64 {
-    loop {
-        let z = zones[rng.below(zones.len() as u64) as usize];
-        if !open.iter().any(|o| o.zone == z) {
-            return z;
-        }
-    }
+fn open_ids(open: &[OpenZone]) -> Vec<u64> {
+    open.iter().map(|o| o.zone).collect()
 }
 
 fn frac_to_u64(f: f64) -> u64 {

@@ -19,7 +19,7 @@ const MAX_PAGES: u64 = 1 << 31;
 #[command(
     about = "Show how a pattern spreads accesses: pages touched, hottest-page shares, histograms",
     after_help = "Example:\n  ssdiq pattern zipf:0.8 --pages 1000000 --draws 10x --csv zipf.csv\n\n\
-Patterns: seq | uniform | randperm | zipf:THETA | twozone:W/S | zones:W1@S1,... | readonly:F |\n          skipseq:P | window:N | zns:SIZE[xK] | streams:N"
+Patterns: seq | uniform | randperm | zipf:THETA | twozone:W/S | zones:W1@S1,... | readonly:F |\n          skipseq:P | window:N | zns:SIZE[xK][:apart] | streams:N"
 )]
 pub struct Args {
     /// The access pattern, e.g. zipf:0.8 or twozone:80/20.

@@ -30,7 +30,7 @@ use crate::output::check_outputs;
 Example:\n  ssdiq sim --capacity 16GiB --block 8MiB --fill 0.875 --gc greedy,2r-fifo --pattern twozone:80/20 --writes 10x\n\n\
 GC policies: greedy | fifo | random | dchoices:D | cost-benefit | fifo-scan | 2r-greedy | 2r-fifo | separated-model\n\
 Patterns: uniform | randperm | zipf:THETA | twozone:W/S | zones:W1@S1,W2@S2,... | readonly:F | seq |\n\
-skipseq:P | window:N | zns:SIZE[xK] | streams:N  (README: Access patterns)\n\n\
+skipseq:P | window:N | zns:SIZE[xK][:apart] | streams:N  (README: Access patterns)\n\n\
 Traces: --trace FILE[,FILE...] replaces --pattern: the trace's writes and trims drive the\n\
 drive after its sequential fill (--trace-map compact by default; --writes 1pass by default).\n\n\
 Many machines: --shard K/N runs every N-th point from the K-th (write it with --json);\n\

@@ -56,6 +56,45 @@ fn at<'a>(doc: &'a Value, series: &str, x: f64) -> &'a Value {
 }
 
 #[test]
+fn gc_unit_sees_through_the_spare_space_of_a_high_op_drive() {
+    // At 40% OP the drive waits for both zones around a superblock boundary to be trimmed,
+    // so zones short of its 6 MiB superblock reach WAF 1 in random order; the apart order
+    // tells them from the unit (as on emu:7450max).
+    let dir = tempfile::tempdir().unwrap();
+    let target =
+        "emu:default,capacity=1GiB,full_capacity=1GiB,units_per_block=2,buffer_kib=4096,op=0.4";
+    let doc = study("gc-unit", target, dir.path(), &["--quick"]);
+    assert_eq!(
+        doc["result"]["gc_unit_bytes"].as_f64(),
+        Some((6u64 << 20) as f64),
+        "{}",
+        doc["findings"]
+    );
+    assert_eq!(
+        doc["result"]["gc_unit_ambiguous"].as_f64(),
+        Some(0.0),
+        "{}",
+        doc["findings"]
+    );
+    let points = doc["points"].as_array().unwrap();
+    let flat_below_unit = points.iter().any(|p| {
+        p["series"] == "one zone open"
+            && p["values"]["zone_bytes"].as_f64() < Some((6u64 << 20) as f64)
+            && p["values"]["waf"].as_f64() <= Some(1.01)
+    });
+    assert!(
+        flat_below_unit,
+        "the random order alone would stop short of the unit: {points:?}"
+    );
+    let apart_above = points.iter().any(|p| {
+        p["series"] == "neighbours apart"
+            && p["values"]["zone_bytes"].as_f64() < Some((6u64 << 20) as f64)
+            && p["values"]["waf"].as_f64() > Some(1.01)
+    });
+    assert!(apart_above, "{points:?}");
+}
+
+#[test]
 fn gc_unit_finds_the_superblock_of_three_drives_exactly() {
     let dir = tempfile::tempdir().unwrap();
     // 1, 2 and 4 program units per die of 16 dies x 192 KiB: superblocks of 3, 6 and 12 MiB.

@@ -6,12 +6,22 @@
 //!
 //! Search: zone sizes in steps of 1 MiB up to 64 MiB, then doubling up to an eighth of the
 //! drive, in increasing order; the first size whose steady WAF is at most 1 + [`TOLERANCE`]
-//! is the answer once twice that size confirms it. Then (full length only) the multiple
-//! writers follow-up of Figure 6b: 2, 4 and 8 zones open at once at twice the unit found.
+//! is the answer once twice that size confirms it and so does the same size in the apart
+//! order (below). Then (full length only) the multiple writers follow-up of Figure 6b: 2, 4
+//! and 8 zones open at once at twice the unit found.
+//!
+//! Why the apart order: under the random order, a drive with a large spare (emu:7450max, 40%
+//! OP) can leave the units that a trimmed zone half-emptied until the zone beside it is
+//! trimmed too, so zones of half a unit reach WAF 1 as well. `zns:SIZE:apart` rewrites the
+//! zones written next to each other half a round apart; a unit spanning several zones then
+//! stays partly valid for half a round, more than the spare holds, while a zone of whole units
+//! still frees its units at once. Only a whole unit passes both orders.
 //!
 //! Invariants: every job's byte bound is a whole number of zones (trims and writes), so each job ends on a zone
 //! boundary and the next starts on one (a job cut mid-zone would shift every later zone
-//! against the drive's units).
+//! against the drive's units). Apart-order jobs are whole rounds, two of warm-up and one
+//! measured, so the measured round (a new stream's round 0) is the apart order of the warm-up's
+//! last round (an odd one).
 
 use std::collections::BTreeMap;
 
@@ -30,6 +40,8 @@ pub const TOLERANCE: f64 = 0.01;
 const BS: u64 = 128 * 1024;
 const QD: u32 = 4;
 pub const ONE_WRITER: &str = "one zone open";
+/// One zone open, zones rewritten in the apart order (`zns:SIZE:apart`).
+pub const APART: &str = "neighbours apart";
 
 /// Drive writes of warm-up and of measurement. Quick runs keep them: zones smaller than the
 /// unit only show their WAF once the drive has used up the units that happen to be wholly
@@ -49,21 +61,32 @@ pub fn candidates(capacity: u64) -> Vec<u64> {
     out
 }
 
-/// Steady WAF of zones of `zone` bytes with `open` zones open; `None` when stopped.
+/// Steady WAF of zones of `zone` bytes with `open` zones open, in random or apart order;
+/// `None` when stopped.
 fn measure(
     b: &mut Bench<'_>,
     zone: u64,
     open: u32,
+    apart: bool,
 ) -> Result<Option<super::bench::Measured>, SuiteError> {
     let (warm, measured) = DRIVE_WRITES;
-    let pattern = format!("zns:{}x{open}", format_size(zone));
+    let pattern = format!(
+        "zns:{}x{open}{}",
+        format_size(zone),
+        if apart { ":apart" } else { "" }
+    );
     b.reset()?;
     for (i, dw) in [warm, measured].into_iter().enumerate() {
         if b.stopped() {
             return Ok(None);
         }
         let mut j = b.job("write", &pattern, BS, QD);
-        let zones = ((j.range_bytes as f64 * dw) / zone as f64).ceil().max(1.0) as u64;
+        let zones = if apart {
+            // Whole rounds of the zones the order uses (a multiple of 4).
+            (j.range_bytes / zone / 4 * 4) * dw as u64
+        } else {
+            ((j.range_bytes as f64 * dw) / zone as f64).ceil().max(1.0) as u64
+        };
         // The bound counts trimmed bytes too: each zone is one zone of trims and one of writes.
         j.bound.bytes = Some(2 * zones * zone);
         let m = b.run(j)?;
@@ -74,19 +97,23 @@ fn measure(
     Ok(None)
 }
 
-fn point(b: &mut Bench<'_>, zone: u64, open: u32) -> Result<Option<f64>, SuiteError> {
+fn point(b: &mut Bench<'_>, zone: u64, open: u32, apart: bool) -> Result<Option<f64>, SuiteError> {
     let (warm, measured) = DRIVE_WRITES;
-    let series = if open == 1 {
-        ONE_WRITER.to_string()
-    } else {
-        format!("{open} zones open")
+    let series = match (open, apart) {
+        (1, false) => ONE_WRITER.to_string(),
+        (1, true) => APART.to_string(),
+        _ => format!("{open} zones open"),
     };
     b.begin(
-        format!("zones of {}, {open} open", format_size(zone)),
+        format!(
+            "zones of {}, {open} open{}",
+            format_size(zone),
+            if apart { ", apart" } else { "" }
+        ),
         Unit::Bytes,
         b.capacity() as f64 * (warm + measured),
     );
-    let Some(m) = measure(b, zone, open)? else {
+    let Some(m) = measure(b, zone, open, apart)? else {
         return Ok(None);
     };
     let v = values(&[
@@ -101,8 +128,9 @@ fn point(b: &mut Bench<'_>, zone: u64, open: u32) -> Result<Option<f64>, SuiteEr
 
 pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     let cands = candidates(b.capacity());
-    // The count is not known before the unit is found: plan for the sweep's worst case.
-    b.plan(cands.len() + if b.quick { 0 } else { 3 });
+    // The count is not known before the unit is found: plan for the sweep's worst case with
+    // one apart-order check (the progress count grows if more are needed).
+    b.plan(cands.len() + 1 + if b.quick { 0 } else { 3 });
     // WAF with one zone open, per zone size: a size already measured (as the confirmation of a
     // smaller one) is not measured again.
     let mut seen: BTreeMap<u64, f64> = BTreeMap::new();
@@ -110,14 +138,14 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
         if let Some(w) = seen.get(&zone) {
             return Ok(Some(*w));
         }
-        let w = point(b, zone, 1)?;
+        let w = point(b, zone, 1, false)?;
         if let Some(w) = w {
             seen.insert(zone, w);
         }
         Ok(w)
     };
     let mut found = None;
-    for zone in cands {
+    for (i, &zone) in cands.iter().enumerate() {
         let Some(waf) = waf_at(b, zone)? else {
             return Ok(());
         };
@@ -134,12 +162,31 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
                 continue;
             }
         }
+        // Confirm in the apart order, which a part of a unit does not pass.
+        let Some(mut best) = point(b, zone, 1, true)? else {
+            return Ok(());
+        };
+        if best > 1.0 + TOLERANCE {
+            continue;
+        }
+        // A zone just short of a unit leaves only a sliver of each unit valid, which a large
+        // spare can hold: its WAF is within the tolerance of 1 but above that of the unit.
+        // Follow the apart order's WAF down to where it stops falling.
         found = Some(zone);
+        for &next in &cands[i + 1..] {
+            let Some(w) = point(b, next, 1, true)? else {
+                return Ok(());
+            };
+            if w >= best {
+                break;
+            }
+            (best, found) = (w, Some(next));
+        }
         break;
     }
     if let (Some(unit), false) = (found, b.quick) {
         for open in [2, 4, 8] {
-            if point(b, 2 * unit, open)?.is_none() {
+            if point(b, 2 * unit, open, false)?.is_none() {
                 return Ok(());
             }
         }
@@ -148,19 +195,100 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
 }
 
 /// The smallest zone size with WAF <= 1 + tolerance that a zone of twice its size confirms
-/// (or that is the largest size tried).
+/// (or that is the largest size tried) and that the apart order confirms where it was tried;
+/// then, along the larger sizes tried in the apart order, the last one while its WAF falls.
 pub fn unit_of(points: &[StudyPoint]) -> Option<u64> {
+    let first = first_flat(points)?;
+    let mut apart: Vec<(u64, f64)> = points
+        .iter()
+        .filter(|p| p.series == APART)
+        .filter_map(|p| Some((*p.values.get("zone_bytes")? as u64, *p.values.get("waf")?)))
+        .filter(|&(z, _)| z >= first)
+        .collect();
+    apart.sort_by_key(|&(z, _)| z);
+    let mut unit = first;
+    if let Some((&(_, mut best), rest)) = apart.split_first().filter(|(a, _)| a.0 == first) {
+        for &(z, w) in rest {
+            if w >= best {
+                break;
+            }
+            (unit, best) = (z, w);
+        }
+    }
+    Some(unit)
+}
+
+/// The smallest zone size that passes the random order, twice its size and the apart order.
+fn first_flat(points: &[StudyPoint]) -> Option<u64> {
     let ok = |p: &StudyPoint| p.values.get("waf").is_some_and(|w| *w <= 1.0 + TOLERANCE);
-    let one: Vec<&StudyPoint> = points.iter().filter(|p| p.series == ONE_WRITER).collect();
+    let series =
+        |name: &str| -> Vec<&StudyPoint> { points.iter().filter(|p| p.series == name).collect() };
+    let (one, apart) = (series(ONE_WRITER), series(APART));
     let bytes = |p: &StudyPoint| p.values.get("zone_bytes").map(|b| *b as u64);
     one.iter()
         .filter(|p| ok(p))
         .filter_map(|p| bytes(p))
         .filter(|&z| {
             let twice = one.iter().find(|q| bytes(q) == Some(2 * z));
-            twice.is_none_or(|q| ok(q))
+            let apart = apart.iter().find(|q| bytes(q) == Some(z));
+            twice.is_none_or(|q| ok(q)) && apart.is_none_or(|q| ok(q))
         })
         .min()
+}
+
+fn apart_waf(points: &[StudyPoint], zone: u64) -> Option<f64> {
+    points
+        .iter()
+        .find(|p| p.series == APART && p.values.get("zone_bytes") == Some(&(zone as f64)))
+        .and_then(|p| p.values.get("waf").copied())
+}
+
+/// Sizes that are not multiples of the unit yet reached WAF ~1 in random order, when the
+/// apart order confirmed the unit: the spare space hid them, and the apart order told them
+/// apart (so they are explained, not doubtful).
+fn hidden_by_spare(points: &[StudyPoint]) -> Option<String> {
+    let unit = unit_of(points).filter(|&u| apart_waf(points, u).is_some())?;
+    let mut sizes: Vec<u64> = points
+        .iter()
+        .filter(|p| p.series == ONE_WRITER)
+        .filter(|p| p.values.get("waf").is_some_and(|w| *w <= 1.0 + TOLERANCE))
+        .filter_map(|p| p.values.get("zone_bytes").map(|z| *z as u64))
+        .filter(|z| z % unit != 0)
+        .collect();
+    sizes.sort_unstable();
+    let sizes: Vec<String> = sizes.into_iter().map(format_size).collect();
+    (!sizes.is_empty()).then(|| {
+        format!(
+            "zones of {} reach WAF <= {:.2} in random order too, not multiples of {}: the drive's spare space waits for the trims beside them; the apart order tells them from the unit",
+            sizes.join(", "),
+            1.0 + TOLERANCE,
+            format_size(unit)
+        )
+    })
+}
+
+/// The apart-order checks in one line: each size's WAF in that order, and where it is lowest.
+fn apart_findings(points: &[StudyPoint]) -> Option<String> {
+    let mut apart: Vec<(u64, f64)> = points
+        .iter()
+        .filter(|p| p.series == APART)
+        .filter_map(|p| Some((*p.values.get("zone_bytes")? as u64, *p.values.get("waf")?)))
+        .collect();
+    apart.sort_by_key(|&(z, _)| z);
+    let unit = unit_of(points);
+    let list: Vec<String> = apart
+        .iter()
+        .map(|&(z, w)| {
+            let mark = if Some(z) == unit { " (the unit)" } else { "" };
+            format!("{} {w:.3}{mark}", format_size(z))
+        })
+        .collect();
+    (!list.is_empty()).then(|| {
+        format!(
+            "with neighbours apart (zones written one after the other rewritten half a round apart), WAF: {}; a size the random order passes and this order does not is part of a unit",
+            list.join(", ")
+        )
+    })
 }
 
 pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
@@ -170,9 +298,14 @@ pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
         Some(u) => {
             result.insert("gc_unit_bytes".into(), u as f64);
             findings.push(format!(
-                "GC unit: {} (smallest zone size with WAF <= {:.2} with one zone open)",
+                "GC unit: {} (the smallest zone size with WAF <= {:.2} with one zone open, at twice the size, and with neighbours apart{})",
                 format_size(u),
-                1.0 + TOLERANCE
+                1.0 + TOLERANCE,
+                if apart_waf(points, u).is_some() {
+                    ", where that order's WAF stops falling"
+                } else {
+                    ""
+                }
             ));
         }
         None => findings.push(format!(
@@ -180,13 +313,18 @@ pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
             1.0 + TOLERANCE
         )),
     }
+    findings.extend(apart_findings(points));
+    findings.extend(hidden_by_spare(points));
     let doubts = ambiguities(points);
     result.insert(
         "gc_unit_ambiguous".into(),
         if doubts.is_empty() { 0.0 } else { 1.0 },
     );
     findings.extend(doubts.into_iter().map(|d| format!("ambiguous: {d}")));
-    for p in points.iter().filter(|p| p.series != ONE_WRITER) {
+    for p in points
+        .iter()
+        .filter(|p| p.series != ONE_WRITER && p.series != APART)
+    {
         if let Some(w) = p.values.get("waf") {
             findings.push(format!("{} of {}: WAF {w:.2}", p.series, p.x_label));
         }
@@ -220,11 +358,19 @@ pub fn ambiguities(points: &[StudyPoint]) -> Vec<String> {
         .collect();
     let waf_of = |z: u64| one.iter().find(|(s, _)| *s == z).map(|(_, w)| *w);
     let flat = |w: f64| w <= 1.0 + TOLERANCE;
+    let apart_failed = |z: u64| {
+        points.iter().any(|p| {
+            p.series == APART
+                && p.values.get("zone_bytes") == Some(&(z as f64))
+                && p.values.get("waf").is_some_and(|w| !flat(*w))
+        })
+    };
     let unit = unit_of(points);
+    let confirmed = unit.is_some_and(|u| apart_waf(points, u).is_some());
     let mut out = Vec::new();
     for &(z, w) in &one {
         let size = format_size(z);
-        if Some(z) == unit {
+        if Some(z) == unit || apart_failed(z) {
             continue;
         }
         if flat(w) {
@@ -233,7 +379,7 @@ pub fn ambiguities(points: &[StudyPoint]) -> Vec<String> {
                     "zones of {size} reached WAF {w:.3} but zones of {} did not ({w2:.3}): a spike at one size, not a unit",
                     format_size(2 * z)
                 )),
-                (_, Some(u)) if z % u != 0 => out.push(format!(
+                (_, Some(u)) if z % u != 0 && !confirmed => out.push(format!(
                     "zones of {size} reach WAF {w:.3} too, not a multiple of {}: GC may wait until whole zones are trimmed (a large OP), hiding the unit",
                     format_size(u)
                 )),
@@ -255,9 +401,13 @@ mod tests {
     use super::*;
 
     fn pts(wafs: &[(u64, f64)]) -> Vec<StudyPoint> {
+        series(ONE_WRITER, wafs)
+    }
+
+    fn series(name: &str, wafs: &[(u64, f64)]) -> Vec<StudyPoint> {
         wafs.iter()
             .map(|&(mib, w)| StudyPoint {
-                series: ONE_WRITER.into(),
+                series: name.into(),
                 x: mib as f64,
                 x_label: format!("{mib}MiB"),
                 values: [
@@ -303,5 +453,51 @@ mod tests {
         assert!(a[2].contains("zones of 45MiB") && a[2].contains("not a multiple of 30MiB"));
         let (r, _) = conclude(&p);
         assert_eq!(r["gc_unit_ambiguous"], 1.0);
+    }
+
+    #[test]
+    fn the_apart_order_rules_out_parts_of_a_unit_and_finds_where_its_waf_is_lowest() {
+        // As on emu:7450max (40% OP): half a unit and sizes just short of it pass the random
+        // order; the apart order refutes 15 MiB and falls to its lowest at 30 MiB.
+        let mut p = pts(&[
+            (14, 1.1),
+            (15, 1.0),
+            (28, 1.0),
+            (30, 1.0),
+            (56, 1.0),
+            (60, 1.0),
+        ]);
+        p.extend(series(
+            APART,
+            &[
+                (15, 1.10),
+                (28, 1.0095),
+                (29, 1.007),
+                (30, 1.0),
+                (31, 1.004),
+            ],
+        ));
+        assert_eq!(unit_of(&p), Some(30 * MIB));
+        // Every size that is not a multiple of the unit is explained, none doubtful.
+        assert!(ambiguities(&p).is_empty(), "{:?}", ambiguities(&p));
+        let (r, f) = conclude(&p);
+        assert_eq!(r["gc_unit_bytes"], (30 * MIB) as f64);
+        assert_eq!(r["gc_unit_ambiguous"], 0.0);
+        assert!(
+            f.iter().any(|f| f.contains("30MiB 1.000 (the unit)")),
+            "{f:?}"
+        );
+        assert!(
+            f.iter()
+                .any(|f| f.contains("zones of 15MiB, 28MiB, 56MiB reach")),
+            "{f:?}"
+        );
+        // Without the apart points, the same sweep stops at half the unit.
+        let random_only: Vec<StudyPoint> = p
+            .iter()
+            .filter(|q| q.series == ONE_WRITER)
+            .cloned()
+            .collect();
+        assert_eq!(unit_of(&random_only), Some(15 * MIB));
     }
 }

@@ -99,11 +99,11 @@ pub const STUDIES: &[Study] = &[
         title: "The drive's GC unit: the smallest zone size at which ZNS-like writes reach WAF 1",
         source: "SSD-iq: Uncovering the Hidden Side of SSD Performance, ZNS-like workload and multiple writers, Figure 6",
         x_axis: "zone size [MiB]",
-        method: "Per point: reset, zones written sequentially (128 KiB, QD 4), each trimmed whole before it is rewritten, next zone at random; warm-up of 2 drive writes, WAF over one more, every job a whole number of zones. Zone sizes from 1 MiB in 1 MiB steps to 64 MiB, then doubling; the first with WAF <= 1.01 that twice the size confirms is the GC unit. Full length (not --quick): then 2, 4, 8 zones open at twice the unit.",
+        method: "Per point: reset, zones written sequentially (128 KiB, QD 4), each trimmed whole before it is rewritten, next zone at random; warm-up of 2 drive writes, WAF over one more, every job a whole number of zones. Zone sizes from 1 MiB in 1 MiB steps to 64 MiB, then doubling; the first with WAF <= 1.01 that twice the size and the apart order (zones written one after the other rewritten half a round apart, whole rounds) confirm starts the answer, and the GC unit is where the apart order's WAF stops falling from there. Full length (not --quick): then 2, 4, 8 zones open at twice the unit.",
         run: |b, _| gc_unit::run(b),
         conclude: gc_unit::conclude,
         charts: &[StudyChart::new("WAF against zone size", None, WAF, "zone size [MiB]", true, "WAF (steady)", false,
-            "ZNS-like writes: zones written sequentially, each trimmed before it is rewritten. WAF reaches 1 once zones cover whole GC units; several open zones interleave in the drive's units and raise it again (Figure 6b).")
+            "ZNS-like writes: zones written sequentially, each trimmed before it is rewritten. WAF reaches 1 once zones cover whole GC units; several open zones interleave in the drive's units and raise it again (Figure 6b). With neighbours apart: the check that a size is a whole unit, which a drive's spare space cannot pass for a part of one.")
         ],
         dots: &[],
     },
