@@ -5,18 +5,21 @@
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
+use ssdiq_emu::TargetSpec;
+
 use crate::error::usage;
 
 /// Usage error unless `allowed` is the block device `target` is (compared by device number,
-/// so a symlink to the device counts). `target` may be a path or `emu:...`.
-pub fn check(target: &str, allowed: &Path) -> anyhow::Result<()> {
+/// so a symlink to the device counts).
+pub fn check(spec: &TargetSpec, allowed: &Path) -> anyhow::Result<()> {
     let shown = allowed.display();
-    if ssdiq_emu::is_emu_target(target) {
+    let Some(path) = spec.path() else {
         return Err(usage(format!(
-            "invalid --allow-destroy \"{shown}\": {target} is an emulated drive; nothing real is written"
+            "invalid --allow-destroy \"{shown}\": {spec} is an emulated drive; nothing real is written"
         )));
-    }
-    let t = match std::fs::metadata(target) {
+    };
+    let target = path.display();
+    let t = match std::fs::metadata(path) {
         Ok(t) if t.file_type().is_block_device() => t,
         _ => {
             return Err(usage(format!(

@@ -246,16 +246,14 @@ fn file_key(path: &Path) -> Option<FileKey> {
     Some(FileKey::Name(dir.join(p.file_name()?)))
 }
 
-/// The files a target reads: an emulated drive's profile file (`emu:path.toml,...`), or the
-/// file or device itself; nothing for a built-in profile.
+/// The files a target reads, from its text alone (`ssdiq_emu::TargetSpec::inputs` once it
+/// is parsed): an emulated drive's profile file (`emu:path.toml,...`), or the file or device
+/// itself; nothing for a built-in profile.
 pub fn target_inputs(target: &str) -> Vec<PathBuf> {
-    if ssdiq_emu::is_emu_target(target) {
-        ssdiq_emu::profile_file(target)
-            .map(Path::to_path_buf)
-            .into_iter()
-            .collect()
-    } else {
-        vec![PathBuf::from(target)]
+    match ssdiq_emu::profile_file(target) {
+        Some(f) => vec![f.to_path_buf()],
+        None if ssdiq_emu::is_emu_target(target) => Vec::new(),
+        None => vec![PathBuf::from(target)],
     }
 }
 

@@ -2,6 +2,8 @@
 //! the engine's jobs in virtual nanoseconds.
 //!
 //! - [`target`]: the `emu:` target grammar, parsed once ([`Profile::from_target`]).
+//! - [`target_spec`]: a command's target, parsed once ([`TargetSpec`]: the emulated drive with
+//!   its profile, or a path).
 //! - [`profile`]: profiles (embedded TOML, `key=value` overrides) and their datasheet spec.
 //! - [`drive`]: the drive: FTL + dies + PLP write buffer + GC scheduler + host link; requests
 //!   in, completion times out.
@@ -29,6 +31,7 @@ pub mod profile;
 mod readahead;
 mod slc;
 pub mod target;
+pub mod target_spec;
 mod wbuf;
 
 pub use drive::{drive_geometry, Drive, DriveCounters, Timing, LBA_BYTES};
@@ -37,3 +40,4 @@ pub use profile::{
     builtin, builtin_names, sources, ParamSource, Profile, ProfileError, Spec, BUILTIN,
 };
 pub use target::{is_emu_target, profile_file, EmuTarget, EMU_PREFIX};
+pub use target_spec::TargetSpec;

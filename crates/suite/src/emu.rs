@@ -28,6 +28,14 @@ impl EmuTarget {
         })
     }
 
+    /// The drive of a profile already parsed from `name` (`ssdiq_emu::TargetSpec`).
+    pub fn from_profile(name: String, profile: ssdiq_emu::Profile) -> Result<Self, SuiteError> {
+        Ok(EmuTarget {
+            name,
+            exec: EmuExecutor::from_profile(profile)?,
+        })
+    }
+
     /// The profile's true over-provisioning, (physical - logical) / logical.
     pub fn op(&self) -> f64 {
         self.exec.op()

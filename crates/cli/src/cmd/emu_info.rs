@@ -450,7 +450,7 @@ struct Listed {
     spec: ssdiq_emu::Spec,
 }
 
-fn list(json: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub fn list(json: Option<&Path>) -> anyhow::Result<ExitCode> {
     let mut rows = Vec::new();
     for (name, text) in BUILTIN {
         let p = Profile::parse(text, &[])
@@ -516,11 +516,12 @@ fn list_row(s: &mut String, r: &Listed, dw: usize, gw: usize) {
     );
 }
 
-pub fn main(target: &str, json: Option<&Path>) -> anyhow::Result<ExitCode> {
-    if target == "emu:list" {
-        return list(json);
-    }
-    let e = EmuExecutor::open(target).map_err(|e| usage(e.to_string()))?;
+/// The pseudo-target that lists the shipped profiles.
+pub const LIST: &str = "emu:list";
+
+/// `ssdiq info` of an emulated drive whose `profile` was parsed from `target`.
+pub fn main(target: &str, profile: Profile, json: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let e = EmuExecutor::from_profile(profile).map_err(|e| usage(e.to_string()))?;
     let f = facts(&e);
     let params = parameters(target)?;
     print!("{}{}", render(target, &f), render_parameters(&params));

@@ -1,13 +1,14 @@
 //! `ssdiq info`: a drive's identity, capacity and formats, health, OCP media counters and FDP.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ssdiq_nvme::{InfoReport, NvmeError};
 
 use crate::error::usage;
-use crate::output::{check_outputs, target_inputs, write_json};
+use crate::output::{check_outputs, write_json};
+use ssdiq_emu::TargetSpec;
 
 #[derive(clap::Args)]
 #[command(
@@ -26,17 +27,26 @@ pub struct Args {
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    if args.target == super::emu_info::LIST {
+        if let Some(p) = &args.json {
+            check_outputs(&[("--json", Some(p))], &[])?;
+        }
+        return super::emu_info::list(args.json.as_deref());
+    }
+    let spec = TargetSpec::parse(&args.target).map_err(|e| usage(e.to_string()))?;
     if let Some(p) = &args.json {
-        check_outputs(&[("--json", Some(p))], &target_inputs(&args.target))?;
+        check_outputs(&[("--json", Some(p))], &spec.inputs())?;
     }
-    if ssdiq_emu::is_emu_target(&args.target) {
-        return super::emu_info::main(&args.target, args.json.as_deref());
-    }
-    let path = Path::new(&args.target);
+    let path = match spec {
+        TargetSpec::Emu { text, profile } => {
+            return super::emu_info::main(&text, *profile, args.json.as_deref())
+        }
+        TargetSpec::Path(p) => p,
+    };
     if !path.exists() {
         return Err(usage(format!("\"{}\": no such device", args.target)));
     }
-    let report = InfoReport::from_device(&args.target, path).map_err(|e| match e {
+    let report = InfoReport::from_device(&args.target, &path).map_err(|e| match e {
         NvmeError::NotNvme { .. } => usage(e.to_string()),
         e => anyhow::anyhow!(e),
     })?;

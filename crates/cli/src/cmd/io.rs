@@ -30,9 +30,9 @@ use super::trace_args::TraceFlags;
 use crate::error::{usage, OrUsage};
 use crate::file_target::{self, FilePlan};
 use crate::limits::check_memory;
-use crate::output::{check_outputs, target_inputs, write_json, write_output};
+use crate::output::{check_outputs, write_json, write_output};
 use ssdiq_emu::memory::drive_bytes;
-use ssdiq_emu::EmuExecutor;
+use ssdiq_emu::{EmuExecutor, Profile, TargetSpec};
 
 #[derive(clap::Args)]
 #[command(
@@ -434,10 +434,11 @@ fn buffer_bytes(job: &Job) -> u64 {
 /// to a file target before the job.
 fn real_setup(
     args: &Args,
+    spec: &TargetSpec,
     trace: Option<&TraceSetup>,
 ) -> anyhow::Result<(Job, Box<dyn Executor>, FilePlan)> {
     if let Some(a) = &args.allow_destroy {
-        crate::allow_destroy::check(&args.target.to_string_lossy(), a)?;
+        crate::allow_destroy::check(spec, a)?;
     }
     let size = args
         .size
@@ -479,7 +480,7 @@ fn real_setup(
         buffer_bytes(&job),
         "lower --threads, --qd or --bs",
     )?;
-    check_io_outputs(args)?;
+    check_io_outputs(args, spec)?;
     if job.writes() {
         ssdiq_nvme::safety::check_destructive(&args.target, args.allow_destroy.as_deref())
             .map_err(|e| match e {
@@ -498,23 +499,24 @@ fn real_setup(
 /// drive's capacity; `--engine` and `--buffered` do not apply and are ignored.
 fn emu_setup(
     args: &Args,
-    target: &str,
+    spec: &TargetSpec,
+    profile: &Profile,
     trace: Option<&TraceSetup>,
 ) -> anyhow::Result<(Job, Box<dyn Executor>, FilePlan)> {
+    let target = spec.to_string();
     if let Some(a) = &args.allow_destroy {
-        crate::allow_destroy::check(target, a)?;
+        crate::allow_destroy::check(spec, a)?;
     }
     if args.recreate {
         return Err(usage(format!(
             "invalid --recreate: {target} is an emulated drive; --recreate is for file targets"
         )));
     }
-    let profile = EmuExecutor::profile_of(target).map_err(engine_usage)?;
-    let need = drive_bytes(&profile).map_err(|e| usage(format!("{target}: {e}")))?;
-    check_memory(target, need.total(), "use a smaller capacity")?;
-    let exec = EmuExecutor::from_profile(profile).map_err(engine_usage)?;
+    let need = drive_bytes(profile).map_err(|e| usage(format!("{target}: {e}")))?;
+    check_memory(&target, need.total(), "use a smaller capacity")?;
+    let exec = EmuExecutor::from_profile(profile.clone()).map_err(engine_usage)?;
     let cap = exec.capacity_bytes();
-    let job = job_from_args(args, target.to_string(), trace, &|bs| {
+    let job = job_from_args(args, target.clone(), trace, &|bs| {
         if cap < bs {
             return Err(usage(format!(
                 "invalid --bs \"{}\": larger than the emulated drive ({})",
@@ -526,14 +528,14 @@ fn emu_setup(
     })?;
     // Target facts (block size, capacity) before anything runs.
     job.validate().map_err(engine_usage)?;
-    check_io_outputs(args)?;
+    check_io_outputs(args, spec)?;
     Ok((job, Box::new(exec), FilePlan::NotAFile))
 }
 
 /// `--json` and `--log` can be written, and neither replaces the target, a profile or the
 /// trace (a read-only job must never replace the file it reads).
-fn check_io_outputs(args: &Args) -> anyhow::Result<()> {
-    let mut inputs = target_inputs(&args.target.to_string_lossy());
+fn check_io_outputs(args: &Args, spec: &TargetSpec) -> anyhow::Result<()> {
+    let mut inputs = spec.inputs();
     inputs.extend(args.trace.clone());
     check_outputs(
         &[
@@ -546,13 +548,12 @@ fn check_io_outputs(args: &Args) -> anyhow::Result<()> {
 
 /// The bytes the target can offer a replay, and what they are: the emulated drive's capacity,
 /// --size, an existing file's or device's size, or a new file's free filesystem space.
-fn target_room(args: &Args, target: &str) -> anyhow::Result<Option<(u64, String)>> {
-    if ssdiq_emu::is_emu_target(target) {
-        let p = EmuExecutor::profile_of(target).map_err(engine_usage)?;
+fn target_room(args: &Args, spec: &TargetSpec) -> anyhow::Result<Option<(u64, String)>> {
+    if let Some(p) = spec.profile() {
         let cap = p
             .capacity_bytes()
-            .map_err(|e| usage(format!("{target}: {e}")))?;
-        return Ok(Some((cap, format!("{target} ({})", format_size(cap)))));
+            .map_err(|e| usage(format!("{spec}: {e}")))?;
+        return Ok(Some((cap, format!("{spec} ({})", format_size(cap)))));
     }
     if let Some(s) = &args.size {
         let b = parse_size(s).or_usage()?;
@@ -579,6 +580,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     // Handlers first: a Ctrl-C during setup ends the command at once, nothing written.
     let stop = crate::signals::stop_on_signals()?;
     let target = args.target.to_string_lossy().to_string();
+    let spec = TargetSpec::parse(&target).map_err(|e| usage(e.to_string()))?;
     let trace = match &args.trace {
         Some(path) => {
             let bs = parse_size(&args.bs).or_usage()?;
@@ -591,15 +593,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 bs,
                 &args.replay_speed,
                 &args.trace_max_io,
-                target_room(&args, &target)?,
+                target_room(&args, &spec)?,
             )?)
         }
         None => None,
     };
-    let (job, mut exec, plan) = if ssdiq_emu::is_emu_target(&target) {
-        emu_setup(&args, &target, trace.as_ref())?
-    } else {
-        real_setup(&args, trace.as_ref())?
+    let (job, mut exec, plan) = match spec.profile() {
+        Some(profile) => emu_setup(&args, &spec, profile, trace.as_ref())?,
+        None => real_setup(&args, &spec, trace.as_ref())?,
     };
     // Until here a Ctrl-C ended the process at once: nothing was written.
     crate::signals::drain_on_signals();

@@ -41,11 +41,10 @@ fn nodes(list: &str, default_target: &str) -> anyhow::Result<Vec<(String, String
         out.push((node.to_string(), target.to_string()));
     }
     for (i, (node, target)) in out.iter().enumerate() {
-        if ssdiq_emu::is_emu_target(target) {
-            ssdiq_emu::EmuTarget::parse(target)
-                .and_then(|t| t.profile().map(|_| ()))
-                .map_err(|e| usage(format!("invalid --slurm-nodes target of {node}: {e}")))?;
-        }
+        // Checked here, where the node is named; each node's job parses it again on its own
+        // machine.
+        ssdiq_emu::TargetSpec::parse(target)
+            .map_err(|e| usage(format!("invalid --slurm-nodes target of {node}: {e}")))?;
         if out[..i]
             .iter()
             .any(|(n, t)| result_name(n, t) == result_name(node, target))

@@ -3,13 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
+use ssdiq_emu::{Profile, TargetSpec};
+
 use ssdiq_suite::{DeviceTarget, EmuTarget, SuiteError, SuiteTarget};
 
 use crate::error::{usage, OrUsage};
 use crate::file_target;
 use crate::limits::check_memory;
 use ssdiq_emu::memory::drive_bytes;
-use ssdiq_emu::EmuExecutor;
 
 /// The flags `run` and `study` share for the drive they open.
 #[derive(clap::Args)]
@@ -69,19 +70,22 @@ pub fn open(
     allow_destroy: Option<&Path>,
     recreate: bool,
 ) -> anyhow::Result<Box<dyn SuiteTarget>> {
+    let spec = TargetSpec::parse(target).map_err(|e| usage(e.to_string()))?;
     if let Some(a) = allow_destroy {
-        crate::allow_destroy::check(target, a)?;
+        crate::allow_destroy::check(&spec, a)?;
     }
-    if ssdiq_emu::is_emu_target(target) {
-        if size.is_some() || recreate {
-            return Err(usage(format!(
-                "invalid --{}: {target} has its own capacity; it is for file targets",
-                if recreate { "recreate" } else { "size" }
-            )));
+    let path = match spec {
+        TargetSpec::Emu { text, profile } => {
+            if size.is_some() || recreate {
+                return Err(usage(format!(
+                    "invalid --{}: {text} has its own capacity; it is for file targets",
+                    if recreate { "recreate" } else { "size" }
+                )));
+            }
+            return open_emu(text, *profile);
         }
-        return open_emu(target);
-    }
-    let path = PathBuf::from(target);
+        TargetSpec::Path(path) => path,
+    };
     file_target::plan(&path, size, recreate, file_target::Use::Run(command))?;
     let t = DeviceTarget::open(&path, size).map_err(suite_usage)?;
     if t.is_block() {
@@ -93,10 +97,11 @@ pub fn open(
     Ok(Box::new(t))
 }
 
-fn open_emu(target: &str) -> anyhow::Result<Box<dyn SuiteTarget>> {
+fn open_emu(target: String, profile: Profile) -> anyhow::Result<Box<dyn SuiteTarget>> {
     // The drive is reset at the start of the run: its FTL is built twice at that moment.
-    let profile = EmuExecutor::profile_of(target).map_err(|e| usage(e.to_string()))?;
     let need = drive_bytes(&profile).map_err(|e| usage(format!("{target}: {e}")))?;
-    check_memory(target, need.peak_with_reset(), "use a smaller capacity")?;
-    Ok(Box::new(EmuTarget::open(target).map_err(suite_usage)?))
+    check_memory(&target, need.peak_with_reset(), "use a smaller capacity")?;
+    Ok(Box::new(
+        EmuTarget::from_profile(target, profile).map_err(suite_usage)?,
+    ))
 }

@@ -23,7 +23,8 @@ use super::run_target::DriveArgs;
 use crate::error::{usage, OrUsage};
 use crate::file_target::{self, FilePlan, Use};
 use crate::limits::check_memory;
-use crate::output::{check_outputs, target_inputs};
+use crate::output::check_outputs;
+use ssdiq_emu::TargetSpec;
 use ssdiq_report::store as store_page;
 use ssdiq_schema::{StoreDoc, StoreRow};
 
@@ -303,7 +304,7 @@ fn parse_count(flag: &str, s: &str) -> anyhow::Result<u64> {
         })
 }
 
-fn base_options(a: &Args) -> anyhow::Result<Options> {
+fn base_options(a: &Args, spec: &TargetSpec) -> anyhow::Result<Options> {
     let backend = match a.backend.as_str() {
         "conventional" => BackendChoice::Conventional,
         "fdp" => BackendChoice::Fdp,
@@ -333,7 +334,7 @@ fn base_options(a: &Args) -> anyhow::Result<Options> {
             "invalid --check-model with --data model: the check compares the model with real LZ4 sizes, which only --data bytes has".to_string(),
         ));
     }
-    if data == DataMode::Model && !ssdiq_emu::is_emu_target(&a.target) {
+    if data == DataMode::Model && !spec.is_emu() {
         return Err(usage(format!(
             "invalid --data model: {} is not an emulated drive; the model data mode runs on emu:PROFILE targets only",
             a.target
@@ -401,11 +402,11 @@ fn emu_mode(a: &Args, o: &Options) -> EmuMode {
 
 /// Usage error unless a row fits in the memory available: the store's tables and, on an
 /// emulated drive, the drive with its data plane (rows run one at a time).
-fn check_row_memory(a: &Args, p: &Prepared) -> anyhow::Result<()> {
+fn check_row_memory(a: &Args, spec: &TargetSpec, p: &Prepared) -> anyhow::Result<()> {
     check_memory(
         &format!("row {} on {}", p.name, a.target),
-        ssdiq_store::memory::store_bytes(&p.config) + emu_device_bytes(a, &p.options)?,
-        if ssdiq_emu::is_emu_target(&a.target) {
+        ssdiq_store::memory::store_bytes(&p.config) + emu_device_bytes(a, spec, &p.options)?,
+        if spec.is_emu() {
             EMU_MEMORY_HINT
         } else {
             "use a smaller --buffer"
@@ -416,16 +417,26 @@ fn check_row_memory(a: &Args, p: &Prepared) -> anyhow::Result<()> {
 const EMU_MEMORY_HINT: &str = "use a smaller capacity, --data model, or a smaller --buffer";
 
 /// What the emulated drive of a row takes (0 for other targets).
-fn emu_device_bytes(a: &Args, o: &Options) -> anyhow::Result<u64> {
-    if !ssdiq_emu::is_emu_target(&a.target) {
+fn emu_device_bytes(a: &Args, spec: &TargetSpec, o: &Options) -> anyhow::Result<u64> {
+    let Some(profile) = spec.profile() else {
         return Ok(0);
-    }
-    EmuDevice::estimate_bytes(&a.target, emu_mode(a, o), o.data == DataMode::Bytes)
-        .map_err(|e| usage(e.to_string()))
+    };
+    EmuDevice::estimate_profile_bytes(
+        &a.target,
+        profile.clone(),
+        emu_mode(a, o),
+        o.data == DataMode::Bytes,
+    )
+    .map_err(|e| usage(e.to_string()))
 }
 
 /// Opens the device a row runs on. Block devices pass the safety check first.
-fn open_device(a: &Args, o: &Options, plan: FilePlan) -> anyhow::Result<Box<dyn Device>> {
+fn open_device(
+    a: &Args,
+    spec: &TargetSpec,
+    o: &Options,
+    plan: FilePlan,
+) -> anyhow::Result<Box<dyn Device>> {
     let dev_usage = |e: ssdiq_store::DeviceError| -> anyhow::Error {
         if e.is_usage() {
             usage(e.to_string())
@@ -433,7 +444,7 @@ fn open_device(a: &Args, o: &Options, plan: FilePlan) -> anyhow::Result<Box<dyn 
             e.into()
         }
     };
-    if ssdiq_emu::is_emu_target(&a.target) {
+    if let Some(profile) = spec.profile() {
         if a.drive.size.is_some() {
             return Err(usage(format!(
                 "invalid --size: {} has its own capacity; --size is for file targets",
@@ -453,8 +464,13 @@ fn open_device(a: &Args, o: &Options, plan: FilePlan) -> anyhow::Result<Box<dyn 
             )));
         }
         return Ok(Box::new(
-            EmuDevice::open(&a.target, emu_mode(a, o), o.data == DataMode::Bytes)
-                .map_err(dev_usage)?,
+            EmuDevice::with_profile(
+                &a.target,
+                profile.clone(),
+                emu_mode(a, o),
+                o.data == DataMode::Bytes,
+            )
+            .map_err(dev_usage)?,
         ));
     }
     let path = Path::new(&a.target);
@@ -515,6 +531,7 @@ struct Prepared {
 /// still to be created or recreated against the size it will have, without touching it.
 fn prepare(
     a: &Args,
+    spec: &TargetSpec,
     name: &str,
     o: &Options,
     dataset: Option<u64>,
@@ -532,11 +549,11 @@ fn prepare(
             if dry {
                 check_memory(
                     &format!("the drive of row {name} ({})", a.target),
-                    emu_device_bytes(a, o)?,
+                    emu_device_bytes(a, spec, o)?,
                     EMU_MEMORY_HINT,
                 )?;
             }
-            let d = open_device(a, o, plan)?;
+            let d = open_device(a, spec, o, plan)?;
             let info = d.info().clone();
             // A dry run opens the device for its facts only: let it go at once.
             (if dry { None } else { Some(d) }, info)
@@ -583,11 +600,10 @@ fn planned_file_info(target: &str, size: u64) -> DeviceInfo {
 /// What happens to a file target (created, or recreated with --recreate; an existing file
 /// is refused without it, as `run` does), decided before anything is written. FDP and ZNS
 /// need an NVMe namespace, never a file.
-fn file_plan(a: &Args, rows: &[Options]) -> anyhow::Result<FilePlan> {
-    if ssdiq_emu::is_emu_target(&a.target) {
+fn file_plan(a: &Args, spec: &TargetSpec, rows: &[Options]) -> anyhow::Result<FilePlan> {
+    let Some(path) = spec.path() else {
         return Ok(FilePlan::NotAFile);
-    }
-    let path = Path::new(&a.target);
+    };
     let plan = file_target::plan(path, a.drive.size_bytes()?, a.drive.recreate, Use::Store)?;
     let namespace_only = rows
         .iter()
@@ -608,11 +624,12 @@ fn file_plan(a: &Args, rows: &[Options]) -> anyhow::Result<FilePlan> {
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     check_ranges(&a)?;
-    let base = base_options(&a)?;
+    let spec = TargetSpec::parse(&a.target).map_err(|e| usage(e.to_string()))?;
+    let base = base_options(&a, &spec)?;
     let work = workload(&a)?;
     let op_cpu_ns = parse_duration_ns(&a.op_cpu).or_usage()?;
     let outputs = [("--json", a.json.as_deref()), ("--html", a.html.as_deref())];
-    check_outputs(&outputs, &target_inputs(&a.target))?;
+    check_outputs(&outputs, &spec.inputs())?;
     let names = match &a.rows {
         Some(r) => {
             let v = rows::expand(r);
@@ -634,13 +651,13 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     // Validate every row before anything runs; each row then opens its device afresh (an
     // emulated drive holds its data in memory, a block device is opened exclusively).
     OpStream::new(&work, 1, a.records_per_page, a.seed).map_err(usage)?;
-    let plan = file_plan(&a, &opts)?;
-    let first = prepare(&a, &names[0], &opts[0], None, plan, true)?;
-    check_row_memory(&a, &first)?;
+    let plan = file_plan(&a, &spec, &opts)?;
+    let first = prepare(&a, &spec, &names[0], &opts[0], None, plan, true)?;
+    check_row_memory(&a, &spec, &first)?;
     let dataset = (names.len() > 1).then_some(first.config.pages);
     drop(first);
     for (n, o) in names.iter().zip(&opts).skip(1) {
-        check_row_memory(&a, &prepare(&a, n, o, dataset, plan, true)?)?;
+        check_row_memory(&a, &spec, &prepare(&a, &spec, n, o, dataset, plan, true)?)?;
     }
     // Every row is valid: now the file target may be emptied (created by the first row).
     file_target::apply(Path::new(&a.target), plan)?;
@@ -649,7 +666,15 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let mut result = StoreDoc::new(&a.target, &work);
     let mut interrupted = false;
     for (i, (n, o)) in names.iter().zip(&opts).enumerate() {
-        let p = prepare(&a, n, o, if i == 0 { None } else { dataset }, plan, false)?;
+        let p = prepare(
+            &a,
+            &spec,
+            n,
+            o,
+            if i == 0 { None } else { dataset },
+            plan,
+            false,
+        )?;
         let row = run_row(&a, p, &work, op_cpu_ns, &stop)?;
         let partial = row.outcome.partial;
         if !a.quiet {

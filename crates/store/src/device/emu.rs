@@ -139,9 +139,12 @@ fn invalid(m: String) -> DeviceError {
 }
 
 impl EmuDevice {
-    /// The profile of `target` as `mode` reshapes it (streams, zones).
-    fn profile_for(target: &str, mode: EmuMode) -> Result<Profile, DeviceError> {
-        let mut profile = Profile::from_target(target).map_err(|e| invalid(e.to_string()))?;
+    /// `profile` (of `target`) as `mode` reshapes it (streams, zones).
+    fn profile_for(
+        target: &str,
+        mut profile: Profile,
+        mode: EmuMode,
+    ) -> Result<Profile, DeviceError> {
         // The drive's whole flash: its superblocks, the GC reserve among them.
         let geo_sb = |p: &Profile| -> Result<(u64, u64), DeviceError> {
             let g = drive_geometry(p).map_err(|e| invalid(format!("{target}: {e}")))?;
@@ -189,7 +192,17 @@ impl EmuDevice {
         mode: EmuMode,
         keep_data: bool,
     ) -> Result<u64, DeviceError> {
-        let profile = Self::profile_for(target, mode)?;
+        Self::estimate_profile_bytes(target, Self::parse(target)?, mode, keep_data)
+    }
+
+    /// [`Self::estimate_bytes`] for a profile already parsed from `target`.
+    pub fn estimate_profile_bytes(
+        target: &str,
+        profile: Profile,
+        mode: EmuMode,
+        keep_data: bool,
+    ) -> Result<u64, DeviceError> {
+        let profile = Self::profile_for(target, profile, mode)?;
         let drive = drive_bytes(&profile).map_err(|e| invalid(format!("{target}: {e}")))?;
         let data = if keep_data {
             drive_geometry(&profile)
@@ -203,7 +216,21 @@ impl EmuDevice {
 
     /// Opens `emu:PROFILE[,key=value...]` in `mode`, with a data plane if `keep_data`.
     pub fn open(target: &str, mode: EmuMode, keep_data: bool) -> Result<EmuDevice, DeviceError> {
-        let profile = Self::profile_for(target, mode)?;
+        Self::with_profile(target, Self::parse(target)?, mode, keep_data)
+    }
+
+    fn parse(target: &str) -> Result<Profile, DeviceError> {
+        Profile::from_target(target).map_err(|e| invalid(e.to_string()))
+    }
+
+    /// [`Self::open`] for a profile already parsed from `target` (`ssdiq_emu::TargetSpec`).
+    pub fn with_profile(
+        target: &str,
+        profile: Profile,
+        mode: EmuMode,
+        keep_data: bool,
+    ) -> Result<EmuDevice, DeviceError> {
+        let profile = Self::profile_for(target, profile, mode)?;
         let drive = Drive::new(&profile).map_err(|e| invalid(format!("{target}: {e}")))?;
         let capacity_pages = drive.timing().buffer_pages;
         let g = *drive.geometry();
