@@ -7,18 +7,7 @@
 
 use serde::Serialize;
 
-/// One snapshot of a device's cumulative write counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct WriteCounters {
-    /// Bytes the host wrote, as counted by the device.
-    pub host_bytes: u64,
-    /// Bytes programmed to flash, if the device reports it (OCP, emulated drive).
-    pub media_bytes: Option<u64>,
-    /// Host bytes the device has accepted and not yet programmed (in its write buffer), so
-    /// not yet in `media_bytes`: the emulated drive knows it, real drives do not tell.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffered_bytes: Option<u64>,
-}
+pub use ssdiq_schema::io::{buffer_lag, CounterLog, CounterSample, WriteCounters};
 
 /// A fuller sample of a device's state for a per-second device log: what SMART and the OCP
 /// C0h log tell (or what the emulated drive knows of itself). Every field is optional.
@@ -55,14 +44,6 @@ pub struct DeviceSample {
     pub health: DeviceHealth,
 }
 
-/// The share of `host` bytes a device's write buffer grew by (`change`; negative: drained),
-/// when it is over 2% and so worth saying beside a WAF: the counters lag the host that much.
-/// One rule for `io`'s WAF and a run step's.
-pub fn buffer_lag(change: i64, host: u64) -> Option<f64> {
-    let share = change as f64 / host.max(1) as f64;
-    (host > 0 && share.abs() > 0.02).then_some(share)
-}
-
 /// Source of device write counters. `None` means "not available right now"; the executor keeps
 /// running either way.
 pub trait DeviceCounters: Send {
@@ -71,56 +52,6 @@ pub trait DeviceCounters: Send {
     /// A sample for the device log; by default only the write counters.
     fn health(&mut self) -> Option<DeviceHealth> {
         self.snapshot().map(DeviceHealth::from)
-    }
-}
-
-/// One sample taken at `t_ns` nanoseconds after the measured job started.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct CounterSample {
-    pub t_ns: u64,
-    #[serde(flatten)]
-    pub counters: WriteCounters,
-}
-
-/// Before/after snapshots and the periodic samples between them.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct CounterLog {
-    pub before: Option<WriteCounters>,
-    pub after: Option<WriteCounters>,
-    pub samples: Vec<CounterSample>,
-}
-
-impl CounterLog {
-    /// Host bytes written during the job, by the device's count.
-    pub fn host_bytes(&self) -> Option<u64> {
-        Some(
-            self.after?
-                .host_bytes
-                .saturating_sub(self.before?.host_bytes),
-        )
-    }
-
-    /// Media bytes written during the job.
-    pub fn media_bytes(&self) -> Option<u64> {
-        Some(
-            self.after?
-                .media_bytes?
-                .saturating_sub(self.before?.media_bytes?),
-        )
-    }
-
-    /// How much the device's write buffer grew over the job (negative: it drained), where the
-    /// device tells: host bytes of the job not yet counted in media bytes, or earlier writes
-    /// counted now.
-    pub fn buffered_change(&self) -> Option<i64> {
-        Some(self.after?.buffered_bytes? as i64 - self.before?.buffered_bytes? as i64)
-    }
-
-    /// Measured write amplification: media / host bytes over the job.
-    pub fn waf(&self) -> Option<f64> {
-        let host = self.host_bytes()?;
-        let media = self.media_bytes()?;
-        (host > 0).then(|| media as f64 / host as f64)
     }
 }
 

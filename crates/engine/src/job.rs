@@ -9,6 +9,10 @@
 
 use std::sync::Arc;
 
+pub use ssdiq_schema::io::{
+    Arrivals, EngineKind, FillMode, JobInfo, OnError, RateInfo, ReplayInfo,
+};
+
 use serde::Serialize;
 use ssdiq_workload::units::{format_duration_approx, format_size, Rate};
 use ssdiq_workload::{DataPattern, Op, Pattern, RwMix};
@@ -35,73 +39,6 @@ fn rate_text(rate: Rate) -> String {
     match rate {
         Rate::IoPerSec(i) => format!("{i} IOPS"),
         Rate::BytesPerSec(b) => format!("{b} B/s"),
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    IoUring,
-    Psync,
-}
-
-impl EngineKind {
-    pub fn parse(s: &str) -> Result<Self, EngineError> {
-        match s {
-            "io_uring" | "io-uring" | "uring" => Ok(EngineKind::IoUring),
-            "psync" => Ok(EngineKind::Psync),
-            other => Err(EngineError::Invalid(format!(
-                "unknown engine \"{other}\": expected io_uring or psync"
-            ))),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::IoUring => "io_uring",
-            EngineKind::Psync => "psync",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OnError {
-    /// Stop submitting at the first I/O error, drain, and report.
-    Stop,
-    /// Count the error and keep going.
-    Continue,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FillMode {
-    /// Sequentially write the whole range once before the measured job (preconditioning).
-    Seq,
-}
-
-/// How the main load's `rate` schedules its I/Os.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Arrivals {
-    /// A throttle: starts evenly spaced by the rate, at most 10 ms of credit banked when the
-    /// target falls behind; latency is timed from submission (closed loop, like fio's rate).
-    #[default]
-    Paced,
-    /// An open-loop Poisson process: exponential gaps with the rate as mean, a schedule that
-    /// never skips ahead, latency timed from each I/O's scheduled arrival.
-    Poisson,
-}
-
-impl Arrivals {
-    pub fn parse(s: &str) -> Result<Self, EngineError> {
-        match s {
-            "paced" => Ok(Arrivals::Paced),
-            "poisson" => Ok(Arrivals::Poisson),
-            other => Err(EngineError::Invalid(format!(
-                "invalid --arrivals \"{other}\": expected paced or poisson"
-            ))),
-        }
     }
 }
 
@@ -502,78 +439,6 @@ impl Job {
             }),
         }
     }
-}
-
-/// How a job replays a recording (the `"replay"` object of the job in JSON).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ReplayInfo {
-    pub speed: crate::replay::Speed,
-    pub max_request_bytes: u64,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RateInfo {
-    pub bytes_per_s: Option<f64>,
-    pub iops: Option<f64>,
-}
-
-impl From<Rate> for RateInfo {
-    fn from(r: Rate) -> Self {
-        match r {
-            Rate::BytesPerSec(b) => RateInfo {
-                bytes_per_s: Some(b),
-                iops: None,
-            },
-            Rate::IoPerSec(i) => RateInfo {
-                bytes_per_s: None,
-                iops: Some(i),
-            },
-        }
-    }
-}
-
-fn is_zero(v: &u64) -> bool {
-    *v == 0
-}
-
-/// The serialisable description of a job (the `"job"` object of the JSON result).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct JobInfo {
-    pub target: String,
-    pub rw: String,
-    pub pattern: String,
-    pub bs: u64,
-    pub offset_align: u64,
-    pub qd: u32,
-    pub threads: u32,
-    /// Present (true) when every thread has its own region (`--own-regions`).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub own_regions: bool,
-    /// Present when the job starts past byte 0 (`--offset`).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub offset_bytes: u64,
-    pub range_bytes: u64,
-    pub size_bound: Option<u64>,
-    pub time_bound_s: Option<f64>,
-    pub rate: Option<RateInfo>,
-    pub arrivals: Arrivals,
-    pub probes: Vec<String>,
-    /// Pace of each probe; `null` when probes issue back to back.
-    pub probe_rate: Option<RateInfo>,
-    pub probe_qd: u32,
-    pub probe_open_loop: bool,
-    pub seed: u64,
-    /// Present when the pattern's hot pages are placed from another seed than `seed`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub layout_seed: Option<u64>,
-    pub data: String,
-    pub fill: Option<FillMode>,
-    pub engine: EngineKind,
-    pub direct: bool,
-    pub on_error: OnError,
-    /// Present when the job replays a recording.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub replay: Option<ReplayInfo>,
 }
 
 #[cfg(test)]

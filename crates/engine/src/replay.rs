@@ -17,38 +17,10 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 use ssdiq_workload::{Request, TimedSource};
 
+pub use ssdiq_schema::io::Speed;
+
 /// Lag above this counts as late.
 const LATE_NS: u64 = 1_000_000;
-
-/// How fast a recording is replayed.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Speed {
-    /// Every request as soon as a slot is free (closed loop at the job's queue depth).
-    Max,
-    /// Times divided by this factor: 1 is the recorded timing, 2 twice as fast.
-    Scale(f64),
-}
-
-impl Speed {
-    /// `max`, or a factor like `1`, `2x`, `0.5`.
-    pub fn parse(s: &str) -> Result<Speed, String> {
-        if s.eq_ignore_ascii_case("max") {
-            return Ok(Speed::Max);
-        }
-        s.strip_suffix('x')
-            .unwrap_or(s)
-            .parse::<f64>()
-            .ok()
-            .filter(|f| *f > 0.0 && f.is_finite())
-            .map(Speed::Scale)
-            .ok_or_else(|| {
-                format!(
-                    "invalid --replay-speed \"{s}\": expected max or a factor like 1, 2x or 0.5"
-                )
-            })
-    }
-}
 
 struct State {
     source: Box<dyn TimedSource>,

@@ -13,40 +13,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde::Serialize;
 use ssdiq_workload::Op;
 
 use crate::counters::CounterLog;
-use crate::hist::{OpStats, OpSummary};
+use crate::hist::OpStats;
 use crate::job::JobInfo;
 use crate::series::{JobSecond, SeriesSink, StreamId};
 
-/// Which clock produced the timestamps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Clock {
-    Wall,
-    Virtual,
-}
-
-/// The first failed I/O of a job and how many failed.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct ErrorLog {
-    pub count: u64,
-    pub first: Option<IoFailure>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct IoFailure {
-    pub op: Op,
-    pub offset: u64,
-    pub len: u64,
-    /// The errno, or 0 for a short transfer.
-    pub errno: i32,
-    pub message: String,
-    #[serde(skip)]
-    pub at_ns: u64,
-}
+pub use ssdiq_schema::io::{Clock, DeviceReport, ErrorLog, FillInfo, IoFailure, IoReport};
 
 /// The symbolic name of the errnos a storage benchmark meets, for messages users search for.
 pub fn errno_name(errno: i32) -> Option<&'static str> {
@@ -78,61 +52,28 @@ pub fn errno_name(errno: i32) -> Option<&'static str> {
     })
 }
 
-impl IoFailure {
-    /// One line naming the failed request and the error, e.g. "write of 4KiB at offset
-    /// 8388608 failed: No space left on device (ENOSPC)".
-    pub fn describe(&self) -> String {
-        let why = if self.errno == 0 {
-            "short transfer".to_string()
-        } else {
-            let text = std::io::Error::from_raw_os_error(self.errno).to_string();
-            let text = text
-                .strip_suffix(&format!(" (os error {})", self.errno))
-                .unwrap_or(&text)
-                .to_string();
-            match errno_name(self.errno) {
-                Some(n) => format!("{text} ({n})"),
-                None => format!("{text} (errno {})", self.errno),
-            }
-        };
-        format!(
-            "{} of {} at offset {} failed: {why}",
-            self.op.name(),
-            ssdiq_workload::units::format_size(self.len),
-            self.offset
-        )
-    }
-}
-
-impl ErrorLog {
-    /// `res` is the errno, or `None` for a short transfer of `done` bytes.
-    pub fn record(&mut self, op: Op, offset: u64, len: u64, errno: Option<i32>, at_ns: u64) {
-        self.count += 1;
-        if self.first.is_none() {
-            // Formatting allocates, but only for the first error of a thread.
-            let message = match errno {
-                Some(e) => std::io::Error::from_raw_os_error(e).to_string(),
-                None => "short transfer".to_string(),
-            };
-            self.first = Some(IoFailure {
-                op,
-                offset,
-                len,
-                errno: errno.unwrap_or(0),
-                message,
-                at_ns,
-            });
+/// One line naming the failed request and the error, e.g. "write of 4KiB at offset 8388608
+/// failed: No space left on device (ENOSPC)".
+pub fn describe(f: &IoFailure) -> String {
+    let why = if f.errno == 0 {
+        "short transfer".to_string()
+    } else {
+        let text = std::io::Error::from_raw_os_error(f.errno).to_string();
+        let text = text
+            .strip_suffix(&format!(" (os error {})", f.errno))
+            .unwrap_or(&text)
+            .to_string();
+        match errno_name(f.errno) {
+            Some(n) => format!("{text} ({n})"),
+            None => format!("{text} (errno {})", f.errno),
         }
-    }
-
-    pub fn merge(&mut self, other: &ErrorLog) {
-        self.count += other.count;
-        if let Some(o) = &other.first {
-            if self.first.as_ref().is_none_or(|f| o.at_ns < f.at_ns) {
-                self.first = Some(o.clone());
-            }
-        }
-    }
+    };
+    format!(
+        "{} of {} at offset {} failed: {why}",
+        f.op.name(),
+        ssdiq_workload::units::format_size(f.len),
+        f.offset
+    )
 }
 
 struct StreamRec {
@@ -298,16 +239,6 @@ pub struct RecorderTotals {
     errors: ErrorLog,
 }
 
-/// Preconditioning that ran before the measured job.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct FillInfo {
-    pub bytes: u64,
-    pub seconds: f64,
-    /// The holes of a file laid out before a reading job (not a requested `--fill`).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub layout: bool,
-}
-
 /// Everything measured in one job.
 #[derive(Clone, Debug)]
 pub struct Stats {
@@ -386,8 +317,8 @@ impl Stats {
                 .collect()
         };
         IoReport {
-            schema: ssdiq_schema::SCHEMA,
-            kind: "io",
+            schema: ssdiq_schema::SCHEMA.into(),
+            kind: "io".into(),
             job,
             clock: self.clock,
             elapsed_s: self.elapsed_ns as f64 / 1e9,
@@ -406,52 +337,6 @@ impl Stats {
             partial: self.partial,
         }
     }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DeviceReport {
-    pub host_bytes: Option<u64>,
-    pub media_bytes: Option<u64>,
-    /// Measured WAF (media / host bytes) over the measured job, when the device tells.
-    pub waf: Option<f64>,
-    /// Growth of the device's write buffer over the job (host bytes accepted and not yet in
-    /// `media_bytes`; negative when it drained), where the device tells (the emulated drive).
-    /// `waf` lags the host by this much, as a real drive's counters do.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub buffered_change_bytes: Option<i64>,
-    pub counters: CounterLog,
-}
-
-impl DeviceReport {
-    /// Why `waf` may not be the drive's write amplification yet: the share of the job's host
-    /// bytes still in (or, negative, drained from) the drive's buffer when the job ended
-    /// ([`crate::counters::buffer_lag`]); `Some(0.0)` for a WAF below 1 from a drive that does
-    /// not tell its buffer.
-    pub fn waf_lag(&self) -> Option<f64> {
-        let waf = self.waf?;
-        let host = self.host_bytes?;
-        match self.buffered_change_bytes {
-            Some(b) => crate::counters::buffer_lag(b, host),
-            None => (host > 0 && waf < 1.0).then_some(0.0),
-        }
-    }
-}
-
-/// The JSON result of `ssdiq io`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct IoReport {
-    pub schema: &'static str,
-    pub kind: &'static str,
-    pub job: JobInfo,
-    pub clock: Clock,
-    pub elapsed_s: f64,
-    pub ops: BTreeMap<String, OpSummary>,
-    pub probes: BTreeMap<String, OpSummary>,
-    pub errors: ErrorLog,
-    pub device: DeviceReport,
-    pub fill: Option<FillInfo>,
-    pub series: Vec<JobSecond>,
-    pub partial: bool,
 }
 
 #[cfg(test)]
@@ -494,7 +379,7 @@ mod tests {
         assert_eq!(stats.errors.count, 2);
         assert_eq!(stats.errors.first.as_ref().unwrap().offset, 8192);
         assert_eq!(
-            stats.errors.first.as_ref().unwrap().describe(),
+            describe(stats.errors.first.as_ref().unwrap()),
             "read of 4KiB at offset 8192 failed: Input/output error (EIO)"
         );
         let json = serde_json::to_value(

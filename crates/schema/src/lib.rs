@@ -9,16 +9,22 @@
 //!   produces these types, the suite assembles them, the report renders them.
 
 pub mod gc_policy;
+pub mod io;
 pub mod job;
 pub mod latency;
+pub mod op;
+pub mod pattern;
 pub mod run;
 pub mod sim;
 pub mod store;
 pub mod study;
+pub mod trace;
 
 pub use gc_policy::{GcPolicy, PolicyError};
 pub use job::JobSecond;
 pub use latency::{CdfPoint, LatencySummary, OpSummary};
+pub use op::Op;
+pub use pattern::PatternDoc;
 pub use run::{
     figures, steps, Convergence, Derived, DeviceLogPoint, Figure, FreePool, ProbeInterval,
     ProbeValue, RunInfo, RunResult, SecondPoint, SeriesPoint, Spec, StepResult, StepValue,
@@ -27,3 +33,4 @@ pub use run::{
 pub use sim::{SimDoc, SimParams, SimRun, SimSeriesPoint, SimShardDoc, SimTrace};
 pub use store::{StoreDoc, StoreRow};
 pub use study::{StudyChart, StudyDoc, StudyDots, StudyPoint};
+pub use trace::TraceStatsDoc;

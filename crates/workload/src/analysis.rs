@@ -11,36 +11,7 @@ use crate::zipf;
 /// Cut points for "share of accesses to the hottest X% of pages".
 pub const TOP_FRACTIONS: [f64; 5] = [0.0001, 0.001, 0.01, 0.10, 0.20];
 
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct TopShare {
-    /// Fraction of the pages (hottest first).
-    pub pages_fraction: f64,
-    /// Number of pages in that top set.
-    pub pages: u64,
-    /// Measured share of accesses that went to them.
-    pub share: f64,
-    /// The exact share, where the pattern has a closed form.
-    pub expected: Option<f64>,
-}
-
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct PatternReport {
-    pub pattern: String,
-    pub pages: u64,
-    pub draws: u64,
-    pub seed: u64,
-    pub trims: u64,
-    pub touched: u64,
-    pub touched_fraction: f64,
-    /// Analytic expectation of the touched fraction and its standard deviation (an upper
-    /// bound: page indicators are negatively correlated), where the pattern has one.
-    pub expected_touched_fraction: Option<(f64, f64)>,
-    pub top: Vec<TopShare>,
-    /// (accesses per page, number of pages): the count distribution, ascending.
-    pub count_histogram: Vec<(u64, u64)>,
-    /// Accesses per LBA bin, `lba_bins` equal bins over the range.
-    pub lba_histogram: Vec<u64>,
-}
+pub use ssdiq_schema::pattern::{PatternReport, TopShare};
 
 /// Per-page access probabilities when a pattern has a closed form: a list of
 /// (probability of one page, number of such pages).

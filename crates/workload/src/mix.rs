@@ -7,38 +7,7 @@ pub use crate::error::MixError;
 use crate::pattern::Pattern;
 use crate::rng::SeededRng;
 
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Op {
-    Read,
-    Write,
-    Trim,
-    WriteZeroes,
-}
-
-impl Op {
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Read => "read",
-            Op::Write => "write",
-            Op::Trim => "trim",
-            Op::WriteZeroes => "write_zeroes",
-        }
-    }
-
-    /// Whether the op changes the target's contents.
-    pub fn modifies(self) -> bool {
-        !matches!(self, Op::Read)
-    }
-}
-
-impl fmt::Display for Op {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use ssdiq_schema::op::Op;
 
 /// What each request of a job does.
 #[derive(Clone, Copy, Debug, PartialEq)]

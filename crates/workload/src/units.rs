@@ -271,6 +271,22 @@ pub fn parse_fraction(input: &str, what: &'static str) -> Result<f64, UnitError>
     Ok(v)
 }
 
+/// A rate as the io document states it.
+impl From<Rate> for ssdiq_schema::io::RateInfo {
+    fn from(r: Rate) -> Self {
+        match r {
+            Rate::BytesPerSec(b) => ssdiq_schema::io::RateInfo {
+                bytes_per_s: Some(b),
+                iops: None,
+            },
+            Rate::IoPerSec(i) => ssdiq_schema::io::RateInfo {
+                bytes_per_s: None,
+                iops: Some(i),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

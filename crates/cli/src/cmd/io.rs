@@ -314,7 +314,7 @@ fn job_from_args(
         .map(parse_rate)
         .transpose()
         .or_usage()?;
-    job.arrivals = Arrivals::parse(&args.arrivals).map_err(engine_usage)?;
+    job.arrivals = Arrivals::parse(&args.arrivals).map_err(usage)?;
     if let Some(p) = &args.probe {
         job.probes = parse_probes(p)?;
     }
@@ -334,7 +334,7 @@ fn job_from_args(
         .map(parse_rate)
         .transpose()
         .map_err(|e| usage(format!("--probe-rate: {e}")))?;
-    job.engine = EngineKind::parse(&args.engine).map_err(engine_usage)?;
+    job.engine = EngineKind::parse(&args.engine).map_err(usage)?;
     job.direct = !args.buffered;
     job.fill = match args.fill.as_deref() {
         None => None,
@@ -647,7 +647,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!(
             "ssdiq: error: {} failed I/O(s); the first: {}",
             report.errors.count,
-            first.describe()
+            ssdiq_engine::stats::describe(first)
         );
         return Ok(ExitCode::from(1));
     }

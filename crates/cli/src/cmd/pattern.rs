@@ -142,8 +142,11 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         write_output(path, s.as_bytes())?;
     }
     if let Some(path) = &args.json {
-        let doc = serde_json::json!({"schema": ssdiq_schema::SCHEMA, "kind": "pattern", "report": report});
-        write_json(path, &doc)?;
+        // Through a JSON value: keys sorted, as the document has always been written.
+        write_json(
+            path,
+            &serde_json::to_value(ssdiq_schema::PatternDoc::new(report))?,
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

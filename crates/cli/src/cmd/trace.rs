@@ -131,9 +131,11 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
     }
     print!("{}", render(&s));
     if let Some(p) = &args.json {
-        let doc =
-            serde_json::json!({"schema": ssdiq_schema::SCHEMA, "kind": "trace-stats", "trace": s});
-        write_json(p, &doc)?;
+        // Through a JSON value: keys sorted, as the document has always been written.
+        write_json(
+            p,
+            &serde_json::to_value(ssdiq_schema::TraceStatsDoc::new(s))?,
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
