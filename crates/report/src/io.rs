@@ -1,0 +1,123 @@
+//! The `io` document as text: the terminal summary `ssdiq io` prints, and its per-second
+//! series as CSV (`--log`).
+
+use std::fmt::Write as _;
+
+use ssdiq_schema::io::{Clock, IoReport};
+use ssdiq_schema::{JobSecond, OpSummary};
+use ssdiq_workload::units::{format_size, format_size_approx};
+
+/// The per-second series, one row per second and stream.
+pub fn series_csv(report: &IoReport) -> String {
+    let mut s = String::from(JobSecond::CSV_HEADER);
+    s.push('\n');
+    for p in &report.series {
+        s.push_str(&p.csv_row());
+        s.push('\n');
+    }
+    s
+}
+
+fn format_size_approx_u64(b: u64) -> String {
+    format_size_approx(b as f64)
+}
+
+fn us(ns: u64) -> String {
+    format!("{:.1}", ns as f64 / 1e3)
+}
+
+fn render_op(s: &mut String, name: &str, o: &OpSummary) {
+    let l = &o.lat_ns;
+    let _ = writeln!(
+        s,
+        "{name:<12} {:>10.0} IOPS {:>9.1} MB/s  lat us: mean {:.1} p50 {} p99 {} p99.9 {} p99.99 {} max {}  >1ms {:.3}%",
+        o.iops,
+        o.mb_s,
+        l.mean / 1e3,
+        us(l.p50),
+        us(l.p99),
+        us(l.p99_9),
+        us(l.p99_99),
+        us(l.max),
+        o.over_1ms * 100.0
+    );
+}
+
+/// The terminal summary of an io job: the job, then a line per op and probe, errors, and
+/// the device's write counters with their measured WAF.
+pub fn text(r: &IoReport) -> String {
+    let j = &r.job;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} {} {} bs={} qd={} threads={} range={} engine={}{}",
+        j.target,
+        j.rw,
+        j.pattern,
+        format_size(j.bs),
+        j.qd,
+        j.threads,
+        format_size(j.range_bytes),
+        if r.clock == Clock::Virtual {
+            "emulated (virtual time)"
+        } else {
+            j.engine.name()
+        },
+        if j.direct || r.clock == Clock::Virtual {
+            ""
+        } else {
+            " buffered"
+        }
+    );
+    if let Some(f) = &r.fill {
+        let what = if f.layout {
+            "laid out the file's holes before reading (as fio does)"
+        } else {
+            "fill"
+        };
+        let _ = writeln!(s, "{what}: {} in {:.1} s", format_size(f.bytes), f.seconds);
+    }
+    let _ = writeln!(
+        s,
+        "ran {:.2} s{}",
+        r.elapsed_s,
+        if r.partial { " (partial)" } else { "" }
+    );
+    for (name, o) in &r.ops {
+        // A replay records every op; show those the trace had.
+        if j.replay.is_some() && o.ios == 0 {
+            continue;
+        }
+        render_op(&mut s, name, o);
+    }
+    for (name, o) in &r.probes {
+        render_op(&mut s, &format!("probe {name}"), o);
+    }
+    if r.errors.count > 0 {
+        let _ = writeln!(s, "errors: {}", r.errors.count);
+    }
+    if let (Some(h), Some(m)) = (r.device.host_bytes, r.device.media_bytes) {
+        let _ = writeln!(
+            s,
+            "device: host writes {}, media writes {}",
+            format_size_approx_u64(h),
+            format_size_approx_u64(m)
+        );
+    }
+    if let Some(w) = r.device.waf {
+        let lag = match r.device.waf_lag() {
+            Some(share) if share > 0.0 => format!(
+                " (lags: {:.0}% of these writes are still in the drive's write buffer, not yet programmed or counted; a real drive's counters lag the same way)",
+                share * 100.0
+            ),
+            Some(share) if share < 0.0 => format!(
+                " (includes programming {:.0}% as much earlier-buffered data as these writes)",
+                -share * 100.0
+            ),
+            Some(_) => " (below 1: the drive's counters may lag writes still in its buffer, or it compresses)".to_string(),
+            None => String::new(),
+        };
+        let _ = writeln!(s, "measured WAF: {w:.3}{lag}");
+    }
+    s
+}
