@@ -7,6 +7,8 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use ssdiq_schema::info::WriteCounters;
+
 use aligned_vec::{avec, AVec, ConstAlign};
 
 use crate::cmd::{self, lid, DsmRange, Placement, SanitizeAction, SecureErase, NSID_ALL};
@@ -522,35 +524,6 @@ impl Device {
     pub fn sanitize_raw(&self, action: SanitizeAction) -> Result<(), NvmeError> {
         self.submit("sanitize", Queue::Admin, cmd::sanitize(action, false), None)?;
         Ok(())
-    }
-}
-
-/// Bytes the host wrote and (with OCP C0h) the media programmed: the drive's own WAF inputs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct WriteCounters {
-    /// SMART data units written x 512,000 (the drive rounds each unit up).
-    pub host_bytes_written: u128,
-    /// OCP C0h physical media units written, in bytes; None when the drive has no OCP log.
-    pub media_bytes_written: Option<u128>,
-}
-
-impl WriteCounters {
-    /// Measured WAF between `earlier` and `self`: media delta / host delta. None without media
-    /// counters or when the host wrote nothing in between.
-    pub fn waf_since(&self, earlier: &WriteCounters) -> Option<f64> {
-        let host = self
-            .host_bytes_written
-            .checked_sub(earlier.host_bytes_written)?;
-        let media = self
-            .media_bytes_written?
-            .checked_sub(earlier.media_bytes_written?)?;
-        (host > 0).then(|| media as f64 / host as f64)
-    }
-
-    /// `(host, media)` clamped to u64 (16 EiB), for consumers that count in u64.
-    pub fn as_u64(&self) -> (u64, Option<u64>) {
-        let c = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
-        (c(self.host_bytes_written), self.media_bytes_written.map(c))
     }
 }
 

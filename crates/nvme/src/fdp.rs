@@ -4,50 +4,17 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use ssdiq_schema::info::{FdpConfig, FdpStats, RuhStatus, RuhType};
+
 use crate::bytes::{need, u128_, u16_, u32_, u64_, u8_};
 use crate::NvmeError;
 
-/// Reclaim unit handle types (RUHT).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RuhType {
-    InitiallyIsolated,
-    PersistentlyIsolated,
-    Reserved(u8),
-}
-
-impl RuhType {
-    fn from_u8(v: u8) -> Self {
-        match v {
-            1 => RuhType::InitiallyIsolated,
-            2 => RuhType::PersistentlyIsolated,
-            x => RuhType::Reserved(x),
-        }
+fn ruh_type(v: u8) -> RuhType {
+    match v {
+        1 => RuhType::InitiallyIsolated,
+        2 => RuhType::PersistentlyIsolated,
+        x => RuhType::Reserved(x),
     }
-}
-
-/// One FDP configuration descriptor.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FdpConfig {
-    /// FDPA bit 7: this configuration is valid.
-    pub valid: bool,
-    /// FDPA bits 1:0: reclaim group identifier format (bits of the placement ID taken by the RG).
-    pub rgif: u8,
-    /// FDPA bit 4: volatile write cache.
-    pub fdpvwc: bool,
-    /// Number of reclaim groups.
-    pub nrg: u32,
-    /// Number of reclaim unit handles.
-    pub nruh: u16,
-    /// Max placement identifiers per namespace (1-based here).
-    pub max_pids: u32,
-    /// Number of namespaces supported.
-    pub nnss: u32,
-    /// Reclaim unit nominal size in bytes.
-    pub runs: u64,
-    /// Estimated reclaim unit time limit in seconds (0 = none).
-    pub erutl: u32,
-    pub ruh_types: Vec<RuhType>,
 }
 
 /// Decodes the FDP Configurations log page.
@@ -72,7 +39,7 @@ pub fn decode_fdp_configs(buf: &[u8]) -> Result<Vec<FdpConfig>, NvmeError> {
             )));
         }
         let ruh_types = (0..nruh as usize)
-            .map(|h| RuhType::from_u8(u8_(buf, off + 64 + 4 * h)))
+            .map(|h| ruh_type(u8_(buf, off + 64 + 4 * h)))
             .collect();
         out.push(FdpConfig {
             valid: fdpa & 0x80 != 0,
@@ -116,17 +83,6 @@ pub fn decode_ruh_usage(buf: &[u8]) -> Result<Vec<RuhAttributes>, NvmeError> {
         .collect())
 }
 
-/// FDP Statistics log: byte counters of the endurance group.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FdpStats {
-    /// Host bytes with metadata written.
-    pub host_bytes_written: u128,
-    /// Media bytes with metadata written.
-    pub media_bytes_written: u128,
-    /// Media bytes erased.
-    pub media_bytes_erased: u128,
-}
-
 pub fn decode_fdp_stats(buf: &[u8]) -> Result<FdpStats, NvmeError> {
     need(buf, 48, "FDP statistics log")?;
     Ok(FdpStats {
@@ -134,19 +90,6 @@ pub fn decode_fdp_stats(buf: &[u8]) -> Result<FdpStats, NvmeError> {
         media_bytes_written: u128_(buf, 16),
         media_bytes_erased: u128_(buf, 32),
     })
-}
-
-/// One Reclaim Unit Handle Status descriptor (I/O Management Receive, MO 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RuhStatus {
-    /// Placement identifier.
-    pub pid: u16,
-    /// Reclaim unit handle identifier.
-    pub ruhid: u16,
-    /// Estimated active reclaim unit time remaining, seconds.
-    pub earutr: u32,
-    /// Reclaim unit available media writes, in logical blocks.
-    pub ruamw: u64,
 }
 
 pub fn decode_ruh_status(buf: &[u8]) -> Result<Vec<RuhStatus>, NvmeError> {

@@ -4,69 +4,13 @@
 //! revisions add fields in what v2.0 reserves, which this decoder ignores). The page is only
 //! trusted when its GUID (bytes 496..511) matches.
 
-use serde::{Deserialize, Serialize};
+pub use ssdiq_schema::info::{OcpSmartLog, RawNormalized};
 
 use crate::bytes::{le, need, u128_, u16_, u32_, u64_, u8_};
 use crate::NvmeError;
 
 /// The SMART / Health Information Extended log page GUID, as a little-endian 128-bit value.
 pub const OCP_SMART_GUID: u128 = 0xAFD5_14C9_7C6F_4F9C_A4F2_BFEA_2810_AFC5;
-
-/// A raw counter with its normalized value (percent of the factory allowance left).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RawNormalized {
-    pub raw: u64,
-    pub normalized: u16,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OcpSmartLog {
-    /// Bytes written to the media (the OCP spec counts "physical media units" in bytes).
-    pub physical_media_bytes_written: u128,
-    pub physical_media_bytes_read: u128,
-    pub bad_user_nand_blocks: RawNormalized,
-    pub bad_system_nand_blocks: RawNormalized,
-    pub xor_recovery_count: u64,
-    pub uncorrectable_read_errors: u64,
-    pub soft_ecc_errors: u64,
-    pub end_to_end_detected_errors: u32,
-    pub end_to_end_corrected_errors: u32,
-    pub system_data_percent_used: u8,
-    pub refresh_counts: u64,
-    pub user_data_erase_count_max: u32,
-    pub user_data_erase_count_min: u32,
-    pub thermal_throttling_events: u8,
-    /// 0 = not throttled, 1 = first level, 2 = second level, 3 = third level.
-    pub thermal_throttling_status: u8,
-    /// DSSD spec version as "major.minor.point" plus the errata letter/number byte.
-    pub dssd_major: u8,
-    pub dssd_minor: u16,
-    pub dssd_point: u16,
-    pub dssd_errata: u8,
-    pub pcie_correctable_errors: u64,
-    pub incomplete_shutdowns: u32,
-    pub percent_free_blocks: u8,
-    pub capacitor_health: u16,
-    pub nvme_base_errata_version: u8,
-    pub nvme_command_set_errata_version: u8,
-    pub unaligned_io: u64,
-    pub security_version: u64,
-    pub total_nuse: u64,
-    pub plp_start_count: u128,
-    pub endurance_estimate: u128,
-    pub pcie_link_retraining_count: u64,
-    pub power_state_change_count: u64,
-    pub log_page_version: u16,
-}
-
-impl OcpSmartLog {
-    pub fn dssd_version(&self) -> String {
-        format!(
-            "{}.{}.{}",
-            self.dssd_major, self.dssd_minor, self.dssd_point
-        )
-    }
-}
 
 /// True when bytes 496..511 hold the OCP SMART extended GUID.
 pub fn ocp_guid_ok(buf: &[u8]) -> bool {

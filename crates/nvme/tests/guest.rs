@@ -8,9 +8,7 @@ use std::path::PathBuf;
 
 use ssdiq_nvme::cmd::SanitizeAction;
 use ssdiq_nvme::reset::{self, ResetMethod};
-use ssdiq_nvme::{
-    write_counters, Device, DsmRange, InfoReport, NodeKind, NvmeError, Placement, SecureErase,
-};
+use ssdiq_nvme::{write_counters, Device, DsmRange, NodeKind, NvmeError, Placement, SecureErase};
 
 fn dev_path(var: &str) -> PathBuf {
     PathBuf::from(std::env::var(var).unwrap_or_else(|_| {
@@ -256,7 +254,7 @@ fn zoned_namespace_on_a_plain_controller() {
     assert!(d.ocp_smart_log().unwrap().is_none(), "no ocp=on here");
     let wc = d.write_counters().unwrap();
     assert_eq!(wc.media_bytes_written, None);
-    let r = InfoReport::from_device(&p.display().to_string(), &p).unwrap();
+    let r = ssdiq_nvme::info::from_device(&p.display().to_string(), &p).unwrap();
     println!(
         "zoned namespace {}: zoned {:?}, serial {:?}, fdp {:?}",
         p.display(),

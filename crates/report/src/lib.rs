@@ -8,7 +8,7 @@
 //!   report's charts built from results; [`page`]: a self-contained HTML page and its panels.
 //! - [`sim`]: a simulator sweep's page; [`store`]: the page store's page and table.
 //! - [`html`], [`markdown`], [`terminal`], [`csv`]: the run report's renderers; [`study`]: a
-//!   study's page and CSV; [`io`]: an io job's summary and per-second CSV.
+//!   study's page and CSV; [`io`]: an io job's summary and per-second CSV; [`info`]: a drive's info.
 
 pub mod chart;
 pub mod colour;
@@ -17,6 +17,7 @@ pub mod document;
 pub mod facts;
 pub mod figures;
 pub mod html;
+pub mod info;
 pub mod io;
 pub mod markdown;
 pub mod model;

@@ -9,6 +9,7 @@
 //!   produces these types, the suite assembles them, the report renders them.
 
 pub mod gc_policy;
+pub mod info;
 pub mod io;
 pub mod job;
 pub mod latency;
