@@ -333,14 +333,7 @@ impl EmuExecutor {
     }
 }
 
-/// A capacity as a reader knows it: in binary units when whole ("16GiB"), else in decimal
-/// gigabytes when whole ("16GB", a 16 GB drive), else exact.
-pub fn capacity_text(bytes: u64) -> String {
-    if !bytes.is_multiple_of(1 << 20) && bytes.is_multiple_of(1_000_000_000) {
-        return format!("{}GB", bytes / 1_000_000_000);
-    }
-    format_size(bytes)
-}
+pub use ssdiq_workload::units::capacity_text;
 
 /// What the emulated drive can say of itself for the device log: its write counters, free
 /// superblocks and the mean erase count per superblock (the FTL keeps no per-block counts).

@@ -13,6 +13,7 @@
 //!   into DRAM.
 //! - [`executor`]: [`EmuExecutor`], the engine's `Executor` for the drive.
 //! - [`memory`]: what a drive will allocate, before it does.
+//! - [`facts`]: what `ssdiq info` tells of a drive and of the shipped profiles.
 //!
 //! Invariants: no wall clock, no unseeded randomness: the same profile and the same request
 //! sequence give bit-identical completion times. The FTL is the flash crate's, not a copy: the
@@ -24,6 +25,7 @@ pub mod dies;
 pub mod drive;
 pub mod error;
 pub mod executor;
+pub mod facts;
 mod gc;
 mod map_cache;
 pub mod memory;

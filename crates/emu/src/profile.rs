@@ -50,15 +50,7 @@ pub fn builtin_names() -> String {
         .join(", ")
 }
 
-/// One parameter as a profile file writes it: where it sits, its value as written, and the
-/// comment after it, which says where the value comes from (a source or "assumption").
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct ParamSource {
-    pub section: String,
-    pub key: String,
-    pub value: String,
-    pub source: String,
-}
+pub use ssdiq_schema::emu_info::{ParamSource, ProfileSpec as Spec};
 
 /// Every `key = value  # comment` line of a profile's text, in file order. Comment lines and
 /// lines without a comment give an empty source; a `#` inside a quoted string is not a comment.
@@ -314,18 +306,6 @@ pub struct MapParams {
     /// so it holds the same share of the map at every size.
     #[serde(default)]
     pub map_cache_kib: u64,
-}
-
-/// A datasheet-style spec; field names as in `ssdiq_suite::spec`.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, serde::Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct Spec {
-    pub seq_read_mb_s: Option<f64>,
-    pub seq_write_mb_s: Option<f64>,
-    pub rand_read_kiops: Option<f64>,
-    pub rand_write_kiops: Option<f64>,
-    pub read_lat_us: Option<f64>,
-    pub write_lat_us: Option<f64>,
 }
 
 /// Keys a profile may leave out (they have defaults), by section, with a value of their type:

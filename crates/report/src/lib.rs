@@ -8,12 +8,13 @@
 //!   report's charts built from results; [`page`]: a self-contained HTML page and its panels.
 //! - [`sim`]: a simulator sweep's page; [`store`]: the page store's page and table.
 //! - [`html`], [`markdown`], [`terminal`], [`csv`]: the run report's renderers; [`study`]: a
-//!   study's page and CSV; [`io`]: an io job's summary and per-second CSV; [`info`]: a drive's info.
+//!   study's page and CSV; [`io`]: an io job's summary and per-second CSV; [`info`] and [`emu_info`]: a drive's info.
 
 pub mod chart;
 pub mod colour;
 pub mod csv;
 pub mod document;
+pub mod emu_info;
 pub mod facts;
 pub mod figures;
 pub mod html;

@@ -8,6 +8,7 @@
 //!   serde. The engine
 //!   produces these types, the suite assembles them, the report renders them.
 
+pub mod emu_info;
 pub mod gc_policy;
 pub mod info;
 pub mod io;

@@ -287,6 +287,15 @@ impl From<Rate> for ssdiq_schema::io::RateInfo {
     }
 }
 
+/// A capacity as a reader knows it: in binary units when whole ("16GiB"), else in decimal
+/// gigabytes when whole ("16GB", a 16 GB drive), else exact.
+pub fn capacity_text(bytes: u64) -> String {
+    if !bytes.is_multiple_of(1 << 20) && bytes.is_multiple_of(1_000_000_000) {
+        return format!("{}GB", bytes / 1_000_000_000);
+    }
+    format_size(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
