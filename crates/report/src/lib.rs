@@ -8,7 +8,8 @@
 //!   report's charts built from results; [`page`]: a self-contained HTML page and its panels.
 //! - [`sim`]: a simulator sweep's page; [`store`]: the page store's page and table.
 //! - [`html`], [`markdown`], [`terminal`], [`csv`]: the run report's renderers; [`study`]: a
-//!   study's page and CSV; [`io`]: an io job's summary and per-second CSV; [`info`] and [`emu_info`]: a drive's info.
+//!   study's page and CSV; [`io`]: an io job's summary and per-second CSV; [`info`] and [`emu_info`]: a drive's info; [`pattern`] and [`trace`]: what a pattern and a
+//!   trace do.
 
 pub mod chart;
 pub mod colour;
@@ -24,12 +25,14 @@ pub mod markdown;
 pub mod model;
 pub mod page;
 pub mod paper;
+pub mod pattern;
 pub mod run_charts;
 pub mod sim;
 pub mod store;
 pub mod study;
 pub mod table;
 pub mod terminal;
+pub mod trace;
 
 pub use model::{
     Convergence, Derived, DeviceLogPoint, Figure, LatencySummary, OpSummary, ProbeInterval,

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ssdiq_workload::analysis::{analyze, PatternReport};
+use ssdiq_workload::analysis::analyze;
 use ssdiq_workload::units::parse_size;
 use ssdiq_workload::Pattern;
 
@@ -123,7 +123,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     ];
     check_outputs(&outputs, &[])?;
     let report = analyze(&pattern, pages, page_bytes, draws, args.seed, args.bins).or_usage()?;
-    print!("{}", render(&report));
+    print!("{}", ssdiq_report::pattern::text(&report));
     if let Some(path) = &args.csv {
         let mut s = String::from("accesses_per_page,pages\n");
         for (c, n) in &report.count_histogram {
@@ -149,49 +149,4 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         )?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.3}%", x * 100.0)
-}
-
-fn render(r: &PatternReport) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "pattern {} over {} pages, {} draws ({:.2} per page), seed {}",
-        r.pattern,
-        r.pages,
-        r.draws,
-        r.draws as f64 / r.pages as f64,
-        r.seed
-    );
-    let expect = match r.expected_touched_fraction {
-        Some((m, sd)) => format!("  (expected {} +- {})", pct(m), pct(sd)),
-        None => String::new(),
-    };
-    let _ = writeln!(
-        s,
-        "pages touched: {} of {} = {}{}",
-        r.touched,
-        r.pages,
-        pct(r.touched_fraction),
-        expect
-    );
-    if r.trims > 0 {
-        let _ = writeln!(s, "zone trims: {}", r.trims);
-    }
-    let _ = writeln!(s, "{:<24} {:>12} {:>12}", "hottest pages", "share", "exact");
-    for t in &r.top {
-        let label = format!(
-            "top {} ({} pages)",
-            pct(t.pages_fraction).replace(".000%", "%"),
-            t.pages
-        );
-        let exact = t.expected.map(pct).unwrap_or_else(|| "-".into());
-        let _ = writeln!(s, "{label:<24} {:>12} {exact:>12}", pct(t.share));
-    }
-    let max = r.count_histogram.last().map(|c| c.0).unwrap_or(0);
-    let _ = writeln!(s, "most accesses to one page: {max}");
-    s
 }
