@@ -269,6 +269,17 @@ impl Job {
                 self.qd
             ));
         }
+        // A zns: stream trims each zone before it rewrites it: without writes, a job would only
+        // discard data (on a real drive, for good).
+        if matches!(self.pattern, Pattern::Zns { .. })
+            && self.replay.is_none()
+            && !self.mix.ops().contains(&Op::Write)
+        {
+            return bad(format!(
+                "invalid --pattern \"{}\" for a job that does not write: zns: trims each zone before rewriting it, so it needs --rw write (or a mix with writes)",
+                self.pattern
+            ));
+        }
         if self.offset_align == 0 || self.offset_align > self.bs {
             return bad(format!(
                 "invalid --offset-align \"{}\": must be between 1 and --bs ({})",
@@ -473,6 +484,21 @@ mod tests {
         j.arrivals = Arrivals::Poisson;
         assert!(j.validate().unwrap_err().to_string().contains("--rate"));
         j.rate = Some(Rate::IoPerSec(1000.0));
+        assert!(j.validate().is_ok());
+    }
+
+    #[test]
+    fn a_zns_job_must_write() {
+        let mut j = job();
+        j.pattern = Pattern::parse("zns:64KiB").unwrap();
+        let e = j.validate().unwrap_err().to_string();
+        assert!(
+            e.contains("zns: trims each zone before rewriting it"),
+            "{e}"
+        );
+        j.mix = RwMix::parse("write").unwrap();
+        assert!(j.validate().is_ok());
+        j.mix = RwMix::parse("rw:70").unwrap();
         assert!(j.validate().is_ok());
     }
 

@@ -361,7 +361,10 @@ impl PageStream {
                 }
                 let mut picker = ZonePicker::new(*order, my_zones.len()).ok_or_else(|| {
                     err(format!(
-                        "{n} pages hold {zones} zones of {zone_pages} pages; the apart order needs at least 4 per thread"
+                        "the range ({}) holds {} zones of {} for each of {t} threads; the apart order needs at least 4 per thread",
+                        crate::units::format_size(n * cfg.page_bytes),
+                        my_zones.len(),
+                        crate::units::format_size(*zone_bytes)
                     ))
                 })?;
                 let mut open_zones: Vec<OpenZone> = Vec::with_capacity(my_open as usize);

@@ -141,6 +141,11 @@ impl<'a> Bench<'a> {
         self.planned = points;
     }
 
+    /// Once a study knows its remaining work: `more` points after those recorded so far.
+    pub fn plan_remaining(&mut self, more: usize) {
+        self.planned = self.points.len() + more;
+    }
+
     /// Starts the next point: `total` of `unit` is what its jobs will do in all.
     pub fn begin(&mut self, name: impl Into<String>, unit: Unit, total: f64) {
         let p = Phase {

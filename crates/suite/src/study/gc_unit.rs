@@ -184,8 +184,14 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
         }
         break;
     }
+    let follow_up = [2, 4, 8];
+    b.plan_remaining(if b.quick || found.is_none() {
+        0
+    } else {
+        follow_up.len()
+    });
     if let (Some(unit), false) = (found, b.quick) {
-        for open in [2, 4, 8] {
+        for open in follow_up {
             if point(b, 2 * unit, open, false)?.is_none() {
                 return Ok(());
             }
@@ -256,15 +262,22 @@ fn hidden_by_spare(points: &[StudyPoint]) -> Option<String> {
         .filter(|z| z % unit != 0)
         .collect();
     sizes.sort_unstable();
-    let sizes: Vec<String> = sizes.into_iter().map(format_size).collect();
-    (!sizes.is_empty()).then(|| {
-        format!(
-            "zones of {} reach WAF <= {:.2} in random order too, not multiples of {}: the drive's spare space waits for the trims beside them; the apart order tells them from the unit",
-            sizes.join(", "),
-            1.0 + TOLERANCE,
-            format_size(unit)
-        )
-    })
+    let named = match sizes.as_slice() {
+        [] => return None,
+        [one] => format!("zones of {}", format_size(*one)),
+        [a, b] => format!("zones of {} and {}", format_size(*a), format_size(*b)),
+        [first, .., last] => format!(
+            "{} zone sizes from {} to {}",
+            sizes.len(),
+            format_size(*first),
+            format_size(*last)
+        ),
+    };
+    Some(format!(
+        "{named}, not multiples of {}, reach WAF <= {:.2} in random order as well: the drive's spare space waits for the trims beside them; only the apart order tells them from the unit",
+        format_size(unit),
+        1.0 + TOLERANCE,
+    ))
 }
 
 /// The apart-order checks in one line: each size's WAF in that order, and where it is lowest.
@@ -280,12 +293,12 @@ fn apart_findings(points: &[StudyPoint]) -> Option<String> {
         .iter()
         .map(|&(z, w)| {
             let mark = if Some(z) == unit { " (the unit)" } else { "" };
-            format!("{} {w:.3}{mark}", format_size(z))
+            format!("{} {w:.4}{mark}", format_size(z))
         })
         .collect();
     (!list.is_empty()).then(|| {
         format!(
-            "with neighbours apart (zones written one after the other rewritten half a round apart), WAF: {}; a size the random order passes and this order does not is part of a unit",
+            "with neighbours apart (zones written one after the other rewritten half a round apart), WAF: {}; the unit is where this WAF stops falling (a zone just short of a unit leaves a sliver of it valid, which the spare space can hold)",
             list.join(", ")
         )
     })
@@ -298,13 +311,12 @@ pub fn conclude(points: &[StudyPoint]) -> (BTreeMap<String, f64>, Vec<String>) {
         Some(u) => {
             result.insert("gc_unit_bytes".into(), u as f64);
             findings.push(format!(
-                "GC unit: {} (the smallest zone size with WAF <= {:.2} with one zone open, at twice the size, and with neighbours apart{})",
+                "GC unit: {} ({})",
                 format_size(u),
-                1.0 + TOLERANCE,
                 if apart_waf(points, u).is_some() {
-                    ", where that order's WAF stops falling"
+                    format!("where the WAF with neighbours apart stops falling, searching up from the first zone size with WAF <= {:.2} in random order, at twice the size and with neighbours apart", 1.0 + TOLERANCE)
                 } else {
-                    ""
+                    format!("the smallest zone size with WAF <= {:.2} with one zone open, confirmed at twice the size", 1.0 + TOLERANCE)
                 }
             ));
         }
@@ -484,12 +496,12 @@ mod tests {
         assert_eq!(r["gc_unit_bytes"], (30 * MIB) as f64);
         assert_eq!(r["gc_unit_ambiguous"], 0.0);
         assert!(
-            f.iter().any(|f| f.contains("30MiB 1.000 (the unit)")),
+            f.iter().any(|f| f.contains("30MiB 1.0000 (the unit)")),
             "{f:?}"
         );
         assert!(
             f.iter()
-                .any(|f| f.contains("zones of 15MiB, 28MiB, 56MiB reach")),
+                .any(|f| f.contains("3 zone sizes from 15MiB to 56MiB, not multiples of 30MiB")),
             "{f:?}"
         );
         // Without the apart points, the same sweep stops at half the unit.
