@@ -359,9 +359,10 @@ impl PageStream {
                         "{n} pages hold {zones} zones of {zone_pages} pages; {k} open zones over {t} threads need more zones than open ones"
                     )));
                 }
-                let mut picker = ZonePicker::new(*order, my_zones.len()).ok_or_else(|| {
+                let mut picker = ZonePicker::new(*order, my_zones.len(), my_open as usize)
+                    .ok_or_else(|| {
                     err(format!(
-                        "the range ({}) holds {} zones of {} for each of {t} threads; the apart order needs at least 4 per thread",
+                        "the range ({}) holds {} zones of {} for each of {t} threads; the apart order uses a multiple of 4 of them, at least 4 and more than the {my_open} open per thread",
                         crate::units::format_size(n * cfg.page_bytes),
                         my_zones.len(),
                         crate::units::format_size(*zone_bytes)

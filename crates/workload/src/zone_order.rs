@@ -20,13 +20,14 @@ pub(crate) enum ZonePicker {
 }
 
 impl ZonePicker {
-    /// A picker over `zones` zones; `None` when the apart order has fewer than 4 to use.
-    pub(crate) fn new(order: ZoneOrder, zones: usize) -> Option<Self> {
+    /// A picker over `zones` zones with `open` of them open at once; `None` when the apart
+    /// order has fewer than 4 to use, or no more than are open (it could never pick one).
+    pub(crate) fn new(order: ZoneOrder, zones: usize, open: usize) -> Option<Self> {
         match order {
             ZoneOrder::Random => Some(ZonePicker::Random),
             ZoneOrder::Apart => {
                 let used = zones as u64 / 4 * 4;
-                (used >= 4).then_some(ZonePicker::Apart {
+                (used >= 4 && used > open as u64).then_some(ZonePicker::Apart {
                     used,
                     round: 0,
                     pos: 0,
@@ -69,7 +70,7 @@ mod tests {
 
     fn rounds(zones: usize, n: usize) -> Vec<Vec<u64>> {
         let ids: Vec<u64> = (0..zones as u64).collect();
-        let mut p = ZonePicker::new(ZoneOrder::Apart, zones).unwrap();
+        let mut p = ZonePicker::new(ZoneOrder::Apart, zones, 1).unwrap();
         let mut rng = SeededRng::new(1);
         let used = zones / 4 * 4;
         (0..n)
@@ -108,7 +109,10 @@ mod tests {
 
     #[test]
     fn too_few_zones_for_the_apart_order() {
-        assert!(ZonePicker::new(ZoneOrder::Apart, 3).is_none());
-        assert!(ZonePicker::new(ZoneOrder::Random, 1).is_some());
+        assert!(ZonePicker::new(ZoneOrder::Apart, 3, 1).is_none());
+        // 10 zones use 8: with 8 open, none would be left to pick.
+        assert!(ZonePicker::new(ZoneOrder::Apart, 10, 8).is_none());
+        assert!(ZonePicker::new(ZoneOrder::Apart, 10, 7).is_some());
+        assert!(ZonePicker::new(ZoneOrder::Random, 1, 0).is_some());
     }
 }
