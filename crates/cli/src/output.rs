@@ -246,17 +246,6 @@ fn file_key(path: &Path) -> Option<FileKey> {
     Some(FileKey::Name(dir.join(p.file_name()?)))
 }
 
-/// The files a target reads, from its text alone (`ssdiq_emu::TargetSpec::inputs` once it
-/// is parsed): an emulated drive's profile file (`emu:path.toml,...`), or the file or device
-/// itself; nothing for a built-in profile.
-pub fn target_inputs(target: &str) -> Vec<PathBuf> {
-    match ssdiq_emu::profile_file(target) {
-        Some(f) => vec![f.to_path_buf()],
-        None if ssdiq_emu::is_emu_target(target) => Vec::new(),
-        None => vec![PathBuf::from(target)],
-    }
-}
-
 /// Every output of one command, checked before any work: each can be written
 /// ([`check_writable`]) and [`check_apart`].
 pub fn check_outputs(outputs: &[(&str, Option<&Path>)], inputs: &[PathBuf]) -> anyhow::Result<()> {

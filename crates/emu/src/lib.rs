@@ -41,5 +41,5 @@ pub use executor::{capacity_text, drive_health, drive_write_counters, EmuExecuto
 pub use profile::{
     builtin, builtin_names, sources, ParamSource, Profile, ProfileError, Spec, BUILTIN,
 };
-pub use target::{is_emu_target, profile_file, EmuTarget, EMU_PREFIX};
+pub use target::{is_emu_target, profile_file, target_inputs, EmuTarget, EMU_PREFIX};
 pub use target_spec::TargetSpec;

@@ -32,6 +32,16 @@ pub fn profile_file(target: &str) -> Option<&std::path::Path> {
     names_a_file(head).then(|| std::path::Path::new(head))
 }
 
+/// The files reading `target` reads, from its text alone: an emulated drive's profile file
+/// (`emu:path.toml,...`), or the file or device itself; nothing for a built-in profile.
+pub fn target_inputs(target: &str) -> Vec<std::path::PathBuf> {
+    match profile_file(target) {
+        Some(f) => vec![f.to_path_buf()],
+        None if is_emu_target(target) => Vec::new(),
+        None => vec![std::path::PathBuf::from(target)],
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct EmuTarget {
     /// The target as given.

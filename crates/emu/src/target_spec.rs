@@ -9,7 +9,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::profile::{Profile, ProfileError};
-use crate::target::{is_emu_target, profile_file};
+use crate::target::{is_emu_target, target_inputs};
 
 #[derive(Clone, Debug)]
 pub enum TargetSpec {
@@ -53,14 +53,10 @@ impl TargetSpec {
         }
     }
 
-    /// The files reading this target reads: an emulated drive's profile file
-    /// (`emu:path.toml,...`), or the file or device itself; none for a built-in profile.
+    /// The files reading this target reads ([`target_inputs`]).
     pub fn inputs(&self) -> Vec<PathBuf> {
         match self {
-            TargetSpec::Emu { text, .. } => profile_file(text)
-                .map(Path::to_path_buf)
-                .into_iter()
-                .collect(),
+            TargetSpec::Emu { text, .. } => target_inputs(text),
             TargetSpec::Path(p) => vec![p.clone()],
         }
     }

@@ -18,10 +18,6 @@ pub fn series_csv(report: &IoReport) -> String {
     s
 }
 
-fn format_size_approx_u64(b: u64) -> String {
-    format_size_approx(b as f64)
-}
-
 fn us(ns: u64) -> String {
     format!("{:.1}", ns as f64 / 1e3)
 }
@@ -100,8 +96,8 @@ pub fn text(r: &IoReport) -> String {
         let _ = writeln!(
             s,
             "device: host writes {}, media writes {}",
-            format_size_approx_u64(h),
-            format_size_approx_u64(m)
+            format_size_approx(h as f64),
+            format_size_approx(m as f64)
         );
     }
     if let Some(w) = r.device.waf {

@@ -85,7 +85,7 @@ pub fn check_dir_for(dir: &Path, files: &[&str], target: &str) -> anyhow::Result
     let outputs: Vec<(&str, Option<&Path>)> =
         paths.iter().map(|p| ("--out", Some(p.as_path()))).collect();
     // Writability was checked with the directory.
-    crate::output::check_apart(&outputs, &crate::output::target_inputs(target))
+    crate::output::check_apart(&outputs, &ssdiq_emu::target_inputs(target))
 }
 
 pub fn write_all(dir: &Path, r: &RunResult) -> anyhow::Result<()> {

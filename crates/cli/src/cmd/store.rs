@@ -421,7 +421,7 @@ fn emu_device_bytes(a: &Args, spec: &TargetSpec, o: &Options) -> anyhow::Result<
     let Some(profile) = spec.profile() else {
         return Ok(0);
     };
-    EmuDevice::estimate_profile_bytes(
+    EmuDevice::estimate_bytes(
         &a.target,
         profile.clone(),
         emu_mode(a, o),

@@ -185,18 +185,9 @@ impl EmuDevice {
         Ok(profile)
     }
 
-    /// Bytes opening `target` in `mode` will take: the drive's heap and, with `keep_data`,
-    /// its data plane (a mapping the store's load touches; counted whole).
+    /// Bytes opening `target` (parsed as `profile`) in `mode` will take: the drive's heap and,
+    /// with `keep_data`, its data plane (a mapping the store's load touches; counted whole).
     pub fn estimate_bytes(
-        target: &str,
-        mode: EmuMode,
-        keep_data: bool,
-    ) -> Result<u64, DeviceError> {
-        Self::estimate_profile_bytes(target, Self::parse(target)?, mode, keep_data)
-    }
-
-    /// [`Self::estimate_bytes`] for a profile already parsed from `target`.
-    pub fn estimate_profile_bytes(
         target: &str,
         profile: Profile,
         mode: EmuMode,

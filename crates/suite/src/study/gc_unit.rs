@@ -40,6 +40,8 @@ pub const TOLERANCE: f64 = 0.01;
 const BS: u64 = 128 * 1024;
 const QD: u32 = 4;
 pub const ONE_WRITER: &str = "one zone open";
+/// Open zones of the multiple-writers follow-up (Figure 6b), at twice the unit.
+const FOLLOW_UP: [u32; 3] = [2, 4, 8];
 /// One zone open, zones rewritten in the apart order (`zns:SIZE:apart`).
 pub const APART: &str = "neighbours apart";
 
@@ -130,11 +132,11 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     let cands = candidates(b.capacity());
     // The count is not known before the unit is found: plan for the sweep's worst case with
     // one apart-order check (the progress count grows if more are needed).
-    b.plan(cands.len() + 1 + if b.quick { 0 } else { 3 });
+    b.plan(cands.len() + 1 + if b.quick { 0 } else { FOLLOW_UP.len() });
     // WAF with one zone open, per zone size: a size already measured (as the confirmation of a
     // smaller one) is not measured again.
     let mut seen: BTreeMap<u64, f64> = BTreeMap::new();
-    let mut waf_at = |b: &mut Bench<'_>, zone: u64| -> Result<Option<f64>, SuiteError> {
+    let mut random_waf = |b: &mut Bench<'_>, zone: u64| -> Result<Option<f64>, SuiteError> {
         if let Some(w) = seen.get(&zone) {
             return Ok(Some(*w));
         }
@@ -146,19 +148,19 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     };
     let mut found = None;
     for (i, &zone) in cands.iter().enumerate() {
-        let Some(waf) = waf_at(b, zone)? else {
+        let Some(waf) = random_waf(b, zone)? else {
             return Ok(());
         };
-        if waf > 1.0 + TOLERANCE {
+        if !flat(waf) {
             continue;
         }
         // Confirm at twice the size, where the drive holds enough zones of it.
         let twice = 2 * zone;
         if twice <= b.capacity() / 4 {
-            let Some(w2) = waf_at(b, twice)? else {
+            let Some(w2) = random_waf(b, twice)? else {
                 return Ok(());
             };
-            if w2 > 1.0 + TOLERANCE {
+            if !flat(w2) {
                 continue;
             }
         }
@@ -166,7 +168,7 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
         let Some(mut best) = point(b, zone, 1, true)? else {
             return Ok(());
         };
-        if best > 1.0 + TOLERANCE {
+        if !flat(best) {
             continue;
         }
         // A zone just short of a unit leaves only a sliver of each unit valid, which a large
@@ -184,14 +186,13 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
         }
         break;
     }
-    let follow_up = [2, 4, 8];
     b.plan_remaining(if b.quick || found.is_none() {
         0
     } else {
-        follow_up.len()
+        FOLLOW_UP.len()
     });
     if let (Some(unit), false) = (found, b.quick) {
-        for open in follow_up {
+        for open in FOLLOW_UP {
             if point(b, 2 * unit, open, false)?.is_none() {
                 return Ok(());
             }
@@ -200,17 +201,37 @@ pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
     Ok(())
 }
 
+/// WAF at or below 1 + the tolerance: a zone size that looks like whole units.
+fn flat(waf: f64) -> bool {
+    waf <= 1.0 + TOLERANCE
+}
+
+/// (zone bytes, WAF) of the points of `series`, in the order they were measured.
+fn wafs(points: &[StudyPoint], series: &str) -> Vec<(u64, f64)> {
+    points
+        .iter()
+        .filter(|p| p.series == series)
+        .filter_map(|p| Some((*p.values.get("zone_bytes")? as u64, *p.values.get("waf")?)))
+        .collect()
+}
+
+fn waf_at(wafs: &[(u64, f64)], zone: u64) -> Option<f64> {
+    wafs.iter().find(|(z, _)| *z == zone).map(|(_, w)| *w)
+}
+
 /// The smallest zone size with WAF <= 1 + tolerance that a zone of twice its size confirms
 /// (or that is the largest size tried) and that the apart order confirms where it was tried;
 /// then, along the larger sizes tried in the apart order, the last one while its WAF falls.
 pub fn unit_of(points: &[StudyPoint]) -> Option<u64> {
-    let first = first_flat(points)?;
-    let mut apart: Vec<(u64, f64)> = points
+    let (one, mut apart) = (wafs(points, ONE_WRITER), wafs(points, APART));
+    let passes =
+        |z: u64| waf_at(&one, 2 * z).is_none_or(flat) && waf_at(&apart, z).is_none_or(flat);
+    let first = one
         .iter()
-        .filter(|p| p.series == APART)
-        .filter_map(|p| Some((*p.values.get("zone_bytes")? as u64, *p.values.get("waf")?)))
-        .filter(|&(z, _)| z >= first)
-        .collect();
+        .filter(|&&(z, w)| flat(w) && passes(z))
+        .map(|&(z, _)| z)
+        .min()?;
+    apart.retain(|&(z, _)| z >= first);
     apart.sort_by_key(|&(z, _)| z);
     let mut unit = first;
     if let Some((&(_, mut best), rest)) = apart.split_first().filter(|(a, _)| a.0 == first) {
@@ -224,29 +245,8 @@ pub fn unit_of(points: &[StudyPoint]) -> Option<u64> {
     Some(unit)
 }
 
-/// The smallest zone size that passes the random order, twice its size and the apart order.
-fn first_flat(points: &[StudyPoint]) -> Option<u64> {
-    let ok = |p: &StudyPoint| p.values.get("waf").is_some_and(|w| *w <= 1.0 + TOLERANCE);
-    let series =
-        |name: &str| -> Vec<&StudyPoint> { points.iter().filter(|p| p.series == name).collect() };
-    let (one, apart) = (series(ONE_WRITER), series(APART));
-    let bytes = |p: &StudyPoint| p.values.get("zone_bytes").map(|b| *b as u64);
-    one.iter()
-        .filter(|p| ok(p))
-        .filter_map(|p| bytes(p))
-        .filter(|&z| {
-            let twice = one.iter().find(|q| bytes(q) == Some(2 * z));
-            let apart = apart.iter().find(|q| bytes(q) == Some(z));
-            twice.is_none_or(|q| ok(q)) && apart.is_none_or(|q| ok(q))
-        })
-        .min()
-}
-
 fn apart_waf(points: &[StudyPoint], zone: u64) -> Option<f64> {
-    points
-        .iter()
-        .find(|p| p.series == APART && p.values.get("zone_bytes") == Some(&(zone as f64)))
-        .and_then(|p| p.values.get("waf").copied())
+    waf_at(&wafs(points, APART), zone)
 }
 
 /// Sizes that are not multiples of the unit yet reached WAF ~1 in random order, when the
@@ -254,12 +254,10 @@ fn apart_waf(points: &[StudyPoint], zone: u64) -> Option<f64> {
 /// apart (so they are explained, not doubtful).
 fn hidden_by_spare(points: &[StudyPoint]) -> Option<String> {
     let unit = unit_of(points).filter(|&u| apart_waf(points, u).is_some())?;
-    let mut sizes: Vec<u64> = points
-        .iter()
-        .filter(|p| p.series == ONE_WRITER)
-        .filter(|p| p.values.get("waf").is_some_and(|w| *w <= 1.0 + TOLERANCE))
-        .filter_map(|p| p.values.get("zone_bytes").map(|z| *z as u64))
-        .filter(|z| z % unit != 0)
+    let mut sizes: Vec<u64> = wafs(points, ONE_WRITER)
+        .into_iter()
+        .filter(|&(z, w)| flat(w) && z % unit != 0)
+        .map(|(z, _)| z)
         .collect();
     sizes.sort_unstable();
     let named = match sizes.as_slice() {
@@ -282,11 +280,7 @@ fn hidden_by_spare(points: &[StudyPoint]) -> Option<String> {
 
 /// The apart-order checks in one line: each size's WAF in that order, and where it is lowest.
 fn apart_findings(points: &[StudyPoint]) -> Option<String> {
-    let mut apart: Vec<(u64, f64)> = points
-        .iter()
-        .filter(|p| p.series == APART)
-        .filter_map(|p| Some((*p.values.get("zone_bytes")? as u64, *p.values.get("waf")?)))
-        .collect();
+    let mut apart = wafs(points, APART);
     apart.sort_by_key(|&(z, _)| z);
     let unit = unit_of(points);
     let list: Vec<String> = apart
@@ -363,22 +357,10 @@ pub fn against_actual(found: u64, actual: u64) -> String {
 /// reaches WAF ~1 too (GC that can wait for whole zones, as with a large OP), and sizes below
 /// the unit within three times the tolerance of 1 (a near miss, which noise could flip).
 pub fn ambiguities(points: &[StudyPoint]) -> Vec<String> {
-    let one: Vec<(u64, f64)> = points
-        .iter()
-        .filter(|p| p.series == ONE_WRITER)
-        .filter_map(|p| Some((*p.values.get("zone_bytes")? as u64, *p.values.get("waf")?)))
-        .collect();
-    let waf_of = |z: u64| one.iter().find(|(s, _)| *s == z).map(|(_, w)| *w);
-    let flat = |w: f64| w <= 1.0 + TOLERANCE;
-    let apart_failed = |z: u64| {
-        points.iter().any(|p| {
-            p.series == APART
-                && p.values.get("zone_bytes") == Some(&(z as f64))
-                && p.values.get("waf").is_some_and(|w| !flat(*w))
-        })
-    };
+    let (one, apart) = (wafs(points, ONE_WRITER), wafs(points, APART));
+    let apart_failed = |z: u64| waf_at(&apart, z).is_some_and(|w| !flat(w));
     let unit = unit_of(points);
-    let confirmed = unit.is_some_and(|u| apart_waf(points, u).is_some());
+    let confirmed = unit.is_some_and(|u| waf_at(&apart, u).is_some());
     let mut out = Vec::new();
     for &(z, w) in &one {
         let size = format_size(z);
@@ -386,7 +368,7 @@ pub fn ambiguities(points: &[StudyPoint]) -> Vec<String> {
             continue;
         }
         if flat(w) {
-            match (waf_of(2 * z), unit) {
+            match (waf_at(&one, 2 * z), unit) {
                 (Some(w2), _) if !flat(w2) => out.push(format!(
                     "zones of {size} reached WAF {w:.3} but zones of {} did not ({w2:.3}): a spike at one size, not a unit",
                     format_size(2 * z)
