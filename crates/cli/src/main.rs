@@ -36,6 +36,7 @@ enum Command {
     Trace(cmd::trace::Args),
     Store(cmd::store::Args),
     Study(cmd::study::Args),
+    Fit(cmd::fit::Args),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +67,7 @@ fn main() -> ExitCode {
         Command::Trace(a) => cmd::trace::main(a),
         Command::Store(a) => cmd::store::main(a),
         Command::Study(a) => cmd::study::main(a),
+        Command::Fit(a) => cmd::fit::main(a),
     };
     match result {
         Ok(code) => code,

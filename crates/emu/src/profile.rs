@@ -41,6 +41,11 @@ pub fn builtin(name: &str) -> Option<&'static str> {
     BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
+/// Every shipped profile: (name, TOML text), in the library's order.
+pub fn builtin_profiles() -> impl Iterator<Item = (&'static str, &'static str)> {
+    BUILTIN.iter().copied()
+}
+
 /// Names of the shipped profiles, for error messages.
 pub fn builtin_names() -> String {
     BUILTIN

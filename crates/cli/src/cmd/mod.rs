@@ -1,6 +1,7 @@
 //! One module per subcommand; each owns its arguments and its `main`.
 
 pub(crate) mod emu_info;
+pub(crate) mod fit;
 pub(crate) mod info;
 pub(crate) mod io;
 pub(crate) mod io_trace;

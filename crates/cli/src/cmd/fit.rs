@@ -1,0 +1,278 @@
+//! `ssdiq fit`: a digital twin of a measured drive (an emulated profile fitted to its
+//! figures), and `--check`, the twin's figures beside the drive's.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ssdiq_fit::{check, FitOptions, How, Observed};
+use ssdiq_report::figures::DriveFigures;
+use ssdiq_schema::figures as keys;
+use ssdiq_workload::units::parse_size;
+
+use crate::error::{usage, OrUsage};
+use crate::output::{check_outputs, write_json, write_output};
+
+#[derive(clap::Args)]
+#[command(
+    about = "Fit an emulated twin to a measured drive, or check a twin against one",
+    after_help = "The twin is an emulated profile (TOML): run it as emu:FILE.toml with every \
+command. Each value the fit sets is measured on the twin with the SSD-iq protocol's own steps \
+and moved until the twin's figure meets the drive's; the file says, line by line, what each \
+value was fitted to and which values the figures cannot identify (those are the nearest \
+library profile's). docs/fit.md explains the model.\n\n\
+Examples:\n  ssdiq run /dev/nvme1n1 --out r && ssdiq fit r/run.json --out mydrive.toml\n  \
+ssdiq fit --check mydrive.toml r/run.json\n  \
+ssdiq fit --paper ssd-iq:pm9a3 --capacity 2GiB --out pm9a3-twin.toml\n  \
+ssdiq study skew emu:mydrive.toml"
+)]
+pub struct Args {
+    /// Results of `ssdiq run` on one drive (run.json or its directory); several (e.g.
+    /// repetitions) are fitted by each figure's median.
+    inputs: Vec<PathBuf>,
+    /// Fit to a paper's published row instead: ssd-iq:NAME, NAME one of pm9a3, pe8110, p5520,
+    /// sn640, 7450pro, 7450max, pm1733, cm7r, i4i (Tables 2 and 3).
+    #[arg(long, value_name = "PAPER:DRIVE", conflicts_with = "check")]
+    paper: Option<String>,
+    /// Check this twin (a profile TOML) against the inputs: run the whole protocol on it and
+    /// print every figure beside the drive's.
+    #[arg(long, value_name = "TWIN.toml")]
+    check: Option<PathBuf>,
+    /// Where to write the fitted twin (TOML).
+    #[arg(long, value_name = "FILE.toml", conflicts_with = "check")]
+    out: Option<PathBuf>,
+    /// The twin's emulated capacity (default: the drive's own if it was emulated, else the
+    /// library's scaled 16 GiB). Smaller fits faster.
+    #[arg(long, value_name = "SIZE", conflicts_with = "check")]
+    capacity: Option<String>,
+    /// The library profile to start from (default: the nearest by datasheet).
+    #[arg(long, value_name = "PROFILE", conflicts_with = "check")]
+    base: Option<String>,
+    /// Seed of the twin's measurements.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Also write what was fitted (or checked) as JSON.
+    #[arg(long, value_name = "FILE.json")]
+    json: Option<PathBuf>,
+}
+
+/// The nine drives of the SSD-iq paper, by library profile name, in the paper's order.
+const PAPER_DRIVES: [&str; 9] = [
+    "pm9a3", "pe8110", "p5520", "sn640", "7450pro", "7450max", "pm1733", "cm7r", "i4i",
+];
+
+pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    let obs = observed(&a)?;
+    match &a.check {
+        Some(twin) => check_twin(&a, twin, &obs),
+        None => fit(&a, obs),
+    }
+}
+
+fn observed(a: &Args) -> anyhow::Result<Observed> {
+    if let Some(p) = &a.paper {
+        if !a.inputs.is_empty() {
+            return Err(usage(
+                "--paper fits a published row: give no run results with it",
+            ));
+        }
+        return paper(p);
+    }
+    if a.inputs.is_empty() {
+        return Err(usage(
+            "no input: give the run.json of `ssdiq run` (or --paper ssd-iq:DRIVE)",
+        ));
+    }
+    let mut all = Vec::new();
+    for p in &a.inputs {
+        let doc = super::report::load(p)?;
+        let name = p.display().to_string();
+        all.push(Observed::from_run(&doc, &name).or_usage()?);
+    }
+    Observed::merge(all).or_usage()
+}
+
+fn paper(spec: &str) -> anyhow::Result<Observed> {
+    let bad = || {
+        usage(format!(
+            "invalid --paper \"{spec}\": expected ssd-iq:DRIVE, DRIVE one of {}",
+            PAPER_DRIVES.join(", ")
+        ))
+    };
+    let (paper, drive) = spec.split_once(':').ok_or_else(bad)?;
+    let i = PAPER_DRIVES
+        .iter()
+        .position(|d| *d == drive)
+        .filter(|_| paper == "ssd-iq")
+        .ok_or_else(bad)?;
+    let r = ssdiq_report::paper::reference("ssd-iq").expect("shipped");
+    Ok(from_paper(&r.drives[i], &r.short_source))
+}
+
+/// A published row as the fit's input: Table 2's throughputs and latencies under load, Table
+/// 3's WA (measured where the drive has OCP, else implied).
+fn from_paper(d: &DriveFigures, source: &str) -> Observed {
+    let mut f = std::collections::BTreeMap::new();
+    let mut put = |k: String, v: Option<f64>| {
+        if let Some(v) = v {
+            f.insert(k, v);
+        }
+    };
+    put(keys::SEQ_READ_MB_S.into(), d.seq_read_mb_s);
+    put(keys::SEQ_WRITE_MB_S.into(), d.seq_write_mb_s);
+    put(keys::RAND_READ_KIOPS.into(), d.rand_read_kiops);
+    put(keys::READ_LAT_LOAD_AVG_US.into(), d.read_lat_us.avg);
+    put(keys::READ_LAT_LOAD_P999_US.into(), d.read_lat_us.p999);
+    put(keys::WRITE_LAT_LOAD_AVG_US.into(), d.write_lat_us.avg);
+    put(keys::WRITE_LAT_LOAD_P999_US.into(), d.write_lat_us.p999);
+    for (w, k, m, i) in [
+        (
+            "uniform",
+            d.rand_write_kiops.unif,
+            d.wa_measured.unif,
+            d.wa_implied.unif,
+        ),
+        (
+            "twozone",
+            d.rand_write_kiops.twoz,
+            d.wa_measured.twoz,
+            d.wa_implied.twoz,
+        ),
+        (
+            "zipf",
+            d.rand_write_kiops.zipf,
+            d.wa_measured.zipf,
+            d.wa_implied.zipf,
+        ),
+    ] {
+        put(keys::of(keys::RAND_WRITE_KIOPS, w), k);
+        put(keys::of(keys::WAF_MEASURED, w), m);
+        put(keys::of(keys::WAF_IMPLIED, w), i);
+    }
+    Observed {
+        source: format!("{source} Tables 2-3 ({})", d.name),
+        name: d.name.clone(),
+        capacity_bytes: (d.capacity_gb.unwrap_or(960.0) * 1e9) as u64,
+        emulated: false,
+        gc_unit_bytes: None,
+        spec: d.spec.clone(),
+        media_counters: d.media_counters.unwrap_or(false),
+        figures: f,
+    }
+}
+
+fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
+    let out = a
+        .out
+        .as_ref()
+        .ok_or_else(|| usage("missing --out FILE.toml: where to write the twin"))?;
+    let capacity = a
+        .capacity
+        .as_deref()
+        .map(|c| {
+            parse_size(c)
+                .ok()
+                .filter(|b| *b >= 256 << 20 && b.is_multiple_of(1 << 20))
+                .ok_or_else(|| {
+                    usage(format!(
+                        "invalid --capacity \"{c}\": expected a size of at least 256MiB in whole MiB, e.g. 2GiB"
+                    ))
+                })
+        })
+        .transpose()?;
+    check_outputs(
+        &[
+            ("--out", Some(out.as_path())),
+            ("--json", a.json.as_deref()),
+        ],
+        &a.inputs,
+    )?;
+    let o = FitOptions {
+        base: a.base.clone(),
+        capacity,
+        seed: a.seed,
+    };
+    let started = std::time::Instant::now();
+    let f = ssdiq_fit::fit(&obs, &o, &mut |s| eprintln!("fit: {s}")).map_err(|e| match e {
+        ssdiq_fit::FitError::Input(m) => usage(m),
+        e => e.into(),
+    })?;
+    write_output(out, f.text.as_bytes())?;
+    println!(
+        "twin of {} (from {}), starting from emu:{}:",
+        obs.name, obs.source, f.base
+    );
+    for p in &f.params {
+        let how = match p.how {
+            How::Fitted => "fitted",
+            How::Input => "input",
+            How::Kept => "kept",
+        };
+        let r = p
+            .residual
+            .map(|r| format!(" [{:+.1}%]", r * 100.0))
+            .unwrap_or_default();
+        println!("  {:<28} {:<12} {how:<6} {}{r}", p.key, p.value, p.source);
+    }
+    if let Some(j) = &a.json {
+        write_json(
+            j,
+            &serde_json::json!({
+                "schema": ssdiq_schema::SCHEMA,
+                "kind": "fit",
+                "drive": obs.name,
+                "source": obs.source,
+                "base": f.base,
+                "params": f.params,
+            }),
+        )?;
+    }
+    println!(
+        "twin: {} ({:.0} s wall); use it as emu:{}; check it with ssdiq fit --check {} ...",
+        out.display(),
+        started.elapsed().as_secs_f64(),
+        out.display(),
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Result<ExitCode> {
+    check_outputs(&[("--json", a.json.as_deref())], &a.inputs)?;
+    let text = ssdiq_engine::textfile::read_text(twin, 1 << 20)
+        .map_err(|e| usage(format!("cannot read twin \"{}\": {e}", twin.display())))?;
+    ssdiq_emu::Profile::parse(&text, &[])
+        .map_err(|e| usage(format!("invalid twin \"{}\": {e}", twin.display())))?;
+    eprintln!("check: running the SSD-iq protocol on the twin");
+    let figures = ssdiq_fit::twin::measure(&text, &obs.spec, ssdiq_fit::twin::Part::All, a.seed)?;
+    let rows = check::compare(obs, &figures);
+    println!("{} beside its twin {}:", obs.name, twin.display());
+    println!(
+        "  {:<30} {:>10} {:>10} {:>9}",
+        "figure", "drive", "twin", "residual"
+    );
+    for r in &rows {
+        let t = r
+            .twin
+            .map(|t| format!("{t:.2}"))
+            .unwrap_or_else(|| "-".into());
+        let res = r
+            .residual
+            .map(|x| format!("{:+.1}%", x * 100.0))
+            .unwrap_or_else(|| "-".into());
+        println!("  {:<30} {:>10.2} {t:>10} {res:>9}", r.key, r.drive);
+    }
+    if let Some(j) = &a.json {
+        write_json(
+            j,
+            &serde_json::json!({
+                "schema": ssdiq_schema::SCHEMA,
+                "kind": "fit-check",
+                "drive": obs.name,
+                "source": obs.source,
+                "twin": twin.display().to_string(),
+                "rows": rows,
+            }),
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,32 @@
+//! ssdiq-fit: a digital twin of a measured drive. From the figures of an `ssdiq run` (or a
+//! paper's row) it fits an emulated profile, measuring each candidate with the protocol's own
+//! steps on the emulated SSD, and checks the twin against figures it was or was not fitted to.
+//!
+//! Data flows one way: [`observed`] (what the drive showed) -> [`fitter`] (the twin's profile,
+//! each value with its source) -> [`check`] (drive beside twin). Nothing here prints or
+//! parses command lines.
+
+pub mod check;
+pub mod fitter;
+pub mod observed;
+pub mod predict;
+pub mod profile_text;
+pub mod roundtrip;
+pub mod twin;
+
+pub use check::{compare, Row};
+pub use fitter::{fit, nearest_base, Fit, FitOptions, How, Param};
+pub use observed::Observed;
+
+#[derive(Debug, thiserror::Error)]
+pub enum FitError {
+    /// The input cannot be fitted (wrong document, nothing measured, unknown base).
+    #[error("{0}")]
+    Input(String),
+    /// A twin's profile does not parse or build.
+    #[error("twin profile: {0}")]
+    Profile(String),
+    /// Running the protocol on the twin failed.
+    #[error("measuring the twin: {0}")]
+    Twin(String),
+}

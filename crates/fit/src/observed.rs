@@ -1,0 +1,131 @@
+//! What a measurement says of a drive, in the keys of the run result's figures
+//! (`ssdiq_schema::figures`): the fit's only input, from a run's `run.json` or a paper's row.
+
+use std::collections::BTreeMap;
+
+use ssdiq_schema::{figures as keys, RunResult, Spec};
+
+use crate::FitError;
+
+/// The three write workloads of the SSD-iq protocol, by their figure suffix.
+pub const WORKLOADS: [&str; 3] = ["uniform", "twozone", "zipf"];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Observed {
+    /// Where the figures come from, for the twin's source comments ("run.json", "SSD-iq paper
+    /// Table 2/3: Samsung PM9A3").
+    pub source: String,
+    /// The drive's name (model, or the paper's name).
+    pub name: String,
+    pub capacity_bytes: u64,
+    /// The figures were measured on an emulated drive of exactly this capacity (a twin of it
+    /// runs at the same size); false for real drives and published rows, whose twin is scaled.
+    pub emulated: bool,
+    /// The drive's GC unit (superblock) in bytes, when the run knew it.
+    pub gc_unit_bytes: Option<u64>,
+    pub spec: Spec,
+    /// The WA figures are measured from media-write counters; else they are implied.
+    pub media_counters: bool,
+    /// Figure key -> value (a run's figures: the median, but the clean drive's best for the
+    /// sequential read).
+    pub figures: BTreeMap<String, f64>,
+}
+
+impl Observed {
+    /// The figures of a finished `ssdiq run`.
+    pub fn from_run(doc: &RunResult, source: &str) -> Result<Observed, FitError> {
+        if doc.kind != "run" {
+            return Err(FitError::Input(format!(
+                "{source}: a \"{}\" document, expected the run.json of `ssdiq run`",
+                doc.kind
+            )));
+        }
+        if doc.figures.is_empty() {
+            return Err(FitError::Input(format!(
+                "{source}: the run has no figures (an empty or partial run, or a result of an earlier version); run `ssdiq run` to the end"
+            )));
+        }
+        let figures = doc
+            .figures
+            .iter()
+            .map(|(k, f)| {
+                // A sequential read after random writes reads a scattered drive; the paper's
+                // figure is the clean drive's.
+                let v = if k == keys::SEQ_READ_MB_S {
+                    f.max
+                } else {
+                    f.median
+                };
+                (k.clone(), v)
+            })
+            .filter(|(_, v)| v.is_finite())
+            .collect();
+        Ok(Observed {
+            source: source.to_string(),
+            name: doc
+                .target
+                .model
+                .clone()
+                .unwrap_or_else(|| doc.target.name.clone()),
+            capacity_bytes: doc.target.capacity_bytes,
+            emulated: doc.target.emulated,
+            gc_unit_bytes: doc.target.gc_unit_bytes,
+            spec: doc.spec.clone().unwrap_or_default(),
+            media_counters: doc.target.reports_media_writes,
+            figures,
+        })
+    }
+
+    /// Several measurements of one drive as one: each figure's median over the inputs that
+    /// have it (the first input names the drive).
+    pub fn merge(all: Vec<Observed>) -> Result<Observed, FitError> {
+        let mut it = all.into_iter();
+        let Some(mut first) = it.next() else {
+            return Err(FitError::Input("no measurement to fit".into()));
+        };
+        let rest: Vec<Observed> = it.collect();
+        if rest.is_empty() {
+            return Ok(first);
+        }
+        for o in &rest {
+            if o.capacity_bytes != first.capacity_bytes {
+                return Err(FitError::Input(format!(
+                    "{} and {} measured drives of different capacities ({} and {} bytes): fit one drive at a time",
+                    first.source, o.source, first.capacity_bytes, o.capacity_bytes
+                )));
+            }
+        }
+        let keys: Vec<String> = first.figures.keys().cloned().collect();
+        for k in keys {
+            let mut v: Vec<f64> = std::iter::once(&first)
+                .chain(&rest)
+                .filter_map(|o| o.get(&k))
+                .collect();
+            v.sort_by(f64::total_cmp);
+            let n = v.len();
+            let m = if n % 2 == 1 {
+                v[n / 2]
+            } else {
+                (v[n / 2 - 1] + v[n / 2]) / 2.0
+            };
+            first.figures.insert(k, m);
+        }
+        first.source = format!("{} (+{} more)", first.source, rest.len());
+        Ok(first)
+    }
+
+    pub fn get(&self, key: &str) -> Option<f64> {
+        self.figures.get(key).copied()
+    }
+
+    /// The WA of `workload` the fit aims at: measured where the drive counts media writes,
+    /// else implied from the throughput (the paper's Table 3 does the same).
+    pub fn wa(&self, workload: &str) -> Option<f64> {
+        let family = if self.media_counters {
+            keys::WAF_MEASURED
+        } else {
+            keys::WAF_IMPLIED
+        };
+        self.get(&keys::of(family, workload))
+    }
+}

@@ -1,0 +1,161 @@
+//! Measures a candidate twin the way the drive was measured: parts of the SSD-iq protocol's
+//! own plan, run by the suite's own runner on the emulated drive, read back as the same
+//! figures. So a fitted value can never drift from what `ssdiq run` would report.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use ssdiq_emu::Profile;
+use ssdiq_schema::{steps, Spec};
+use ssdiq_suite::plan::{Phase, Plan, PlanOptions, Stage};
+use ssdiq_suite::{EmuTarget, RunOptions, Silent};
+
+use crate::FitError;
+
+/// Which parts of the protocol a measurement runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Part {
+    /// The random-write steps of the given workloads' passes (WA and throughput).
+    Writes { uniform: bool, skewed: bool },
+    /// Pass 1's steps before its random writes: sequential and random reads, QD1 latencies.
+    Reads,
+    /// Pass 1's random writes, then latency under load.
+    Load,
+    /// The whole protocol, every pass.
+    All,
+}
+
+/// The twin's figures (each figure's median) for `part` of the protocol.
+pub fn measure(
+    text: &str,
+    spec: &Spec,
+    part: Part,
+    seed: u64,
+) -> Result<BTreeMap<String, f64>, FitError> {
+    let profile = Profile::parse(text, &[]).map_err(|e| FitError::Profile(e.to_string()))?;
+    let mut target = EmuTarget::from_profile("emu:twin".into(), profile)
+        .map_err(|e| FitError::Profile(e.to_string()))?;
+    let opts = RunOptions {
+        plan: plan(part),
+        spec: Some(spec.clone()),
+        seed,
+        quick: false,
+        fill: 1.0,
+        until_steady: false,
+        time_scale: None,
+    };
+    let r = ssdiq_suite::run(
+        &mut target,
+        &opts,
+        Arc::new(AtomicBool::new(false)),
+        &Silent,
+    )
+    .map_err(|e| FitError::Twin(e.to_string()))?;
+    if let Some(e) = r.run.as_ref().and_then(|i| i.error.clone()) {
+        return Err(FitError::Twin(e));
+    }
+    Ok(r.figures
+        .into_iter()
+        .map(|(k, f)| {
+            let v = if k_is_seq_read(&k) { f.max } else { f.median };
+            (k, v)
+        })
+        .collect())
+}
+
+fn k_is_seq_read(k: &str) -> bool {
+    k == ssdiq_schema::figures::SEQ_READ_MB_S
+}
+
+/// The protocol's plan cut to `part`: resets and inits stay, so every pass starts as the
+/// protocol's does.
+pub fn plan(part: Part) -> Plan {
+    let mut p = Plan::ssd_iq(PlanOptions { repeat: 1 });
+    if part == Part::All {
+        return p;
+    }
+    p.passes.retain(|pass| match part {
+        Part::Writes { uniform, skewed } => {
+            let u = pass.workload == steps::RAND_WRITE_UNIFORM;
+            (u && uniform) || (!u && skewed)
+        }
+        Part::Reads | Part::Load | Part::All => pass.workload == steps::RAND_WRITE_UNIFORM,
+    });
+    for pass in &mut p.passes {
+        pass.phases.retain(|ph| match ph {
+            Phase::Reset | Phase::Init { .. } => true,
+            Phase::Idle(_) => part == Part::Load,
+            Phase::Step(s) => match part {
+                Part::All => true,
+                Part::Writes { .. } => s.name.starts_with("rand_write"),
+                Part::Reads => {
+                    s.stage == Some(Stage::Before)
+                        && [
+                            steps::SEQ_READ,
+                            steps::RAND_READ,
+                            steps::READ_LATENCY,
+                            steps::WRITE_LATENCY,
+                        ]
+                        .contains(&s.name)
+                }
+                Part::Load => {
+                    s.name == steps::RAND_WRITE_UNIFORM || s.name == steps::LATENCY_UNDER_LOAD
+                }
+            },
+        });
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(p: &Plan) -> Vec<String> {
+        p.steps().map(|s| s.name.to_string()).collect()
+    }
+
+    #[test]
+    fn each_part_runs_only_its_steps() {
+        assert_eq!(
+            names(&plan(Part::Writes {
+                uniform: true,
+                skewed: true
+            })),
+            [
+                "rand_write_uniform",
+                "rand_write_twozone",
+                "rand_write_zipf"
+            ]
+        );
+        assert_eq!(
+            names(&plan(Part::Writes {
+                uniform: false,
+                skewed: true
+            })),
+            ["rand_write_twozone", "rand_write_zipf"]
+        );
+        assert_eq!(
+            names(&plan(Part::Reads)),
+            ["seq_read", "read_latency", "rand_read", "write_latency"]
+        );
+        assert_eq!(
+            names(&plan(Part::Load)),
+            ["rand_write_uniform", "latency_under_load"]
+        );
+        for part in [Part::Reads, Part::Load] {
+            let p = plan(part);
+            assert!(matches!(p.passes[0].phases[0], Phase::Reset));
+            let init = p.passes[0]
+                .phases
+                .iter()
+                .position(|ph| matches!(ph, Phase::Init { .. }));
+            let first_step = p.passes[0]
+                .phases
+                .iter()
+                .position(|ph| matches!(ph, Phase::Step(_)));
+            assert!(init < first_step && init.is_some(), "{part:?}");
+        }
+    }
+}
