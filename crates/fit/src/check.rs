@@ -6,16 +6,7 @@ use ssdiq_schema::figures as keys;
 
 use crate::observed::{Observed, WORKLOADS};
 
-/// One figure of the drive and of its twin.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Row {
-    /// The figure's key (`ssdiq_schema::figures`).
-    pub key: String,
-    pub drive: f64,
-    pub twin: Option<f64>,
-    /// (twin - drive) / drive.
-    pub residual: Option<f64>,
-}
+pub use ssdiq_schema::CheckRow as Row;
 
 /// The figures a twin is checked on, in the order of the paper's Tables 2 and 3.
 pub fn figure_keys() -> Vec<String> {
@@ -34,6 +25,8 @@ pub fn figure_keys() -> Vec<String> {
             keys::READ_LAT_LOAD_AVG_US,
             keys::READ_LAT_LOAD_P999_US,
             keys::WRITE_LAT_IDLE_US,
+            crate::observed::WRITE_IDLE_P50_US,
+            crate::observed::WRITE_IDLE_P999_US,
             keys::WRITE_LAT_LOAD_AVG_US,
             keys::WRITE_LAT_LOAD_P999_US,
         ]

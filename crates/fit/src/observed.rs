@@ -3,9 +3,36 @@
 
 use std::collections::BTreeMap;
 
-use ssdiq_schema::{figures as keys, RunResult, Spec};
+use ssdiq_schema::{figures as keys, steps, RunResult, Spec};
 
 use crate::FitError;
+
+/// The idle QD1 write's median and P99.9 (over the protocol's write-latency steps): keys the
+/// fit reads beside the run's figures. The median is the buffered write's own time; the P99.9
+/// shows firmware stalls, which a QD1 write meets alone (no queue, no full buffer).
+pub const WRITE_IDLE_P50_US: &str = "write_lat_idle_p50_us";
+pub const WRITE_IDLE_P999_US: &str = "write_lat_idle_p99.9_us";
+
+/// [`WRITE_IDLE_P50_US`] and [`WRITE_IDLE_P999_US`] of a run: the median over its
+/// write-latency steps of each step's percentile.
+pub fn step_percentiles(doc: &RunResult) -> BTreeMap<String, f64> {
+    let ops: Vec<_> = doc
+        .steps
+        .iter()
+        .filter(|s| s.name == steps::WRITE_LATENCY)
+        .filter_map(|s| s.ops.get("write"))
+        .filter(|o| o.ios > 0)
+        .collect();
+    let median = |v: Vec<f64>| ssdiq_suite::reference::median(&v);
+    let mut out = BTreeMap::new();
+    if let Some(m) = median(ops.iter().map(|o| o.lat_ns.p50 as f64 / 1e3).collect()) {
+        out.insert(WRITE_IDLE_P50_US.to_string(), m);
+    }
+    if let Some(m) = median(ops.iter().map(|o| o.lat_ns.p99_9 as f64 / 1e3).collect()) {
+        out.insert(WRITE_IDLE_P999_US.to_string(), m);
+    }
+    out
+}
 
 /// The three write workloads of the SSD-iq protocol, by their figure suffix.
 pub const WORKLOADS: [&str; 3] = ["uniform", "twozone", "zipf"];
@@ -26,6 +53,8 @@ pub struct Observed {
     pub spec: Spec,
     /// The WA figures are measured from media-write counters; else they are implied.
     pub media_counters: bool,
+    /// The run was `--quick` (its steps shortened): the twin runs the same shortened steps.
+    pub quick: bool,
     /// Figure key -> value (a run's figures: the median, but the clean drive's best for the
     /// sequential read).
     pub figures: BTreeMap<String, f64>,
@@ -45,7 +74,7 @@ impl Observed {
                 "{source}: the run has no figures (an empty or partial run, or a result of an earlier version); run `ssdiq run` to the end"
             )));
         }
-        let figures = doc
+        let mut figures: BTreeMap<String, f64> = doc
             .figures
             .iter()
             .map(|(k, f)| {
@@ -60,6 +89,7 @@ impl Observed {
             })
             .filter(|(_, v)| v.is_finite())
             .collect();
+        figures.extend(step_percentiles(doc));
         Ok(Observed {
             source: source.to_string(),
             name: doc
@@ -72,6 +102,7 @@ impl Observed {
             gc_unit_bytes: doc.target.gc_unit_bytes,
             spec: doc.spec.clone().unwrap_or_default(),
             media_counters: doc.target.reports_media_writes,
+            quick: doc.run.as_ref().is_some_and(|r| r.quick),
             figures,
         })
     }
@@ -97,18 +128,13 @@ impl Observed {
         }
         let keys: Vec<String> = first.figures.keys().cloned().collect();
         for k in keys {
-            let mut v: Vec<f64> = std::iter::once(&first)
+            let v: Vec<f64> = std::iter::once(&first)
                 .chain(&rest)
                 .filter_map(|o| o.get(&k))
                 .collect();
-            v.sort_by(f64::total_cmp);
-            let n = v.len();
-            let m = if n % 2 == 1 {
-                v[n / 2]
-            } else {
-                (v[n / 2 - 1] + v[n / 2]) / 2.0
-            };
-            first.figures.insert(k, m);
+            if let Some(m) = ssdiq_suite::reference::median(&v) {
+                first.figures.insert(k, m);
+            }
         }
         first.source = format!("{} (+{} more)", first.source, rest.len());
         Ok(first)

@@ -80,3 +80,89 @@ pub fn under_load(text: &str, iops: f64, seed: u64) -> Result<Outcome, FitError>
         write_p99_us: m.quantile_us(Op::Write, 0.99),
     })
 }
+
+/// Zipf exponents of the skew prediction (SSD-iq Fig 4a's range).
+const ZIPF: [f64; 4] = [0.6, 0.8, 1.0, 1.2];
+/// Read-only shares of the LBA space (SSD-iq Fig 5's range).
+const READ_ONLY: [f64; 4] = [0.0, 0.3, 0.6, 0.9];
+/// OP as multiples of the twin's own.
+const OP_FACTORS: [f64; 4] = [0.5, 1.0, 1.5, 2.0];
+/// Write load, in % of the twin's sustained uniform random-write rate.
+const LOAD_PERCENT: [f64; 4] = [25.0, 50.0, 75.0, 90.0];
+
+/// The twin's curves for studies the drive's run does not include: steady WA under Zipf skew,
+/// under a read-only share, and against OP, and write P99 against load. `progress` hears each
+/// point.
+pub fn predictions(
+    text: &str,
+    seed: u64,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<ssdiq_schema::Prediction>, FitError> {
+    let mut out = Vec::new();
+    let mut curve = |study: &str, title: &str, x_axis: &str, y_axis: &str, points| {
+        out.push(ssdiq_schema::Prediction {
+            study: study.into(),
+            title: title.into(),
+            x_axis: x_axis.into(),
+            y_axis: y_axis.into(),
+            points,
+        })
+    };
+    let waf = |o: Outcome| o.waf.unwrap_or(f64::NAN);
+    let mut pts = Vec::new();
+    for z in ZIPF {
+        progress(&format!("zipf:{z}"));
+        pts.push((z, waf(steady_writes(text, &format!("zipf:{z}"), seed)?)));
+    }
+    curve("skew", "WA under Zipf skew", "Zipf exponent", "WA", pts);
+    let mut pts = Vec::new();
+    for f in READ_ONLY {
+        progress(&format!("readonly:{f}"));
+        let pattern = if f == 0.0 {
+            "uniform".to_string()
+        } else {
+            format!("readonly:{f}")
+        };
+        pts.push((f * 100.0, waf(steady_writes(text, &pattern, seed)?)));
+    }
+    curve(
+        "readonly",
+        "WA with a read-only share of the LBA space",
+        "read-only share [%]",
+        "WA",
+        pts,
+    );
+    let op = Profile::parse(text, &[])
+        .map_err(|e| FitError::Profile(e.to_string()))?
+        .drive
+        .op;
+    let mut pts = Vec::new();
+    let mut uniform_kiops = None;
+    for k in OP_FACTORS {
+        progress(&format!("op {:.1}%", op * k * 100.0));
+        let t = crate::profile_text::set(text, "drive", "op", &format!("{:.4}", op * k), "what if");
+        let o = steady_writes(&t, "uniform", seed)?;
+        if k == 1.0 {
+            uniform_kiops = o.write_kiops;
+        }
+        pts.push((op * k * 100.0, waf(o)));
+    }
+    curve("op", "Uniform WA against OP", "OP [%]", "WA", pts);
+    let full = uniform_kiops
+        .ok_or_else(|| FitError::Twin("the twin wrote nothing under uniform writes".into()))?
+        * 1e3;
+    let mut pts = Vec::new();
+    for l in LOAD_PERCENT {
+        progress(&format!("{l}% load"));
+        let o = under_load(text, full * l / 100.0, seed)?;
+        pts.push((l, o.write_p99_us.unwrap_or(f64::NAN)));
+    }
+    curve(
+        "latency-load",
+        "Write P99 under load",
+        "write load [% of the twin's sustained uniform random writes]",
+        "write P99 [us]",
+        pts,
+    );
+    Ok(out)
+}

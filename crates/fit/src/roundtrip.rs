@@ -44,7 +44,10 @@ pub fn hidden(seed: u64, index: u64, capacity: u64) -> Hidden {
     .expect("library profiles parse");
     let op = u(0.07, 0.40);
     let frontier = u(0.0, 1.0) < 0.5;
-    let buffer_mib = [16u64, 32, 64, 128, 256][(u(0.0, 5.0) as usize).min(4)];
+    // The emulator keeps a buffer's size at any capacity (docs/emulator.md), so on these
+    // 1 GiB drives 64 MiB already stands for a buffer of 6% of the drive; 128-256 MiB would
+    // be a quarter of it, which no drive has.
+    let buffer_mib = [16u64, 32, 64][(u(0.0, 3.0) as usize).min(2)];
     let program = p.nand.program_us * u(0.6, 1.5);
     let read = p.nand.read_us * u(0.6, 1.5);
     let write_us = u(8.0, 25.0);
@@ -87,16 +90,18 @@ pub fn hidden(seed: u64, index: u64, capacity: u64) -> Hidden {
     Hidden {
         text: t,
         summary: format!(
-            "{base}: OP {:.1}%, {}, buffer {buffer_mib} MiB, program {program:.0} us, read {read:.1} us, write {write_us:.1} us, overhead {overhead:.1} us, suspend {suspend}, stalls {}",
+            "{base}: OP {:.1}%, {}{}, buffer {buffer_mib} MiB, program {program:.0} us, read {read:.1} us, write {write_us:.1} us, overhead {overhead:.1} us, suspend {suspend}, stalls {}",
             op * 100.0,
-            if frontier { "greedy + frontier" } else { "greedy" },
+            p.drive.policy,
+            if frontier { " + frontier" } else { "" },
             if stall > 0.0 { format!("{stall:.0} us") } else { "none".into() }
         ),
     }
 }
 
-/// The SSD-iq protocol, once, on the hidden drive (what a user's `ssdiq run` would give).
-pub fn measure_hidden(text: &str, seed: u64) -> Result<Observed, FitError> {
+/// The SSD-iq protocol, once, on the hidden drive (what a user's `ssdiq run` would give;
+/// `quick`: `ssdiq run --quick`).
+pub fn measure_hidden(text: &str, seed: u64, quick: bool) -> Result<Observed, FitError> {
     let p = Profile::parse(text, &[]).map_err(|e| FitError::Profile(e.to_string()))?;
     let mut t = EmuTarget::from_profile("emu:hidden".into(), p)
         .map_err(|e| FitError::Profile(e.to_string()))?;
@@ -104,7 +109,7 @@ pub fn measure_hidden(text: &str, seed: u64) -> Result<Observed, FitError> {
         plan: Plan::ssd_iq(PlanOptions { repeat: 1 }),
         spec: ssdiq_suite::SuiteTarget::builtin_spec(&t),
         seed,
-        quick: false,
+        quick,
         fill: 1.0,
         until_steady: false,
         time_scale: None,
@@ -127,10 +132,11 @@ pub fn round_trip(
     seed: u64,
     index: u64,
     capacity: u64,
-) -> Result<(Hidden, Vec<Compared>), FitError> {
+) -> Result<(Hidden, crate::Fit, Vec<Compared>), FitError> {
     let h = hidden(seed, index, capacity);
-    let obs = measure_hidden(&h.text, seed)?;
-    let twin = fit(&obs, &FitOptions::default(), &mut |_| {})?.text;
+    let obs = measure_hidden(&h.text, seed, false)?;
+    let fitted = fit(&obs, &FitOptions::default(), &mut |_| {})?;
+    let twin = fitted.text.clone();
     let mut out = Vec::new();
     for pat in PATTERNS {
         out.push(Compared {
@@ -152,7 +158,7 @@ pub fn round_trip(
             twin: under_load(&twin, full * load, seed)?,
         });
     }
-    Ok((h, out))
+    Ok((h, fitted, out))
 }
 
 /// Within the bounds: WAF and throughput within 10% on the write workloads.

@@ -32,6 +32,7 @@ pub fn measure(
     spec: &Spec,
     part: Part,
     seed: u64,
+    quick: bool,
 ) -> Result<BTreeMap<String, f64>, FitError> {
     let profile = Profile::parse(text, &[]).map_err(|e| FitError::Profile(e.to_string()))?;
     let mut target = EmuTarget::from_profile("emu:twin".into(), profile)
@@ -40,7 +41,7 @@ pub fn measure(
         plan: plan(part),
         spec: Some(spec.clone()),
         seed,
-        quick: false,
+        quick,
         fill: 1.0,
         until_steady: false,
         time_scale: None,
@@ -55,12 +56,14 @@ pub fn measure(
     if let Some(e) = r.run.as_ref().and_then(|i| i.error.clone()) {
         return Err(FitError::Twin(e));
     }
+    let extra = crate::observed::step_percentiles(&r);
     Ok(r.figures
         .into_iter()
         .map(|(k, f)| {
             let v = if k_is_seq_read(&k) { f.max } else { f.median };
             (k, v)
         })
+        .chain(extra)
         .collect())
 }
 

@@ -18,6 +18,7 @@ pub mod document;
 pub mod emu_info;
 pub mod facts;
 pub mod figures;
+pub mod fit;
 pub mod html;
 pub mod info;
 pub mod io;

@@ -9,6 +9,7 @@
 //!   produces these types, the suite assembles them, the report renders them.
 
 pub mod emu_info;
+pub mod fit;
 pub mod gc_policy;
 pub mod info;
 pub mod io;
@@ -22,6 +23,7 @@ pub mod store;
 pub mod study;
 pub mod trace;
 
+pub use fit::{CheckRow, FitCheckDoc, FitDoc, FitParam, Prediction};
 pub use gc_policy::{GcPolicy, PolicyError};
 pub use job::JobSecond;
 pub use latency::{CdfPoint, LatencySummary, OpSummary};

@@ -31,21 +31,21 @@ pub struct Args {
     inputs: Vec<PathBuf>,
     /// Fit to a paper's published row instead: ssd-iq:NAME, NAME one of pm9a3, pe8110, p5520,
     /// sn640, 7450pro, 7450max, pm1733, cm7r, i4i (Tables 2 and 3).
-    #[arg(long, value_name = "PAPER:DRIVE", conflicts_with = "check")]
+    #[arg(long, value_name = "PAPER:DRIVE")]
     paper: Option<String>,
     /// Check this twin (a profile TOML) against the inputs: run the whole protocol on it and
     /// print every figure beside the drive's.
     #[arg(long, value_name = "TWIN.toml")]
     check: Option<PathBuf>,
     /// Where to write the fitted twin (TOML).
-    #[arg(long, value_name = "FILE.toml", conflicts_with = "check")]
+    #[arg(long, value_name = "FILE.toml")]
     out: Option<PathBuf>,
     /// The twin's emulated capacity (default: the drive's own if it was emulated, else the
     /// library's scaled 16 GiB). Smaller fits faster.
-    #[arg(long, value_name = "SIZE", conflicts_with = "check")]
+    #[arg(long, value_name = "SIZE")]
     capacity: Option<String>,
     /// The library profile to start from (default: the nearest by datasheet).
-    #[arg(long, value_name = "PROFILE", conflicts_with = "check")]
+    #[arg(long, value_name = "PROFILE")]
     base: Option<String>,
     /// Seed of the twin's measurements.
     #[arg(long, default_value_t = 1)]
@@ -53,6 +53,9 @@ pub struct Args {
     /// Also write what was fitted (or checked) as JSON.
     #[arg(long, value_name = "FILE.json")]
     json: Option<PathBuf>,
+    /// With --check: write the page (the drive beside its twin, and the twin's predictions).
+    #[arg(long, value_name = "FILE.html")]
+    html: Option<PathBuf>,
 }
 
 /// The nine drives of the SSD-iq paper, by library profile name, in the paper's order.
@@ -61,6 +64,28 @@ const PAPER_DRIVES: [&str; 9] = [
 ];
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    if a.check.is_some() {
+        if a.paper.is_some() {
+            return Err(usage(
+                "--check checks a twin against run results: give run.json files, not --paper",
+            ));
+        }
+        for (flag, given) in [
+            ("--out", a.out.is_some()),
+            ("--capacity", a.capacity.is_some()),
+            ("--base", a.base.is_some()),
+        ] {
+            if given {
+                return Err(usage(format!(
+                    "{flag} belongs to fitting a twin; --check only checks one"
+                )));
+            }
+        }
+    } else if a.html.is_some() {
+        return Err(usage(
+            "--html writes the page of a check: give --check TWIN.toml",
+        ));
+    }
     let obs = observed(&a)?;
     match &a.check {
         Some(twin) => check_twin(&a, twin, &obs),
@@ -156,6 +181,7 @@ fn from_paper(d: &DriveFigures, source: &str) -> Observed {
         gc_unit_bytes: None,
         spec: d.spec.clone(),
         media_counters: d.media_counters.unwrap_or(false),
+        quick: false,
         figures: f,
     }
 }
@@ -216,14 +242,14 @@ fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
     if let Some(j) = &a.json {
         write_json(
             j,
-            &serde_json::json!({
-                "schema": ssdiq_schema::SCHEMA,
-                "kind": "fit",
-                "drive": obs.name,
-                "source": obs.source,
-                "base": f.base,
-                "params": f.params,
-            }),
+            &ssdiq_schema::FitDoc {
+                schema: ssdiq_schema::SCHEMA.into(),
+                kind: "fit".into(),
+                drive: obs.name.clone(),
+                source: obs.source.clone(),
+                base: f.base.clone(),
+                params: f.params.clone(),
+            },
         )?;
     }
     println!(
@@ -237,13 +263,22 @@ fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
 }
 
 fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Result<ExitCode> {
-    check_outputs(&[("--json", a.json.as_deref())], &a.inputs)?;
+    check_outputs(
+        &[("--json", a.json.as_deref()), ("--html", a.html.as_deref())],
+        &a.inputs,
+    )?;
     let text = ssdiq_engine::textfile::read_text(twin, 1 << 20)
         .map_err(|e| usage(format!("cannot read twin \"{}\": {e}", twin.display())))?;
     ssdiq_emu::Profile::parse(&text, &[])
         .map_err(|e| usage(format!("invalid twin \"{}\": {e}", twin.display())))?;
     eprintln!("check: running the SSD-iq protocol on the twin");
-    let figures = ssdiq_fit::twin::measure(&text, &obs.spec, ssdiq_fit::twin::Part::All, a.seed)?;
+    let figures = ssdiq_fit::twin::measure(
+        &text,
+        &obs.spec,
+        ssdiq_fit::twin::Part::All,
+        a.seed,
+        obs.quick,
+    )?;
     let rows = check::compare(obs, &figures);
     println!("{} beside its twin {}:", obs.name, twin.display());
     println!(
@@ -261,18 +296,39 @@ fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Resul
             .unwrap_or_else(|| "-".into());
         println!("  {:<30} {:>10.2} {t:>10} {res:>9}", r.key, r.drive);
     }
+    let predictions = ssdiq_fit::predict::predictions(&text, a.seed, &mut |s| {
+        eprintln!("check: predicting {s}")
+    })?;
+    println!("the twin's predictions (not measured on the drive):");
+    for p in &predictions {
+        let pts: Vec<String> = p
+            .points
+            .iter()
+            .map(|(x, y)| format!("{x}: {y:.2}"))
+            .collect();
+        println!(
+            "  {} ({} -> {}): {}",
+            p.title,
+            p.x_axis,
+            p.y_axis,
+            pts.join(", ")
+        );
+    }
+    let doc = ssdiq_schema::FitCheckDoc {
+        schema: ssdiq_schema::SCHEMA.into(),
+        kind: "fit-check".into(),
+        drive: obs.name.clone(),
+        source: obs.source.clone(),
+        twin: twin.display().to_string(),
+        rows,
+        predictions,
+    };
     if let Some(j) = &a.json {
-        write_json(
-            j,
-            &serde_json::json!({
-                "schema": ssdiq_schema::SCHEMA,
-                "kind": "fit-check",
-                "drive": obs.name,
-                "source": obs.source,
-                "twin": twin.display().to_string(),
-                "rows": rows,
-            }),
-        )?;
+        write_json(j, &doc)?;
+    }
+    if let Some(h) = &a.html {
+        write_output(h, ssdiq_report::fit::page(&doc).as_bytes())?;
+        println!("page: {}", h.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -8,6 +8,7 @@ mod cli_basics;
 mod drives_cli;
 mod emu_cli;
 mod file_targets;
+mod fit_cli;
 mod flag_values;
 mod fuzz_results;
 mod info_cli;

@@ -1,0 +1,150 @@
+//! `ssdiq fit` end to end on the emulated SSD: a quick run, a twin fitted from it, the twin
+//! used as a target and checked beside the drive; and bad input refused before anything is
+//! written.
+
+use crate::common::{json, ok, s, ssdiq, usage_error};
+
+#[test]
+fn a_twin_fitted_from_a_run_works_as_a_target_and_checks_against_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("r");
+    ok(&[
+        "run",
+        "emu:pm9a3,capacity=1GiB",
+        "--quick",
+        "--out",
+        s(&run),
+    ]);
+    let twin = dir.path().join("twin.toml");
+    let fit_json = dir.path().join("fit.json");
+    let o = ok(&[
+        "fit",
+        s(&run.join("run.json")),
+        "--out",
+        s(&twin),
+        "--json",
+        s(&fit_json),
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("starting from emu:pm9a3"), "{out}");
+    let text = std::fs::read_to_string(&twin).unwrap();
+    assert!(
+        text.contains("op = ") && text.contains("# fitted to"),
+        "{text}"
+    );
+    let doc = json(&fit_json);
+    assert_eq!(doc["kind"], "fit");
+    let params = doc["params"].as_array().unwrap();
+    let how = |k: &str| {
+        params
+            .iter()
+            .find(|p| p["key"] == k)
+            .map(|p| p["how"].as_str().unwrap().to_string())
+    };
+    assert_eq!(how("drive.op").as_deref(), Some("fitted"));
+    assert_eq!(how("nand.program_us").as_deref(), Some("fitted"));
+    assert_eq!(how("drive.capacity").as_deref(), Some("input"));
+    assert_eq!(how("nand.channels").as_deref(), Some("kept"));
+    // The twin is a profile like any other.
+    let target = format!("emu:{}", twin.display());
+    let o = ok(&["info", &target]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("twin of emu:pm9a3"));
+    // The check: every figure beside the twin's, and the predictions, as JSON and a page.
+    let check = dir.path().join("check.json");
+    let page = dir.path().join("check.html");
+    ok(&[
+        "fit",
+        "--check",
+        s(&twin),
+        s(&run),
+        "--json",
+        s(&check),
+        "--html",
+        s(&page),
+    ]);
+    let c = json(&check);
+    assert_eq!(c["kind"], "fit-check");
+    let row = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "waf_measured.uniform")
+        .unwrap()
+        .clone();
+    let res = row["residual"].as_f64().unwrap();
+    assert!(res.abs() < 0.05, "uniform WA residual {res}");
+    assert_eq!(c["predictions"].as_array().unwrap().len(), 4);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("(prediction)") && html.contains("<svg"));
+}
+
+#[test]
+fn bad_input_is_one_line_exit_2_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.toml");
+    let not_json = dir.path().join("x.json");
+    std::fs::write(&not_json, "{").unwrap();
+    let o = s(&out);
+    for (args, needle) in [
+        (vec!["fit", "--out", o], "no input"),
+        (
+            vec!["fit", "--paper", "ssd-iq:foo", "--out", o],
+            "--paper \"ssd-iq:foo\"",
+        ),
+        (
+            vec!["fit", "--paper", "other:pm9a3", "--out", o],
+            "--paper \"other:pm9a3\"",
+        ),
+        (vec!["fit", "--paper", "ssd-iq:pm9a3"], "missing --out"),
+        (
+            vec![
+                "fit",
+                "--paper",
+                "ssd-iq:pm9a3",
+                "--out",
+                o,
+                "--capacity",
+                "1k",
+            ],
+            "--capacity \"1k\"",
+        ),
+        (
+            vec![
+                "fit",
+                "--paper",
+                "ssd-iq:pm9a3",
+                "--out",
+                o,
+                "--base",
+                "nv2",
+            ],
+            "invalid base \"nv2\"",
+        ),
+        (vec!["fit", s(&not_json), "--out", o], "is not JSON"),
+        (
+            vec!["fit", "--check", s(&not_json), "--paper", "ssd-iq:pm9a3"],
+            "not --paper",
+        ),
+        (
+            vec!["fit", "--check", s(&not_json), s(&not_json), "--out", o],
+            "--out belongs to fitting",
+        ),
+        (
+            vec![
+                "fit",
+                "--paper",
+                "ssd-iq:pm9a3",
+                "--out",
+                o,
+                "--html",
+                "x.html",
+            ],
+            "--html writes the page of a check",
+        ),
+    ] {
+        usage_error(&args, needle);
+        assert!(!out.exists(), "{args:?} wrote the twin");
+    }
+    let o = ssdiq(&["fit", "--check", s(&not_json)]);
+    assert_eq!(o.status.code(), Some(2));
+}

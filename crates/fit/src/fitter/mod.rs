@@ -1,0 +1,345 @@
+//! The fit: from a drive's figures to an emulated profile that reproduces them.
+//!
+//! Invariants:
+//! - Every value the fit sets is measured on the twin by the protocol's own steps
+//!   ([`crate::twin`]) and moved until the twin's figure meets the drive's, so a fitted value
+//!   carries the figure it was fitted to, the twin's figure and their residual.
+//! - What the figures cannot identify (geometry, buffer, GC watermarks, idle-time GC, erase
+//!   and retry times) is the nearest library profile's value, and the twin's text says so.
+//! - Order matters and is fixed: WA, policy and buffer first (`wa`: they set how much GC work
+//!   each write costs), then the read and write paths (`path`), program time against the
+//!   random-write throughput (which pays GC's reads), then the tails (`tails`: stalls from
+//!   the idle writes, the buffer against the load, suspension), and the paths once more with
+//!   the stalls in place. Each stage keeps what the earlier ones set.
+//! - Among candidates the figures cannot tell apart, the nearest profile's wins (`wa::TIE`).
+//! - Deterministic: the twin's measurements take the given seed.
+
+use std::collections::BTreeMap;
+
+use ssdiq_emu::Profile;
+use ssdiq_schema::Spec;
+
+use crate::observed::Observed;
+use crate::profile_text::{set, size_literal};
+use crate::twin::{measure, Part};
+use crate::FitError;
+
+mod base;
+mod path;
+mod tails;
+mod wa;
+
+pub use base::{bases, nearest_base};
+pub use ssdiq_schema::fit::{FitParam as Param, How};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitOptions {
+    /// The library profile to start from; `None`: the nearest by datasheet.
+    pub base: Option<String>,
+    /// The twin's emulated capacity; `None`: the drive's own if it was emulated, else the
+    /// base's (scaled) capacity.
+    pub capacity: Option<u64>,
+    pub seed: u64,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        FitOptions {
+            base: None,
+            capacity: None,
+            seed: 1,
+        }
+    }
+}
+
+/// The fitted twin.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fit {
+    /// The library profile the twin started from.
+    pub base: String,
+    /// The twin's profile, as TOML (works as `emu:FILE.toml`).
+    pub text: String,
+    pub params: Vec<Param>,
+}
+
+/// The working state: the twin's text and the record of what was set.
+struct Work<'a> {
+    obs: &'a Observed,
+    spec: Spec,
+    text: String,
+    params: BTreeMap<String, Param>,
+    seed: u64,
+    /// The WA stage's score of each buffer (KiB) under the chosen policy, for the load stage
+    /// to weigh beside its own.
+    buffer_scores: BTreeMap<u64, f64>,
+}
+
+impl Work<'_> {
+    fn set(
+        &mut self,
+        section: &str,
+        key: &str,
+        value: String,
+        how: How,
+        source: String,
+        residual: Option<f64>,
+    ) {
+        let comment = match how {
+            How::Fitted => format!("fitted to {}: {source}", self.obs.source),
+            How::Input => format!("from {}: {source}", self.obs.source),
+            How::Kept => source.clone(),
+        };
+        self.text = set(&self.text, section, key, &value, &comment);
+        let k = format!("{section}.{key}");
+        self.params.insert(
+            k.clone(),
+            Param {
+                key: k,
+                value,
+                how,
+                source,
+                residual,
+            },
+        );
+    }
+
+    fn profile(&self) -> Result<Profile, FitError> {
+        Profile::parse(&self.text, &[]).map_err(|e| FitError::Profile(e.to_string()))
+    }
+
+    fn measure(&self, part: Part) -> Result<BTreeMap<String, f64>, FitError> {
+        measure(&self.text, &self.spec, part, self.seed, self.obs.quick)
+    }
+
+    fn with(&self, edits: &[(&str, &str, String)]) -> String {
+        edits.iter().fold(self.text.clone(), |t, (s, k, v)| {
+            set(&t, s, k, v, "candidate")
+        })
+    }
+}
+
+fn res(twin: f64, drive: f64) -> f64 {
+    (twin - drive) / drive
+}
+
+fn num(v: f64) -> String {
+    let s = format!("{v:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.').to_string();
+    if s.is_empty() || s == "-0" {
+        "0".into()
+    } else {
+        s
+    }
+}
+
+/// Fits a twin to `obs`. `progress` hears one line per stage.
+pub fn fit(
+    obs: &Observed,
+    o: &FitOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Fit, FitError> {
+    let base = match &o.base {
+        Some(b) => {
+            if !bases().iter().any(|(n, _)| n == b) {
+                return Err(FitError::Input(format!(
+                    "invalid base \"{b}\": expected a data-center library profile ({})",
+                    bases()
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            b.clone()
+        }
+        None => nearest_base(obs).to_string(),
+    };
+    let text = ssdiq_emu::profile::builtin(&base)
+        .expect("a listed base")
+        .to_string();
+    let mut w = Work {
+        obs,
+        spec: obs.spec.clone(),
+        text: header(obs, &base) + &text,
+        params: BTreeMap::new(),
+        seed: o.seed,
+        buffer_scores: BTreeMap::new(),
+    };
+    progress(&format!(
+        "starting from emu:{base} (the nearest datasheet in the library)"
+    ));
+    w.text = set(
+        &w.text,
+        "",
+        "name",
+        "\"twin\"",
+        "the twin's name in results",
+    );
+    w.text = set(
+        &w.text,
+        "",
+        "description",
+        &format!("\"twin of {} (fitted)\"", obs.name.replace('"', "'")),
+        "shown by `ssdiq info`",
+    );
+    size_and_spec(&mut w, o)?;
+    progress("fitting OP and the GC policy to the WA of the three workloads");
+    wa::fit_wa(&mut w)?;
+    progress("fitting the read path to the sequential and random reads and QD1 latencies");
+    path::fit_reads(&mut w)?;
+    progress("fitting program time to the uniform random-write throughput");
+    path::fit_program(&mut w)?;
+    progress("fitting firmware stalls to the idle QD1 write's tail");
+    let stalls_at_qd1 = tails::fit_stalls(&mut w)?;
+    progress("fitting the write buffer to the write latency under load");
+    if tails::fit_buffer_to_load(&mut w)? {
+        progress("fitting program time again, with that buffer");
+        path::fit_program(&mut w)?;
+    }
+    progress("fitting suspension and write stalls to the tails under load");
+    tails::fit_tails(&mut w, stalls_at_qd1)?;
+    // Stalls lengthen the average QD1 write: the buffered write's time is fitted again
+    // with them in place.
+    progress("fitting the read path and the buffered write again, with the stalls");
+    path::fit_reads(&mut w)?;
+    mark_kept(&mut w, &base);
+    w.profile()?;
+    Ok(Fit {
+        base,
+        text: w.text,
+        params: w.params.into_values().collect(),
+    })
+}
+
+fn header(obs: &Observed, base: &str) -> String {
+    format!(
+        "# A digital twin of {}, fitted by `ssdiq fit` from {}.\n\
+         # Lines whose comment starts \"fitted to\" were moved until the twin's figure met the\n\
+         # drive's; \"from\" lines are the input's own values. Every other line is emu:{base}'s\n\
+         # (the nearest library profile), with its source: the figures do not identify it.\n",
+        obs.name, obs.source
+    )
+}
+
+fn size_and_spec(w: &mut Work, o: &FitOptions) -> Result<(), FitError> {
+    let obs = w.obs;
+    let base = w.profile()?;
+    if obs.emulated || o.capacity.is_some() {
+        let cap = o.capacity.unwrap_or(obs.capacity_bytes);
+        w.set(
+            "drive",
+            "capacity",
+            size_literal(cap),
+            How::Input,
+            "the drive's capacity".into(),
+            None,
+        );
+    }
+    if !obs.emulated {
+        // The twin is scaled: its full-size drive is the measured one.
+        w.set(
+            "drive",
+            "full_capacity",
+            format!("\"{}\"", obs.capacity_bytes),
+            How::Input,
+            "the measured drive's capacity".into(),
+            None,
+        );
+    }
+    if let Some(unit) = obs.gc_unit_bytes {
+        let p = w.profile()?;
+        let n = &p.nand;
+        let unit_bytes = (n.channels * n.dies_per_channel * n.bits_per_cell * n.planes) as u64
+            * n.page_kib as u64
+            * 1024;
+        let scale = p.scale().map_err(|e| FitError::Profile(e.to_string()))?;
+        let scaled = (unit as f64 / unit_bytes as f64).max(1.0);
+        let full = ((scaled / scale).round() as u64).clamp(1, 1024);
+        w.set(
+            "nand",
+            "units_per_block",
+            full.to_string(),
+            How::Input,
+            format!("the drive's GC unit, {} MiB", unit >> 20),
+            None,
+        );
+    }
+    let s = &obs.spec;
+    for (key, v) in [
+        ("seq_read_mb_s", s.seq_read_mb_s),
+        ("seq_write_mb_s", s.seq_write_mb_s),
+        ("rand_read_kiops", s.rand_read_kiops),
+        ("rand_write_kiops", s.rand_write_kiops),
+        ("read_lat_us", s.read_lat_us),
+        ("write_lat_us", s.write_lat_us),
+    ] {
+        if let Some(v) = v {
+            w.set(
+                "spec",
+                key,
+                num(v),
+                How::Input,
+                "the datasheet".into(),
+                None,
+            );
+        }
+    }
+    // The twin is measured against the drive's datasheet (latency under load runs at 25% of
+    // its random-write rate), or the base's where the drive has none.
+    let b = &base.spec;
+    let merged = Spec {
+        seq_read_mb_s: s.seq_read_mb_s.or(b.seq_read_mb_s),
+        seq_write_mb_s: s.seq_write_mb_s.or(b.seq_write_mb_s),
+        rand_read_kiops: s.rand_read_kiops.or(b.rand_read_kiops),
+        rand_write_kiops: s.rand_write_kiops.or(b.rand_write_kiops),
+        ..s.clone()
+    };
+    w.spec = merged;
+    Ok(())
+}
+
+/// Records the values the fit did not set (the base's, unidentified), for the report.
+fn mark_kept(w: &mut Work, base: &str) {
+    for (key, why) in [
+        (
+            "nand.channels",
+            "parallelism: the throughputs fix dies x time, not dies",
+        ),
+        ("nand.dies_per_channel", "as channels"),
+        ("nand.planes", "as channels"),
+        ("nand.erase_us", "no figure isolates the erase"),
+        (
+            "buffer.buffer_kib",
+            "the protocol's load (25%) leaves the buffer far from full",
+        ),
+        (
+            "gc.idle_mb_s",
+            "the protocol's idle periods end in full reads, not bursts",
+        ),
+        ("gc.idle_spare", "as idle_mb_s"),
+    ] {
+        if w.params.contains_key(key) {
+            continue;
+        }
+        let (section, name) = key.split_once('.').expect("section.key");
+        let value = w
+            .text
+            .lines()
+            .skip_while(|l| l.trim() != format!("[{section}]"))
+            .find_map(|l| {
+                let (k, v) = l.split_once('=')?;
+                (k.trim() == name).then(|| v.split('#').next().unwrap_or("").trim().to_string())
+            })
+            .unwrap_or_default();
+        w.params.insert(
+            key.to_string(),
+            Param {
+                key: key.to_string(),
+                value,
+                how: How::Kept,
+                source: format!("emu:{base}'s: {why}"),
+                residual: None,
+            },
+        );
+    }
+}

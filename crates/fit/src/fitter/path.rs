@@ -1,0 +1,144 @@
+//! The read and write paths: read time, link, read overhead and the buffered write against
+//! the read figures and QD1 latencies; program time against the uniform random writes.
+
+use std::collections::BTreeMap;
+
+use ssdiq_schema::figures as keys;
+
+use super::{num, res, How, Work};
+use crate::observed::WRITE_IDLE_P50_US;
+use crate::profile_text::set;
+use crate::twin::Part;
+use crate::FitError;
+
+pub(super) fn fit_reads(w: &mut Work) -> Result<(), FitError> {
+    let obs = w.obs;
+    let rr = obs.get(keys::RAND_READ_KIOPS);
+    let sr = obs.get(keys::SEQ_READ_MB_S);
+    let rl = obs.get(keys::READ_LAT_IDLE_US);
+    // The buffered write's own time is the QD1 median (stalls lengthen the mean); the mean
+    // where a published row gives nothing else.
+    let (wl_key, wl_label) = if obs.get(WRITE_IDLE_P50_US).is_some() {
+        (WRITE_IDLE_P50_US, "QD1 write latency, median")
+    } else {
+        (keys::WRITE_LAT_IDLE_US, "QD1 write latency")
+    };
+    let wl = obs.get(wl_key);
+    if [rr, sr, rl, wl].iter().all(Option::is_none) {
+        return Ok(());
+    }
+    let mut twin = BTreeMap::new();
+    for _ in 0..4 {
+        twin = w.measure(Part::Reads)?;
+        let p = w.profile()?;
+        let mut t = w.text.clone();
+        if let (Some(o), Some(m)) = (rr, twin.get(keys::RAND_READ_KIOPS)) {
+            let v = (p.nand.read_us * m / o).clamp(1.0, 5000.0);
+            t = set(&t, "nand", "read_us", &num(v), "candidate");
+        }
+        if let (Some(o), Some(m)) = (sr, twin.get(keys::SEQ_READ_MB_S)) {
+            let v = (p.host.link_mb_s * o / m).clamp(50.0, 100_000.0);
+            t = set(&t, "host", "link_mb_s", &num(v), "candidate");
+        }
+        if let (Some(o), Some(m)) = (rl, twin.get(keys::READ_LAT_IDLE_US)) {
+            let v = (p.host.read_overhead_us + o - m).clamp(0.0, 10_000.0);
+            t = set(&t, "host", "read_overhead_us", &num(v), "candidate");
+        }
+        if let (Some(o), Some(m)) = (wl, twin.get(wl_key)) {
+            let v = (p.host.write_us + o - m).clamp(0.5, 10_000.0);
+            t = set(&t, "host", "write_us", &num(v), "candidate");
+        }
+        w.text = t;
+    }
+    twin = {
+        let last = w.measure(Part::Reads)?;
+        if last.is_empty() {
+            twin
+        } else {
+            last
+        }
+    };
+    let p = w.profile()?;
+    for (o, key, section, name, value, label, unit) in [
+        (
+            rr,
+            keys::RAND_READ_KIOPS,
+            "nand",
+            "read_us",
+            p.nand.read_us,
+            "random 4 KiB read",
+            "kIOPS",
+        ),
+        (
+            sr,
+            keys::SEQ_READ_MB_S,
+            "host",
+            "link_mb_s",
+            p.host.link_mb_s,
+            "sequential read",
+            "MB/s",
+        ),
+        (
+            rl,
+            keys::READ_LAT_IDLE_US,
+            "host",
+            "read_overhead_us",
+            p.host.read_overhead_us,
+            "QD1 read latency",
+            "us",
+        ),
+        (
+            wl,
+            wl_key,
+            "host",
+            "write_us",
+            p.host.write_us,
+            wl_label,
+            "us",
+        ),
+    ] {
+        let (Some(o), Some(m)) = (o, twin.get(key).copied()) else {
+            continue;
+        };
+        w.set(
+            section,
+            name,
+            num(value),
+            How::Fitted,
+            format!("{label} {o:.1} {unit} (twin {m:.1})"),
+            Some(res(m, o)),
+        );
+    }
+    Ok(())
+}
+
+pub(super) fn fit_program(w: &mut Work) -> Result<(), FitError> {
+    let key = keys::of(keys::RAND_WRITE_KIOPS, "uniform");
+    let Some(o) = w.obs.get(&key) else {
+        return Ok(());
+    };
+    let mut m = f64::NAN;
+    for i in 0..4 {
+        let twin = w.measure(Part::Writes {
+            uniform: true,
+            skewed: false,
+        })?;
+        m = twin.get(&key).copied().unwrap_or(f64::NAN);
+        if !m.is_finite() || (m / o - 1.0).abs() < 0.01 || i == 3 {
+            break;
+        }
+        let p = w.profile()?;
+        let v = (p.nand.program_us * m / o).clamp(10.0, 100_000.0);
+        w.text = set(&w.text, "nand", "program_us", &num(v), "candidate");
+    }
+    let p = w.profile()?;
+    w.set(
+        "nand",
+        "program_us",
+        num(p.nand.program_us),
+        How::Fitted,
+        format!("uniform random write {o:.1} kIOPS (twin {m:.1})"),
+        Some(res(m, o)),
+    );
+    Ok(())
+}

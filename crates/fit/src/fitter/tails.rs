@@ -1,0 +1,215 @@
+//! The tails: firmware stalls from the idle QD1 writes, the buffer against the write latency
+//! under load, suspension (and, for a published row, stalls) against the P99.9 under load.
+
+use ssdiq_schema::{figures as keys, Spec};
+
+use super::wa::{buffer_candidates, TIE};
+use super::{num, res, How, Work};
+use crate::observed::{WRITE_IDLE_P50_US, WRITE_IDLE_P999_US};
+use crate::profile_text::set;
+use crate::twin::{measure, Part};
+use crate::FitError;
+
+/// The buffer against the write latency under load: where the protocol's load fills the
+/// drive's buffer (its average write under load above twice its idle QD1 write), the
+/// buffer's size sets how long writes wait; where it does not, a twin's buffer must not fill
+/// either. Stalls stay as fitted so far. Returns whether the buffer changed here.
+pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
+    let obs = w.obs;
+    let (Some(avg), Some(idle)) = (
+        obs.get(keys::WRITE_LAT_LOAD_AVG_US),
+        obs.get(keys::WRITE_LAT_IDLE_US),
+    ) else {
+        return Ok(false);
+    };
+    // Every candidate runs the load: one whose buffer fills where the drive's did not (or
+    // the reverse) is contradicted by the drive's average write under load. The skewed WA
+    // weighs too, since a drive's own stalls also lengthen writes under load.
+    let fills = avg >= 2.0 * idle;
+    let mut best: Option<(f64, u64, f64)> = None;
+    for kib in buffer_candidates(w.profile()?.buffer.buffer_kib) {
+        let t = w.with(&[("buffer", "buffer_kib", kib.to_string())]);
+        let m = measure(&t, &w.spec, Part::Load, w.seed, w.obs.quick)?
+            .get(keys::WRITE_LAT_LOAD_AVG_US)
+            .copied()
+            .unwrap_or(f64::NAN);
+        let skew = w.buffer_scores.get(&kib).copied().unwrap_or(0.0);
+        let d = (m / avg).ln().powi(2) + skew;
+        if d.is_finite() && best.is_none_or(|b| d < b.0 - TIE) {
+            best = Some((d, kib, m));
+        }
+    }
+    let Some((_, kib, m)) = best else {
+        return Ok(false);
+    };
+    let changed = w.profile()?.buffer.buffer_kib != kib;
+    let what = if fills {
+        "the protocol's load fills the buffer"
+    } else {
+        "the protocol's load does not fill the buffer"
+    };
+    w.set(
+        "buffer",
+        "buffer_kib",
+        kib.to_string(),
+        How::Fitted,
+        format!("write latency under load, average {avg:.0} us (twin {m:.0}): {what}; and the skewed WA"),
+        Some(res(m, avg)),
+    );
+    Ok(changed)
+}
+
+/// Firmware stalls, from the idle QD1 write: alone on the drive, a write waits only for
+/// itself, so a P99.9 far above the median is a stall, not a queue or a full buffer. Stalls
+/// hit 0.2% of writes (the library's rate; one P99.9 cannot tell rate from length), each
+/// waiting half to all of `write_stall_us`. Returns whether the idle writes' percentiles
+/// were there to fit to.
+pub(super) fn fit_stalls(w: &mut Work) -> Result<bool, FitError> {
+    let (Some(p50), Some(p999)) = (w.obs.get(WRITE_IDLE_P50_US), w.obs.get(WRITE_IDLE_P999_US))
+    else {
+        return Ok(false);
+    };
+    if p999 <= 3.0 * p50 {
+        w.set(
+            "host",
+            "write_stall_rate",
+            "0".into(),
+            How::Fitted,
+            format!("idle QD1 write P99.9 {p999:.0} us, median {p50:.0} us: no stalls"),
+            None,
+        );
+        return Ok(true);
+    }
+    fit_stall_length(
+        w,
+        p999,
+        |w, t| {
+            Ok(measure(t, &w.spec, Part::Reads, w.seed, w.obs.quick)?
+                .get(WRITE_IDLE_P999_US)
+                .copied()
+                .unwrap_or(f64::NAN))
+        },
+        |m| format!("idle QD1 write P99.9 {p999:.0} us (twin {m:.0}), median {p50:.0} us"),
+    )?;
+    Ok(true)
+}
+
+/// Stalls at the library's rate (0.2% of writes, each waiting half to all of a stall, so a
+/// P99.9 falls among the stalled writes at about 3/4 of one), their length moved until the
+/// twin's P99.9 (`p999_of` the twin's text) is within 3% of `target`; both keys recorded with
+/// `why` of the twin's last P99.9.
+fn fit_stall_length(
+    w: &mut Work,
+    target: f64,
+    p999_of: impl Fn(&Work, &str) -> Result<f64, FitError>,
+    why: impl Fn(f64) -> String,
+) -> Result<(), FitError> {
+    let mut us = target / 0.75;
+    let mut m = f64::NAN;
+    for _ in 0..4 {
+        let t = w.with(&[
+            ("host", "write_stall_rate", "0.002".into()),
+            ("host", "write_stall_us", num(us)),
+        ]);
+        m = p999_of(w, &t)?;
+        w.text = t;
+        if !m.is_finite() || (m / target - 1.0).abs() < 0.03 {
+            break;
+        }
+        us = (us * target / m).clamp(1.0, 1e6);
+    }
+    let stall_us = w.profile()?.host.write_stall_us;
+    let why = why(m);
+    let r = Some(res(m, target));
+    w.set(
+        "host",
+        "write_stall_rate",
+        "0.002".into(),
+        How::Fitted,
+        why.clone(),
+        r,
+    );
+    w.set("host", "write_stall_us", num(stall_us), How::Fitted, why, r);
+    Ok(())
+}
+
+/// `stalls_fitted`: stalls were set from the idle writes; the tail under load then only
+/// decides suspension.
+pub(super) fn fit_tails(w: &mut Work, stalls_fitted: bool) -> Result<(), FitError> {
+    let obs = w.obs;
+    let rp = obs.get(keys::READ_LAT_LOAD_P999_US);
+    let wp = obs.get(keys::WRITE_LAT_LOAD_P999_US);
+    if rp.is_none() && wp.is_none() {
+        return Ok(());
+    }
+    let mut twin = w.measure(Part::Load)?;
+    if let (Some(o), Some(m)) = (rp, twin.get(keys::READ_LAT_LOAD_P999_US).copied()) {
+        // A read that waits for a whole program or erase shows as a millisecond tail: the
+        // paper's red class (above 1 ms) is what no suspension gives.
+        let suspend = w.profile()?.nand.suspend;
+        if (o > 1000.0) == suspend && (m > 1000.0) != (o > 1000.0) {
+            let t = set(
+                &w.text,
+                "nand",
+                "suspend",
+                &(!suspend).to_string(),
+                "candidate",
+            );
+            let other = measure(&t, &w.spec, Part::Load, w.seed, w.obs.quick)?;
+            let m2 = other
+                .get(keys::READ_LAT_LOAD_P999_US)
+                .copied()
+                .unwrap_or(f64::NAN);
+            if (m2 / o).ln().abs() < (m / o).ln().abs() {
+                w.text = t;
+                twin = other;
+            }
+        }
+        let m = twin
+            .get(keys::READ_LAT_LOAD_P999_US)
+            .copied()
+            .unwrap_or(f64::NAN);
+        let s = w.profile()?.nand.suspend;
+        w.set(
+            "nand",
+            "suspend",
+            s.to_string(),
+            How::Fitted,
+            format!("read P99.9 under load {o:.0} us (twin {m:.0})"),
+            Some(res(m, o)),
+        );
+    }
+    if let Some(o) = wp.filter(|_| !stalls_fitted) {
+        // What the twin's buffer and dies give without stalls: a tail beyond twice that is
+        // the drive's own (firmware) stalls; a tail the buffer explains needs none.
+        let calm = w.with(&[("host", "write_stall_rate", "0".into())]);
+        let without = write_p999(&calm, &w.spec, w.seed, w.obs.quick)?;
+        if o > 2.0 * without {
+            fit_stall_length(
+                w,
+                o,
+                |w, t| write_p999(t, &w.spec, w.seed, w.obs.quick),
+                |m| format!("write P99.9 under load {o:.0} us (twin {m:.0})"),
+            )?;
+        } else {
+            w.text = calm;
+            w.set(
+                "host",
+                "write_stall_rate",
+                "0".into(),
+                How::Fitted,
+                format!("write P99.9 under load {o:.0} us (twin {without:.0}): no stalls"),
+                Some(res(without, o)),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The write P99.9 under load of twin `text` (NaN if it measured none).
+fn write_p999(text: &str, spec: &Spec, seed: u64, quick: bool) -> Result<f64, FitError> {
+    Ok(measure(text, spec, Part::Load, seed, quick)?
+        .get(keys::WRITE_LAT_LOAD_P999_US)
+        .copied()
+        .unwrap_or(f64::NAN))
+}

@@ -1,0 +1,153 @@
+//! The page of `ssdiq fit --check --html`: a drive's figures beside its twin's, and the twin's
+//! predictions for studies the drive's run did not include, drawn as predictions.
+
+use ssdiq_schema::{figures as keys, FitCheckDoc};
+
+use crate::chart::{palette, Axis, LineChart, Series};
+use crate::page::{simple_table, Page, Panel};
+
+/// What a figure key means, for the table.
+fn label(key: &str) -> String {
+    // Only the per-workload families carry a workload after a dot ("p99.9" is no workload).
+    let (metric, workload) = [
+        keys::RAND_WRITE_KIOPS,
+        keys::WAF_MEASURED,
+        keys::WAF_IMPLIED,
+    ]
+    .iter()
+    .find_map(|m| Some((*m, key.strip_prefix(m)?.strip_prefix('.')?)))
+    .unwrap_or((key, ""));
+    let name = match metric {
+        keys::SEQ_READ_MB_S => "sequential read [MB/s]",
+        keys::SEQ_WRITE_MB_S => "sequential write [MB/s]",
+        keys::SEQ_WRITE_FREE_POOL_MB_S => "sequential write, free pool [MB/s]",
+        keys::RAND_READ_KIOPS => "random 4 KiB read [kIOPS]",
+        keys::RAND_WRITE_KIOPS => "random 4 KiB write [kIOPS]",
+        keys::READ_LAT_IDLE_US => "read latency, idle QD1 [us]",
+        keys::READ_LAT_LOAD_AVG_US => "read latency under load, avg [us]",
+        keys::READ_LAT_LOAD_P999_US => "read latency under load, P99.9 [us]",
+        keys::WRITE_LAT_IDLE_US => "write latency, idle QD1 [us]",
+        "write_lat_idle_p50_us" => "write latency, idle QD1, median [us]",
+        "write_lat_idle_p99.9_us" => "write latency, idle QD1, P99.9 [us]",
+        keys::WRITE_LAT_LOAD_AVG_US => "write latency under load, avg [us]",
+        keys::WRITE_LAT_LOAD_P999_US => "write latency under load, P99.9 [us]",
+        keys::WAF_MEASURED => "WA, measured",
+        keys::WAF_IMPLIED => "WA, implied",
+        other => other,
+    };
+    if workload.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name}, {workload}")
+    }
+}
+
+fn number(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The whole page.
+pub fn page(doc: &FitCheckDoc) -> String {
+    let mut p = Page::new(
+        &format!("Twin check: {}", doc.drive),
+        &format!(
+            "the twin {} beside the drive's figures ({}), and what the twin predicts for workloads the drive did not run",
+            doc.twin, doc.source
+        ),
+    );
+    p.heading("measured", "The drive beside its twin");
+    let rows: Vec<Vec<String>> = doc
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                label(&r.key),
+                number(r.drive),
+                r.twin.map(number).unwrap_or_else(|| "-".into()),
+                r.residual
+                    .map(|x| format!("{:+.1}%", x * 100.0))
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    p.raw(&simple_table(
+        "check",
+        &["figure", "drive", "twin", "twin - drive"],
+        &rows,
+        1,
+    ));
+    p.para(
+        "note",
+        "The twin ran the whole SSD-iq protocol, as the drive did. Residuals of the figures the fit moved a parameter to meet are small by construction; the others (sequential write, the skewed workloads' throughput, latencies under load) test the model.",
+    );
+    if !doc.predictions.is_empty() {
+        p.heading("predictions", "Predictions (not measured on the drive)");
+        p.para(
+            "note",
+            "Each curve is the twin's alone: the drive never ran these workloads. Steady WA is over the third drive write of 4 KiB random writes at QD 32 after a fill; the write P99 is of Poisson arrivals after steady uniform writes.",
+        );
+        let panels = doc
+            .predictions
+            .iter()
+            .map(|pr| {
+                let pts: Vec<[f64; 2]> = pr
+                    .points
+                    .iter()
+                    .filter(|(_, y)| y.is_finite())
+                    .map(|&(x, y)| [x, y])
+                    .collect();
+                let c = LineChart::new(
+                    format!("{} (prediction)", pr.title),
+                    Axis::linear(pr.x_axis.clone()).not_from_zero(),
+                    Axis::linear(pr.y_axis.clone()),
+                )
+                .with(Series::new("twin (predicted)", palette::series(0), pts).markers());
+                Panel::line(&c, &format!("study {}: the twin's prediction", pr.study))
+            })
+            .collect();
+        p.grid(panels);
+    }
+    p.finish("Written by ssdiq fit --check (docs/fit.md).")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ssdiq_schema::{CheckRow, Prediction};
+
+    #[test]
+    fn the_page_shows_every_row_and_marks_predictions() {
+        let doc = FitCheckDoc {
+            schema: "ssdiq/1".into(),
+            kind: "fit-check".into(),
+            drive: "drive <x>".into(),
+            source: "run.json".into(),
+            twin: "t.toml".into(),
+            rows: vec![CheckRow {
+                key: "waf_measured.uniform".into(),
+                drive: 4.2,
+                twin: Some(4.0),
+                residual: Some(-0.0476),
+            }],
+            predictions: vec![Prediction {
+                study: "skew".into(),
+                title: "WA under Zipf skew".into(),
+                x_axis: "Zipf exponent".into(),
+                y_axis: "WA".into(),
+                points: vec![(0.6, 4.0), (1.2, 3.0)],
+            }],
+        };
+        let h = page(&doc);
+        assert!(h.contains("drive &lt;x&gt;"));
+        assert!(h.contains("WA, measured, uniform") && h.contains("-4.8%"));
+        assert_eq!(
+            label("read_lat_load_p99.9_us"),
+            "read latency under load, P99.9 [us]"
+        );
+        assert!(h.contains("WA under Zipf skew (prediction)") && h.contains("<svg"));
+    }
+}
