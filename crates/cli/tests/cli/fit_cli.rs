@@ -48,7 +48,25 @@ fn a_twin_fitted_from_a_run_works_as_a_target_and_checks_against_it() {
     // The twin is a profile like any other.
     let target = format!("emu:{}", twin.display());
     let o = ok(&["info", &target]);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("twin of emu:pm9a3"));
+    let info = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(info.contains("twin of emu:pm9a3"), "{info}");
+    // The drive's GC unit, and the full-size block behind it, are the measured drive's.
+    let superblock = |text: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with("superblock "))
+            // "3MiB (1 program units per die) x 392; full size 1341MiB (447 units) x 783":
+            // the blocks, not their counts (OP is fitted).
+            .map(|l| {
+                l.split(" x ")
+                    .map(|p| p.rsplit("; ").next().unwrap_or("").trim().to_string())
+                    .take(2)
+                    .collect::<Vec<_>>()
+            })
+    };
+    let o = ok(&["info", "emu:pm9a3,capacity=1GiB"]);
+    let drive = String::from_utf8_lossy(&o.stdout).to_string();
+    assert_eq!(superblock(&info), superblock(&drive), "{info}");
+    assert!(superblock(&info).is_some());
     // The check: every figure beside the twin's, and the predictions, as JSON and a page.
     let check = dir.path().join("check.json");
     let page = dir.path().join("check.html");

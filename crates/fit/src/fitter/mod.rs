@@ -253,8 +253,17 @@ fn size_and_spec(w: &mut Work, o: &FitOptions) -> Result<(), FitError> {
             * n.page_kib as u64
             * 1024;
         let scale = p.scale().map_err(|e| FitError::Profile(e.to_string()))?;
-        let scaled = (unit as f64 / unit_bytes as f64).max(1.0);
-        let full = ((scaled / scale).round() as u64).clamp(1, 1024);
+        let scaled = (unit as f64 / unit_bytes as f64).round().max(1.0);
+        // Every full-size count that scales to `scaled` units gives the drive's superblock;
+        // the one nearest the base's keeps its full-size block (and erase time per block).
+        // (A count that scales below one unit is one unit: the emulator's floor.)
+        let lo = if scaled <= 1.0 {
+            1.0
+        } else {
+            ((scaled - 0.5) / scale).ceil()
+        };
+        let hi = ((scaled + 0.5) / scale).floor().max(lo);
+        let full = (n.units_per_block as f64).clamp(lo, hi).clamp(1.0, 1024.0) as u64;
         w.set(
             "nand",
             "units_per_block",
