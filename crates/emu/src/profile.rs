@@ -41,6 +41,11 @@ pub fn builtin(name: &str) -> Option<&'static str> {
     BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
+/// The SSD-iq paper's nine drives as library profiles, in the order of its Tables 2 and 3.
+pub const SSD_IQ_PROFILES: [&str; 9] = [
+    "pm9a3", "pe8110", "p5520", "sn640", "7450pro", "7450max", "pm1733", "cm7r", "i4i",
+];
+
 /// Every shipped profile: (name, TOML text), in the library's order.
 pub fn builtin_profiles() -> impl Iterator<Item = (&'static str, &'static str)> {
     BUILTIN.iter().copied()

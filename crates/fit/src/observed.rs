@@ -13,6 +13,28 @@ use crate::FitError;
 pub const WRITE_IDLE_P50_US: &str = "write_lat_idle_p50_us";
 pub const WRITE_IDLE_P999_US: &str = "write_lat_idle_p99.9_us";
 
+/// A run's figures as the fit reads them, the same for a drive and for its twin: each
+/// figure's median, but the clean drive's best for the sequential read (a sequential read
+/// after random writes reads a scattered drive; the paper's figure is the clean drive's),
+/// and the idle QD1 write's percentiles ([`step_percentiles`]).
+pub fn values(doc: &RunResult) -> BTreeMap<String, f64> {
+    let mut v: BTreeMap<String, f64> = doc
+        .figures
+        .iter()
+        .map(|(k, f)| {
+            let x = if k == keys::SEQ_READ_MB_S {
+                f.max
+            } else {
+                f.median
+            };
+            (k.clone(), x)
+        })
+        .filter(|(_, x)| x.is_finite())
+        .collect();
+    v.extend(step_percentiles(doc));
+    v
+}
+
 /// [`WRITE_IDLE_P50_US`] and [`WRITE_IDLE_P999_US`] of a run: the median over its
 /// write-latency steps of each step's percentile.
 pub fn step_percentiles(doc: &RunResult) -> BTreeMap<String, f64> {
@@ -55,8 +77,7 @@ pub struct Observed {
     pub media_counters: bool,
     /// The run was `--quick` (its steps shortened): the twin runs the same shortened steps.
     pub quick: bool,
-    /// Figure key -> value (a run's figures: the median, but the clean drive's best for the
-    /// sequential read).
+    /// Figure key -> value ([`values`] of a run).
     pub figures: BTreeMap<String, f64>,
 }
 
@@ -74,22 +95,7 @@ impl Observed {
                 "{source}: the run has no figures (an empty or partial run, or a result of an earlier version); run `ssdiq run` to the end"
             )));
         }
-        let mut figures: BTreeMap<String, f64> = doc
-            .figures
-            .iter()
-            .map(|(k, f)| {
-                // A sequential read after random writes reads a scattered drive; the paper's
-                // figure is the clean drive's.
-                let v = if k == keys::SEQ_READ_MB_S {
-                    f.max
-                } else {
-                    f.median
-                };
-                (k.clone(), v)
-            })
-            .filter(|(_, v)| v.is_finite())
-            .collect();
-        figures.extend(step_percentiles(doc));
+        let figures = values(doc);
         Ok(Observed {
             source: source.to_string(),
             name: doc

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use ssdiq_emu::Profile;
-use ssdiq_engine::Arrivals;
+use ssdiq_engine::{Arrivals, Job};
 use ssdiq_suite::study::Bench;
 use ssdiq_suite::{EmuTarget, Silent};
 use ssdiq_workload::units::Rate;
@@ -37,9 +37,14 @@ fn twin_err(e: ssdiq_suite::SuiteError) -> FitError {
     FitError::Twin(e.to_string())
 }
 
-/// Fill, `WARM_DRIVE_WRITES` of 4 KiB random writes of `pattern` at QD 32, then one more
-/// drive write measured.
-pub fn steady_writes(text: &str, pattern: &str, seed: u64) -> Result<Outcome, FitError> {
+/// On twin `text`: reset, fill, `WARM_DRIVE_WRITES` of 4 KiB random writes of `pattern` at
+/// QD 32, then the job `last` makes of a fresh job; what that job showed.
+fn after_warm_up(
+    text: &str,
+    pattern: &str,
+    seed: u64,
+    last: impl FnOnce(Job) -> Job,
+) -> Result<Outcome, FitError> {
     let mut t = target(text)?;
     let stop = Arc::new(AtomicBool::new(false));
     let mut b = Bench::new(&mut t, stop, &Silent, seed, false);
@@ -48,8 +53,7 @@ pub fn steady_writes(text: &str, pattern: &str, seed: u64) -> Result<Outcome, Fi
     let mut j = b.job("randwrite", pattern, BS, 32);
     j.bound.bytes = Some(j.range_bytes * WARM_DRIVE_WRITES);
     b.run(j).map_err(twin_err)?;
-    let mut j = b.job("randwrite", pattern, BS, 32);
-    j.bound.bytes = Some(j.range_bytes);
+    let j = last(b.job("randwrite", pattern, BS, 32));
     let m = b.run(j).map_err(twin_err)?;
     Ok(Outcome {
         waf: m.waf,
@@ -58,26 +62,24 @@ pub fn steady_writes(text: &str, pattern: &str, seed: u64) -> Result<Outcome, Fi
     })
 }
 
+/// Fill, `WARM_DRIVE_WRITES` of 4 KiB random writes of `pattern` at QD 32, then one more
+/// drive write measured.
+pub fn steady_writes(text: &str, pattern: &str, seed: u64) -> Result<Outcome, FitError> {
+    after_warm_up(text, pattern, seed, |mut j| {
+        j.bound.bytes = Some(j.range_bytes);
+        j
+    })
+}
+
 /// After steady uniform random writes, 4 KiB random writes arriving as a Poisson process at
 /// `iops` (up to 256 in flight) for `LOAD_S` virtual seconds.
 pub fn under_load(text: &str, iops: f64, seed: u64) -> Result<Outcome, FitError> {
-    let mut t = target(text)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut b = Bench::new(&mut t, stop, &Silent, seed, false);
-    b.reset().map_err(twin_err)?;
-    b.fill().map_err(twin_err)?;
-    let mut j = b.job("randwrite", "uniform", BS, 32);
-    j.bound.bytes = Some(j.range_bytes * WARM_DRIVE_WRITES);
-    b.run(j).map_err(twin_err)?;
-    let mut j = b.job("randwrite", "uniform", BS, 256);
-    j.bound.time_ns = Some((LOAD_S * 1e9) as u64);
-    j.rate = Some(Rate::IoPerSec(iops));
-    j.arrivals = Arrivals::Poisson;
-    let m = b.run(j).map_err(twin_err)?;
-    Ok(Outcome {
-        waf: m.waf,
-        write_kiops: m.kiops(Op::Write),
-        write_p99_us: m.quantile_us(Op::Write, 0.99),
+    after_warm_up(text, "uniform", seed, |mut j| {
+        j.qd = 256;
+        j.bound.time_ns = Some((LOAD_S * 1e9) as u64);
+        j.rate = Some(Rate::IoPerSec(iops));
+        j.arrivals = Arrivals::Poisson;
+        j
     })
 }
 

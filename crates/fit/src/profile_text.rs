@@ -2,22 +2,54 @@
 //! the twin is the base profile's file with the fitted lines replaced, so `ssdiq info` shows
 //! each value's source, fitted or inherited.
 
+/// The section each line of `text` lies in ("" before the first header), and whether the
+/// line is that section's header.
+fn sections(text: &str) -> Vec<(String, bool)> {
+    let mut current = String::new();
+    text.lines()
+        .map(|l| {
+            let t = l.trim();
+            match t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+                Some(name) => {
+                    current = name.trim().to_string();
+                    (current.clone(), true)
+                }
+                None => (current.clone(), false),
+            }
+        })
+        .collect()
+}
+
+/// The index of the `section.key` line.
+fn find(text: &str, section: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .zip(sections(text))
+        .position(|(l, (sec, header))| !header && sec == section && key_of(l.trim()) == Some(key))
+}
+
+/// The value of `section.key` as the text holds it (a TOML literal, comment left out).
+pub fn get(text: &str, section: &str, key: &str) -> Option<String> {
+    let line = text.lines().nth(find(text, section, key)?)?;
+    let (_, v) = line.split_once('=')?;
+    let v = v.trim();
+    // A `#` inside a quoted string is not a comment.
+    let end = match v.strip_prefix('"') {
+        Some(rest) => rest.find('"').map(|q| q + 2),
+        None => v.find('#'),
+    };
+    Some(v[..end.unwrap_or(v.len())].trim().to_string())
+}
+
 /// `text` without `section.key` (an optional key back at its default).
 pub fn unset(text: &str, section: &str, key: &str) -> String {
-    let mut current = String::new();
-    let kept: Vec<String> = text
-        .lines()
-        .filter(|l| {
-            let t = l.trim();
-            if let Some(name) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
-                current = name.trim().to_string();
-                return true;
-            }
-            !(current == section && key_of(t) == Some(key))
-        })
-        .map(str::to_string)
-        .collect();
-    joined(kept)
+    let drop = find(text, section, key);
+    joined(
+        text.lines()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != drop)
+            .map(|(_, l)| l.to_string())
+            .collect(),
+    )
 }
 
 /// `text` with `section.key` set to `value` (a TOML literal) and `comment` as its source;
@@ -29,36 +61,21 @@ pub fn set(text: &str, section: &str, key: &str, value: &str, comment: &str) -> 
     }
     let line = format!("{key} = {value} # {}", one_line(comment));
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let mut current = String::new();
-    let mut section_end: Option<usize> = None;
-    let mut in_section = section.is_empty();
-    for i in 0..lines.len() {
-        let t = lines[i].trim();
-        if let Some(name) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
-            if in_section && section_end.is_none() {
-                section_end = Some(i);
-            }
-            current = name.trim().to_string();
-            in_section = current == section;
-            continue;
-        }
-        if current == section && key_of(t) == Some(key) {
-            lines[i] = line;
-            return joined(lines);
-        }
+    if let Some(i) = find(text, section, key) {
+        lines[i] = line;
+        return joined(lines);
     }
-    if in_section && section_end.is_none() {
-        section_end = Some(lines.len());
-    }
-    match section_end {
-        Some(end) => {
+    let last = sections(text).iter().rposition(|(sec, _)| sec == section);
+    match last {
+        Some(last) => {
             // After the section's last non-blank line.
-            let mut at = end;
+            let mut at = last + 1;
             while at > 0 && lines[at - 1].trim().is_empty() {
                 at -= 1;
             }
             lines.insert(at, line);
         }
+        None if section.is_empty() => lines.insert(0, line),
         None => {
             lines.push(String::new());
             lines.push(format!("[{section}]"));
@@ -141,6 +158,15 @@ mod tests {
             !s.contains("read_us = 20") && s.contains("read_us = 1"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn get_reads_a_value_of_its_section_without_the_comment() {
+        assert_eq!(get(T, "nand", "read_us").as_deref(), Some("20"));
+        assert_eq!(get(T, "drive", "read_us"), None);
+        assert_eq!(get(T, "", "name").as_deref(), Some("\"x\""));
+        let t = "[a]\nk = \"p#q\" # c\n";
+        assert_eq!(get(t, "a", "k").as_deref(), Some("\"p#q\""));
     }
 
     #[test]

@@ -17,9 +17,7 @@ use crate::profile_text::{set, size_literal};
 use crate::{fit, FitError, FitOptions, Observed};
 
 /// The library profiles hidden drives are built from (the paper's nine drives).
-const BASES: [&str; 9] = [
-    "pm9a3", "pe8110", "p5520", "sn640", "7450pro", "7450max", "pm1733", "cm7r", "i4i",
-];
+const BASES: [&str; 9] = ssdiq_emu::profile::SSD_IQ_PROFILES;
 
 /// Write workloads the protocol does not run.
 pub const PATTERNS: [&str; 3] = ["twozone:95/5", "zipf:1.2", "readonly:0.5"];

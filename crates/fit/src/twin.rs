@@ -56,19 +56,7 @@ pub fn measure(
     if let Some(e) = r.run.as_ref().and_then(|i| i.error.clone()) {
         return Err(FitError::Twin(e));
     }
-    let extra = crate::observed::step_percentiles(&r);
-    Ok(r.figures
-        .into_iter()
-        .map(|(k, f)| {
-            let v = if k_is_seq_read(&k) { f.max } else { f.median };
-            (k, v)
-        })
-        .chain(extra)
-        .collect())
-}
-
-fn k_is_seq_read(k: &str) -> bool {
-    k == ssdiq_schema::figures::SEQ_READ_MB_S
+    Ok(crate::observed::values(&r))
 }
 
 /// The protocol's plan cut to `part`: resets and inits stay, so every pass starts as the

@@ -59,9 +59,7 @@ pub struct Args {
 }
 
 /// The nine drives of the SSD-iq paper, by library profile name, in the paper's order.
-const PAPER_DRIVES: [&str; 9] = [
-    "pm9a3", "pe8110", "p5520", "sn640", "7450pro", "7450max", "pm1733", "cm7r", "i4i",
-];
+const PAPER_DRIVES: [&str; 9] = ssdiq_emu::profile::SSD_IQ_PROFILES;
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     if a.check.is_some() {

@@ -319,7 +319,7 @@ fn mark_kept(w: &mut Work, base: &str) {
         ("nand.erase_us", "no figure isolates the erase"),
         (
             "buffer.buffer_kib",
-            "the protocol's load (25%) leaves the buffer far from full",
+            "no skewed WA or write latency under load to fit it to",
         ),
         (
             "gc.idle_mb_s",
@@ -331,15 +331,7 @@ fn mark_kept(w: &mut Work, base: &str) {
             continue;
         }
         let (section, name) = key.split_once('.').expect("section.key");
-        let value = w
-            .text
-            .lines()
-            .skip_while(|l| l.trim() != format!("[{section}]"))
-            .find_map(|l| {
-                let (k, v) = l.split_once('=')?;
-                (k.trim() == name).then(|| v.split('#').next().unwrap_or("").trim().to_string())
-            })
-            .unwrap_or_default();
+        let value = crate::profile_text::get(&w.text, section, name).unwrap_or_default();
         w.params.insert(
             key.to_string(),
             Param {
