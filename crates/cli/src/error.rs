@@ -4,20 +4,12 @@ use std::fmt;
 use std::process::ExitCode;
 
 /// Bad input from the user: reported in one line, exit code 2, before anything is written.
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
+/// The checks before writing (`ssdiq_target`) raise the same type.
+pub use ssdiq_target::Refused as UsageError;
 
 /// Shorthand: `return Err(usage(format!(...)))`.
 pub fn usage(msg: impl Into<String>) -> anyhow::Error {
-    UsageError(msg.into()).into()
+    ssdiq_target::refused(msg)
 }
 
 /// A sweep's error: bad input (exit 2) or a failure while running (exit 1).

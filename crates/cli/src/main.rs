@@ -1,10 +1,7 @@
 //! `ssdiq`: a thin command line over the ssdiq crates. Parsing and presentation only.
 
-mod allow_destroy;
 mod cmd;
 mod error;
-mod file_target;
-mod limits;
 mod output;
 mod signals;
 

@@ -26,11 +26,10 @@ use ssdiq_workload::{DataPattern, Pattern, RwMix};
 use super::io_trace::TraceSetup;
 use super::trace_args::TraceFlags;
 use crate::error::{usage, OrUsage};
-use crate::file_target::{self, FilePlan};
-use crate::limits::check_memory;
 use crate::output::{check_outputs, write_json, write_output};
 use ssdiq_emu::memory::drive_bytes;
-use ssdiq_emu::{EmuExecutor, Profile, TargetSpec};
+use ssdiq_emu::{EmuExecutor, TargetSpec};
+use ssdiq_target::{check_memory, Access, FilePlan, Opened, Use};
 
 #[derive(clap::Args)]
 #[command(
@@ -428,16 +427,13 @@ fn buffer_bytes(job: &Job) -> u64 {
         .saturating_add(job.probes.len() as u64 * per_thread(1))
 }
 
-/// Validation and safety checks for a file or block device; its executor and what happens
-/// to a file target before the job.
+/// Validation and safety checks for a file or block device (`ssdiq_target::open`, once the
+/// job says whether it writes); its executor and what happens to a file target before the job.
 fn real_setup(
     args: &Args,
-    spec: &TargetSpec,
+    spec: TargetSpec,
     trace: Option<&TraceSetup>,
 ) -> anyhow::Result<(Job, Box<dyn Executor>, FilePlan)> {
-    if let Some(a) = &args.allow_destroy {
-        crate::allow_destroy::check(spec, a)?;
-    }
     let size = args
         .size
         .as_deref()
@@ -449,7 +445,7 @@ fn real_setup(
         .then(|| trace.and_then(TraceSetup::natural_range))
         .flatten();
     if let (Some(n), Some(t)) = (natural, trace) {
-        if let Some((free, dir)) = file_target::free_space(&args.target) {
+        if let Some((free, dir)) = ssdiq_target::free_space(&args.target) {
             if n > free {
                 return Err(usage(format!(
                     "{} does not exist and the trace needs {} of it ({}), but the filesystem of {dir} has {} free; give --size with --trace-map modulo to fold the trace onto less",
@@ -465,9 +461,23 @@ fn real_setup(
     // A file must hold the job's extent: --offset plus --size.
     let offset = offset_arg(args)?;
     let size = size.map(|s| s.saturating_add(offset));
-    let plan = file_target::plan(&args.target, size, args.recreate, file_target::Use::Io)?;
+    let writes = job_writes(args, trace);
+    let access = Access {
+        command: Use::Io,
+        size,
+        recreate: args.recreate,
+        allow_destroy: args.allow_destroy.as_deref(),
+        writes,
+    };
+    let inputs = io_inputs(args, &spec);
+    let Opened::Path { plan, .. } = ssdiq_target::open(spec, &access)? else {
+        unreachable!("real_setup is for paths")
+    };
     let facts = TargetFacts::probe(&args.target).map_err(engine_usage)?;
     let job = build_job(args, &facts, trace)?;
+    if job.writes() && !writes {
+        anyhow::bail!("internal error: the job writes, but its target was checked for reads only");
+    }
     check_memory(
         &format!(
             "{} threads x --qd {} x --bs {}",
@@ -478,14 +488,7 @@ fn real_setup(
         buffer_bytes(&job),
         "lower --threads, --qd or --bs",
     )?;
-    check_io_outputs(args, spec)?;
-    if job.writes() {
-        ssdiq_nvme::safety::check_destructive(&args.target, args.allow_destroy.as_deref())
-            .map_err(|e| match e {
-                ssdiq_nvme::safety::SafetyError::Refused(m) => usage(m),
-                other => anyhow::Error::new(other),
-            })?;
-    }
+    check_io_outputs(args, &inputs)?;
     let exec = match NvmeCounters::probe(&facts) {
         Some(c) => RealExecutor::with_counters(Box::new(c)),
         None => RealExecutor::new(),
@@ -493,26 +496,31 @@ fn real_setup(
     Ok((job, Box::new(exec), plan))
 }
 
-/// The emulated SSD: no safety checks (nothing real is written); `--size` defaults to the
-/// drive's capacity; `--engine` and `--buffered` do not apply and are ignored.
+/// The emulated SSD (checked by `ssdiq_target::open`; nothing real is written); `--size`
+/// defaults to the drive's capacity; `--engine` and `--buffered` do not apply and are ignored.
 fn emu_setup(
     args: &Args,
-    spec: &TargetSpec,
-    profile: &Profile,
+    spec: TargetSpec,
     trace: Option<&TraceSetup>,
 ) -> anyhow::Result<(Job, Box<dyn Executor>, FilePlan)> {
-    let target = spec.to_string();
-    if let Some(a) = &args.allow_destroy {
-        crate::allow_destroy::check(spec, a)?;
-    }
-    if args.recreate {
-        return Err(usage(format!(
-            "invalid --recreate: {target} is an emulated drive; --recreate is for file targets"
-        )));
-    }
-    let need = drive_bytes(profile).map_err(|e| usage(format!("{target}: {e}")))?;
+    let inputs = io_inputs(args, &spec);
+    let access = Access {
+        command: Use::Io,
+        size: None,
+        recreate: args.recreate,
+        allow_destroy: args.allow_destroy.as_deref(),
+        writes: true,
+    };
+    let Opened::Emu {
+        text: target,
+        profile,
+    } = ssdiq_target::open(spec, &access)?
+    else {
+        unreachable!("emu_setup is for emulated drives")
+    };
+    let need = drive_bytes(&profile).map_err(|e| usage(format!("{target}: {e}")))?;
     check_memory(&target, need.total(), "use a smaller capacity")?;
-    let exec = EmuExecutor::from_profile(profile.clone()).map_err(engine_usage)?;
+    let exec = EmuExecutor::from_profile(*profile).map_err(engine_usage)?;
     let cap = exec.capacity_bytes();
     let job = job_from_args(args, target.clone(), trace, &|bs| {
         if cap < bs {
@@ -526,21 +534,40 @@ fn emu_setup(
     })?;
     // Target facts (block size, capacity) before anything runs.
     job.validate().map_err(engine_usage)?;
-    check_io_outputs(args, spec)?;
+    check_io_outputs(args, &inputs)?;
     Ok((job, Box::new(exec), FilePlan::NotAFile))
+}
+
+/// [`Job::writes`] from the flags alone, so the target is checked before its facts are read
+/// (a flag that does not parse counts as writing; the job's own error follows).
+fn job_writes(args: &Args, trace: Option<&TraceSetup>) -> bool {
+    let main = match trace {
+        Some(t) => t.writes(),
+        None => RwMix::parse(&args.rw).map_or(true, |m| m.writes()),
+    };
+    let probes = args
+        .probe
+        .as_deref()
+        .is_some_and(|p| parse_probes(p).map_or(true, |v| v.iter().any(|p| p.writes())));
+    main || probes || args.fill.is_some()
+}
+
+/// What the job reads and its results must not replace: the target, a profile file, the trace.
+fn io_inputs(args: &Args, spec: &TargetSpec) -> Vec<PathBuf> {
+    let mut inputs = spec.inputs();
+    inputs.extend(args.trace.clone());
+    inputs
 }
 
 /// `--json` and `--log` can be written, and neither replaces the target, a profile or the
 /// trace (a read-only job must never replace the file it reads).
-fn check_io_outputs(args: &Args, spec: &TargetSpec) -> anyhow::Result<()> {
-    let mut inputs = spec.inputs();
-    inputs.extend(args.trace.clone());
+fn check_io_outputs(args: &Args, inputs: &[PathBuf]) -> anyhow::Result<()> {
     check_outputs(
         &[
             ("--json", args.json.as_deref()),
             ("--log", args.log.as_deref()),
         ],
-        &inputs,
+        inputs,
     )
 }
 
@@ -558,7 +585,7 @@ fn target_room(args: &Args, spec: &TargetSpec) -> anyhow::Result<Option<(u64, St
         return Ok(Some((b, format!("--size {}", format_size(b)))));
     }
     if !args.target.exists() {
-        return Ok(file_target::free_space(&args.target).map(|(free, dir)| {
+        return Ok(ssdiq_target::free_space(&args.target).map(|(free, dir)| {
             (
                 free,
                 format!(
@@ -596,13 +623,13 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let (job, mut exec, plan) = match spec.profile() {
-        Some(profile) => emu_setup(&args, &spec, profile, trace.as_ref())?,
-        None => real_setup(&args, &spec, trace.as_ref())?,
+    let (job, mut exec, plan) = match spec.is_emu() {
+        true => emu_setup(&args, spec, trace.as_ref())?,
+        false => real_setup(&args, spec, trace.as_ref())?,
     };
     // Until here a Ctrl-C ended the process at once: nothing was written.
     crate::signals::drain_on_signals();
-    file_target::apply(&args.target, plan)?;
+    ssdiq_target::apply(&args.target, plan)?;
     let bars = Bars {
         fill: OnceLock::new(),
         run: OnceLock::new(),

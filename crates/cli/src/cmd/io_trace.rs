@@ -75,7 +75,7 @@ impl TraceSetup {
         let map = flags.map(MapKind::Direct)?;
         // The map takes a hash entry per distinct page: it may not outgrow the target, nor
         // the memory there is.
-        let (avail, source) = crate::limits::available_memory()?;
+        let (avail, source) = ssdiq_target::available_memory()?;
         let mut limit = CompactLimit {
             pages: avail / COMPACT_ENTRY_BYTES,
             what: format!(
@@ -147,7 +147,7 @@ impl TraceSetup {
         .map_err(trace_error)?;
         let source =
             TraceReplay::new(&self.scan, mapping, units, self.max_units).map_err(trace_error)?;
-        let writes = self.scan.writes + self.scan.trims > 0;
+        let writes = self.writes();
         let _ = self.counts.set(source.counts());
         Ok(Arc::new(Replay::new(
             Box::new(source),
@@ -155,6 +155,11 @@ impl TraceSetup {
             self.max_units * bs,
             writes,
         )))
+    }
+
+    /// True if the trace writes or trims.
+    pub fn writes(&self) -> bool {
+        self.scan.writes + self.scan.trims > 0
     }
 
     pub fn report(&self, replay: &Replay) -> ReplayReport {

@@ -9,8 +9,8 @@ use ssdiq_workload::units::parse_size;
 use ssdiq_workload::Pattern;
 
 use crate::error::{usage, OrUsage};
-use crate::limits::{check_memory, MAX_DRAWS};
 use crate::output::{check_outputs, write_json, write_output};
+use ssdiq_target::{check_memory, MAX_DRAWS};
 
 /// Pages are counted in a u32 each; beyond this the histogram would not fit comfortably.
 const MAX_PAGES: u64 = 1 << 31;

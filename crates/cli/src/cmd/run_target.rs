@@ -1,5 +1,5 @@
 //! Opening the target of `ssdiq run`: the emulated SSD (`emu:...`) or a file / block device,
-//! with the same safety checks as `ssdiq io` before anything can be written.
+//! checked by `ssdiq_target::open` before anything can be written.
 
 use std::path::{Path, PathBuf};
 
@@ -8,9 +8,8 @@ use ssdiq_emu::{Profile, TargetSpec};
 use ssdiq_suite::{DeviceTarget, EmuTarget, SuiteError, SuiteTarget};
 
 use crate::error::{usage, OrUsage};
-use crate::file_target;
-use crate::limits::check_memory;
 use ssdiq_emu::memory::drive_bytes;
+use ssdiq_target::{check_memory, Access, Opened, Use};
 
 /// The flags `run` and `study` share for the drive they open.
 #[derive(clap::Args)]
@@ -63,6 +62,8 @@ pub fn suite_usage(e: SuiteError) -> anyhow::Error {
     }
 }
 
+/// Opens `target` for `run` or `study` (`command`, named in a refusal) through
+/// `ssdiq_target::open`, then builds the suite's target on it.
 pub fn open(
     target: &str,
     command: &'static str,
@@ -71,30 +72,19 @@ pub fn open(
     recreate: bool,
 ) -> anyhow::Result<Box<dyn SuiteTarget>> {
     let spec = TargetSpec::parse(target).map_err(|e| usage(e.to_string()))?;
-    if let Some(a) = allow_destroy {
-        crate::allow_destroy::check(&spec, a)?;
-    }
-    let path = match spec {
-        TargetSpec::Emu { text, profile } => {
-            if size.is_some() || recreate {
-                return Err(usage(format!(
-                    "invalid --{}: {text} has its own capacity; it is for file targets",
-                    if recreate { "recreate" } else { "size" }
-                )));
-            }
-            return open_emu(text, *profile);
-        }
-        TargetSpec::Path(path) => path,
+    let access = Access {
+        command: Use::Run(command),
+        size,
+        recreate,
+        allow_destroy,
+        writes: true,
     };
-    file_target::plan(&path, size, recreate, file_target::Use::Run(command))?;
-    let t = DeviceTarget::open(&path, size).map_err(suite_usage)?;
-    if t.is_block() {
-        ssdiq_nvme::safety::check_destructive(&path, allow_destroy).map_err(|e| match e {
-            ssdiq_nvme::safety::SafetyError::Refused(m) => usage(m),
-            other => anyhow::Error::new(other),
-        })?;
+    match ssdiq_target::open(spec, &access)? {
+        Opened::Emu { text, profile } => open_emu(text, *profile),
+        Opened::Path { path, .. } => Ok(Box::new(
+            DeviceTarget::open(&path, size).map_err(suite_usage)?,
+        )),
     }
-    Ok(Box::new(t))
 }
 
 fn open_emu(target: String, profile: Profile) -> anyhow::Result<Box<dyn SuiteTarget>> {

@@ -20,8 +20,8 @@ use ssdiq_workload::Pattern;
 use super::sim_out::{write_outputs, write_shard, Outputs};
 use super::trace_args::TraceFlags;
 use crate::error::{sweep_error, usage, whole_number_error, OrUsage};
-use crate::limits::{MemoryBudget, MAX_SIM_PAGE_WRITES};
 use crate::output::check_outputs;
+use ssdiq_target::{MemoryBudget, MAX_SIM_PAGE_WRITES};
 
 #[derive(clap::Args)]
 #[command(

@@ -21,12 +21,12 @@ use ssdiq_workload::units::{format_size, parse_duration_ns, parse_size};
 
 use super::run_target::DriveArgs;
 use crate::error::{usage, OrUsage};
-use crate::file_target::{self, FilePlan, Use};
-use crate::limits::check_memory;
 use crate::output::check_outputs;
 use ssdiq_emu::TargetSpec;
 use ssdiq_report::store as store_page;
 use ssdiq_schema::{StoreDoc, StoreRow};
+use ssdiq_target::check_memory;
+use ssdiq_target::{Access, FilePlan, Opened, Use};
 
 /// The emulated drive `ssdiq store` uses by default: the paper's drive (PM9A3) scaled to 2 GiB,
 /// so the data plane fits in memory. Its buffer programs every write it accepts, as the paper's
@@ -430,7 +430,7 @@ fn emu_device_bytes(a: &Args, spec: &TargetSpec, o: &Options) -> anyhow::Result<
     .map_err(|e| usage(e.to_string()))
 }
 
-/// Opens the device a row runs on. Block devices pass the safety check first.
+/// Opens the device a row runs on; the target passed `ssdiq_target::open` in [`main`].
 fn open_device(
     a: &Args,
     spec: &TargetSpec,
@@ -444,55 +444,20 @@ fn open_device(
             e.into()
         }
     };
-    if let Some(profile) = spec.profile() {
-        if a.drive.size.is_some() {
-            return Err(usage(format!(
-                "invalid --size: {} has its own capacity; --size is for file targets",
-                a.target
-            )));
+    let path = match spec {
+        TargetSpec::Emu { profile, .. } => {
+            return Ok(Box::new(
+                EmuDevice::with_profile(
+                    &a.target,
+                    (**profile).clone(),
+                    emu_mode(a, o),
+                    o.data == DataMode::Bytes,
+                )
+                .map_err(dev_usage)?,
+            ))
         }
-        if a.drive.recreate {
-            return Err(usage(format!(
-                "invalid --recreate: {} is an emulated drive; --recreate is for file targets",
-                a.target
-            )));
-        }
-        if a.drive.allow_destroy.is_some() {
-            return Err(usage(format!(
-                "invalid --allow-destroy: {} is an emulated drive; nothing real is written",
-                a.target
-            )));
-        }
-        return Ok(Box::new(
-            EmuDevice::with_profile(
-                &a.target,
-                profile.clone(),
-                emu_mode(a, o),
-                o.data == DataMode::Bytes,
-            )
-            .map_err(dev_usage)?,
-        ));
-    }
-    let path = Path::new(&a.target);
-    let facts = ssdiq_engine::target::TargetFacts::probe(path).map_err(|e| usage(e.to_string()))?;
-    let block = facts.kind == ssdiq_engine::target::TargetKind::Block;
-    if let Some(d) = &a.drive.allow_destroy {
-        if !block {
-            return Err(usage(format!(
-                "invalid --allow-destroy \"{}\": {} is not a block device",
-                d.display(),
-                path.display()
-            )));
-        }
-    }
-    if block {
-        ssdiq_nvme::safety::check_destructive(path, a.drive.allow_destroy.as_deref()).map_err(
-            |e| match e {
-                ssdiq_nvme::safety::SafetyError::Refused(m) => usage(m),
-                other => anyhow::Error::new(other),
-            },
-        )?;
-    }
+        TargetSpec::Path(path) => path,
+    };
     let size = match plan {
         FilePlan::Create(s) | FilePlan::Recreate(s) => Some(s),
         _ => a.drive.size_bytes()?,
@@ -597,14 +562,21 @@ fn planned_file_info(target: &str, size: u64) -> DeviceInfo {
     }
 }
 
-/// What happens to a file target (created, or recreated with --recreate; an existing file
-/// is refused without it, as `run` does), decided before anything is written. FDP and ZNS
-/// need an NVMe namespace, never a file.
+/// Checks the target with `ssdiq_target::open` (an existing file is refused without
+/// --recreate, as `run` does), before anything is written. FDP and ZNS need an NVMe
+/// namespace, never a file.
 fn file_plan(a: &Args, spec: &TargetSpec, rows: &[Options]) -> anyhow::Result<FilePlan> {
-    let Some(path) = spec.path() else {
-        return Ok(FilePlan::NotAFile);
+    let access = Access {
+        command: Use::Store,
+        size: a.drive.size_bytes()?,
+        recreate: a.drive.recreate,
+        allow_destroy: a.drive.allow_destroy.as_deref(),
+        writes: true,
     };
-    let plan = file_target::plan(path, a.drive.size_bytes()?, a.drive.recreate, Use::Store)?;
+    let (path, plan) = match ssdiq_target::open(spec.clone(), &access)? {
+        Opened::Emu { .. } => return Ok(FilePlan::NotAFile),
+        Opened::Path { path, plan } => (path, plan),
+    };
     let namespace_only = rows
         .iter()
         .find(|o| o.backend != BackendChoice::Conventional);
@@ -660,7 +632,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         check_row_memory(&a, &spec, &prepare(&a, &spec, n, o, dataset, plan, true)?)?;
     }
     // Every row is valid: now the file target may be emptied (created by the first row).
-    file_target::apply(Path::new(&a.target), plan)?;
+    ssdiq_target::apply(Path::new(&a.target), plan)?;
     let stop = crate::signals::stop_on_signals()?;
     crate::signals::drain_on_signals();
     let mut result = StoreDoc::new(&a.target, &work);

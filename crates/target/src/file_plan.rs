@@ -17,7 +17,7 @@ use std::path::Path;
 
 use ssdiq_workload::units::{format_size, format_size_approx};
 
-use crate::error::usage;
+use crate::refused::refused as usage;
 
 /// What happens to a file target before the job runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +52,7 @@ pub fn plan(path: &Path, size: Option<u64>, recreate: bool, use_: Use) -> anyhow
         Err(_) => return Ok(FilePlan::NotAFile),
     };
     let Some(meta) = meta else {
-        if crate::output::under_dev(path) {
+        if crate::outputs::under_dev(path) {
             return Err(usage(format!(
                 "{shown} does not exist (no such device), and ssdiq never creates files under /dev"
             )));

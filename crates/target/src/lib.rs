@@ -1,0 +1,28 @@
+//! Everything ssdiq checks before it writes a byte, in one place:
+//! - the command's target, opened with every safety check ([`open`]: `--allow-destroy`,
+//!   the flags an emulated drive refuses, a file's plan, a block device in use);
+//! - what happens to a file target ([`FilePlan`], [`apply`]);
+//! - the result files ([`check_outputs`], [`write_output`]): never a device, an input or
+//!   two outputs in one file; replaced atomically;
+//! - the memory a command may take ([`check_memory`], [`MemoryBudget`]).
+//!
+//! Every refusal is a [`Refused`]: bad input, one line, nothing written. The CLI turns it
+//! into exit code 2. This crate prints nothing and handles no signals.
+
+mod allow_destroy;
+mod file_plan;
+mod memory;
+mod open;
+mod outputs;
+mod refused;
+
+pub use file_plan::{apply, free_space, FilePlan, Use};
+pub use memory::{
+    available_memory, check_memory, Lease, MemoryBudget, MAX_DRAWS, MAX_SIM_PAGE_WRITES,
+};
+pub use open::{open, Access, Opened};
+pub use outputs::{
+    check_apart, check_dir_writable, check_outputs, check_writable, under_dev, write_json,
+    write_output,
+};
+pub use refused::{refused, Refused};
