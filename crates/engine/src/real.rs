@@ -33,6 +33,15 @@ pub struct RealExecutor {
 }
 
 impl RealExecutor {
+    /// Bytes of I/O buffers this executor allocates for `job`: a read and a write buffer
+    /// per slot, and per thread a ring and the rest (an upper bound).
+    pub fn buffer_bytes(job: &Job) -> u64 {
+        let per_thread = |qd: u64| (2 * qd).saturating_mul(job.bs).saturating_add(256 << 10);
+        (job.threads as u64)
+            .saturating_mul(per_thread(job.qd as u64))
+            .saturating_add(job.probes.len() as u64 * per_thread(1))
+    }
+
     pub fn new() -> Self {
         Self::default()
     }

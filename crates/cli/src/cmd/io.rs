@@ -12,16 +12,12 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use ssdiq_engine::target::{TargetFacts, TargetKind};
+use ssdiq_engine::target::TargetFacts;
 use ssdiq_engine::{
-    Arrivals, EngineError, EngineKind, Executor, FillMode, IoReport, Job, OnError, Probe, Progress,
-    RealExecutor, RunControl,
+    EngineError, Executor, IoReport, Job, JobFlags, Progress, RealExecutor, RunControl,
 };
 use ssdiq_suite::device::NvmeCounters;
-use ssdiq_workload::units::{
-    format_size, format_size_approx, parse_duration_ns, parse_rate, parse_size,
-};
-use ssdiq_workload::{DataPattern, Pattern, RwMix};
+use ssdiq_workload::units::{format_size, format_size_approx, parse_size};
 
 use super::io_trace::TraceSetup;
 use super::trace_args::TraceFlags;
@@ -171,188 +167,42 @@ fn engine_usage(e: EngineError) -> anyhow::Error {
     }
 }
 
-fn parse_probes(s: &str) -> anyhow::Result<Vec<Probe>> {
-    let mut v = Vec::new();
-    for p in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let probe = Probe::parse(p).ok_or_else(|| {
-            usage(format!(
-                "invalid --probe \"{s}\": unknown probe \"{p}\"; expected read, write or rw:R (R = percent reads)"
-            ))
-        })?;
-        if !v.contains(&probe) {
-            v.push(probe);
+impl Args {
+    /// The job's flags as text, for `JobFlags` to parse.
+    fn job_flags(&self, trace: Option<&TraceSetup>) -> JobFlags<'_> {
+        JobFlags {
+            rw: &self.rw,
+            pattern: self.pattern.as_deref(),
+            bs: &self.bs,
+            qd: self.qd,
+            threads: self.threads,
+            own_regions: self.own_regions,
+            size: self.size.as_deref(),
+            io_size: self.io_size.as_deref(),
+            time: self.time.as_deref(),
+            rate: self.rate.as_deref(),
+            arrivals: &self.arrivals,
+            probe: self.probe.as_deref(),
+            probe_rate: self.probe_rate.as_deref(),
+            probe_qd: self.probe_qd,
+            probe_loop: &self.probe_loop,
+            engine: &self.engine,
+            buffered: self.buffered,
+            offset_align: self.offset_align.as_deref(),
+            offset: self.offset.as_deref(),
+            fill: self.fill.as_deref(),
+            seed: self.seed,
+            data: &self.data,
+            on_error: &self.on_error,
+            replay_writes: trace.map(TraceSetup::writes),
         }
     }
-    if v.is_empty() {
-        return Err(usage(format!(
-            "invalid --probe \"{s}\": expected read, write or rw:R (R = percent reads)"
-        )));
-    }
-    Ok(v)
 }
 
-/// Builds the job from the arguments and the target's facts; every error is a usage error.
-fn build_job(args: &Args, facts: &TargetFacts, trace: Option<&TraceSetup>) -> anyhow::Result<Job> {
-    let job = job_from_args(
-        args,
-        facts.path.display().to_string(),
-        trace,
-        &|bs| match facts.size {
-            Some(existing) if existing >= bs => Ok(existing / bs * bs),
-            None if trace.and_then(TraceSetup::natural_range).is_some() => {
-                Ok(trace.and_then(TraceSetup::natural_range).expect("checked"))
-            }
-            Some(0) if facts.kind == TargetKind::Block => Err(usage(format!(
-                "{} has no capacity (0 bytes): an unattached loop device, or no medium?",
-                facts.path.display()
-            ))),
-            Some(n) if facts.kind == TargetKind::Block => Err(usage(format!(
-                "invalid --bs \"{}\": larger than {} ({n} bytes)",
-                args.bs,
-                facts.path.display()
-            ))),
-            Some(_) => Err(usage(format!(
-                "{} is smaller than one block of --bs {}; give --size with --recreate to resize it",
-                facts.path.display(),
-                args.bs
-            ))),
-            None => Err(usage(format!(
-                "{} does not exist; give --size to create it",
-                facts.path.display()
-            ))),
-        },
-    )?;
-    facts.check(&job).map_err(engine_usage)?;
-    Ok(job)
-}
-
-/// `--offset` in bytes (0 without it).
-fn offset_arg(args: &Args) -> anyhow::Result<u64> {
-    Ok(args
-        .offset
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .or_usage()?
-        .unwrap_or(0))
-}
-
-/// The job the arguments describe on `target`; `default_range(bs)` is the range used without
-/// `--size`. Every error is a usage error.
-fn job_from_args(
-    args: &Args,
-    target: String,
-    trace: Option<&TraceSetup>,
-    default_range: &dyn Fn(u64) -> anyhow::Result<u64>,
-) -> anyhow::Result<Job> {
-    let mix = RwMix::parse(&args.rw).or_usage()?;
-    let bs = parse_size(&args.bs).or_usage()?;
-    if bs == 0 {
-        return Err(usage(format!("invalid --bs \"{}\": must be > 0", args.bs)));
-    }
-    let size = args
-        .size
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .or_usage()?;
-    let offset = offset_arg(args)?;
-    let range = match size {
-        Some(s) => s,
-        None => {
-            let whole = default_range(bs)?;
-            if offset >= whole {
-                return Err(usage(format!(
-                    "invalid --offset \"{}\": at or beyond the end of the target ({})",
-                    args.offset.as_deref().unwrap_or_default(),
-                    format_size(whole)
-                )));
-            }
-            (whole - offset) / bs * bs
-        }
-    };
-    if range == 0 {
-        return Err(usage("invalid --size \"0\": must be > 0"));
-    }
-    let mut job = Job::new(target, mix, bs, range);
-    job.offset_bytes = offset;
-    if let Some(p) = &args.pattern {
-        job.pattern = Pattern::parse(p).or_usage()?;
-    }
-    if let Some(a) = &args.offset_align {
-        job.offset_align = parse_size(a).or_usage()?;
-    }
-    job.qd = args.qd;
-    job.threads = args.threads;
-    job.own_regions = args.own_regions;
-    let time_ns = args
-        .time
-        .as_deref()
-        .map(parse_duration_ns)
-        .transpose()
-        .or_usage()?;
-    let io_size = args
-        .io_size
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .or_usage()?;
-    job.bound.time_ns = time_ns;
-    job.bound.bytes = match (io_size, time_ns) {
-        (Some(b), _) => Some(b),
-        (None, Some(_)) => None,
-        // A replay ends with its trace.
-        (None, None) if trace.is_some() => None,
-        (None, None) => Some(range),
-    };
-    job.rate = args
-        .rate
-        .as_deref()
-        .map(parse_rate)
-        .transpose()
-        .or_usage()?;
-    job.arrivals = Arrivals::parse(&args.arrivals).map_err(usage)?;
-    if let Some(p) = &args.probe {
-        job.probes = parse_probes(p)?;
-    }
-    job.probe_qd = args.probe_qd;
-    job.probe_open_loop = match args.probe_loop.as_str() {
-        "open" => true,
-        "closed" => false,
-        other => {
-            return Err(usage(format!(
-                "invalid --probe-loop \"{other}\": expected open or closed"
-            )))
-        }
-    };
-    job.probe_rate = args
-        .probe_rate
-        .as_deref()
-        .map(parse_rate)
-        .transpose()
-        .map_err(|e| usage(format!("--probe-rate: {e}")))?;
-    job.engine = EngineKind::parse(&args.engine).map_err(usage)?;
-    job.direct = !args.buffered;
-    job.fill = match args.fill.as_deref() {
-        None => None,
-        Some("seq") => Some(FillMode::Seq),
-        Some(other) => {
-            return Err(usage(format!("invalid --fill \"{other}\": expected seq")));
-        }
-    };
-    job.seed = args.seed;
-    job.data = DataPattern::parse(&args.data).or_usage()?;
-    job.on_error = match args.on_error.as_str() {
-        "stop" => OnError::Stop,
-        "continue" => OnError::Continue,
-        other => {
-            return Err(usage(format!(
-                "invalid --on-error \"{other}\": expected stop or continue"
-            )))
-        }
-    };
+/// Attaches the trace's replay to `job` and validates it.
+fn finish_job(mut job: Job, trace: Option<&TraceSetup>) -> anyhow::Result<Job> {
     if let Some(t) = trace {
-        job.replay = Some(t.replay(range, &job.target)?);
+        job.replay = Some(t.replay(job.range_bytes, &job.target)?);
     }
     job.validate().map_err(engine_usage)?;
     Ok(job)
@@ -418,15 +268,6 @@ fn format_size_short(b: u64) -> String {
     ssdiq_workload::units::format_size_approx(b as f64)
 }
 
-/// Bytes of I/O buffers the real executor allocates: a read and a write buffer per slot,
-/// and per thread a ring and the rest (an upper bound).
-fn buffer_bytes(job: &Job) -> u64 {
-    let per_thread = |qd: u64| (2 * qd).saturating_mul(job.bs).saturating_add(256 << 10);
-    (job.threads as u64)
-        .saturating_mul(per_thread(job.qd as u64))
-        .saturating_add(job.probes.len() as u64 * per_thread(1))
-}
-
 /// Validation and safety checks for a file or block device (`ssdiq_target::open`, once the
 /// job says whether it writes); its executor and what happens to a file target before the job.
 fn real_setup(
@@ -459,9 +300,10 @@ fn real_setup(
     }
     let size = size.or(natural);
     // A file must hold the job's extent: --offset plus --size.
-    let offset = offset_arg(args)?;
+    let flags = args.job_flags(trace);
+    let offset = flags.offset().map_err(engine_usage)?;
     let size = size.map(|s| s.saturating_add(offset));
-    let writes = job_writes(args, trace);
+    let writes = flags.writes();
     let access = Access {
         command: Use::Io,
         size,
@@ -474,7 +316,10 @@ fn real_setup(
         unreachable!("real_setup is for paths")
     };
     let facts = TargetFacts::probe(&args.target).map_err(engine_usage)?;
-    let job = build_job(args, &facts, trace)?;
+    let natural = trace.and_then(TraceSetup::natural_range);
+    let job = flags.job_on(&facts, natural).map_err(engine_usage)?;
+    let job = finish_job(job, trace)?;
+    facts.check(&job).map_err(engine_usage)?;
     if job.writes() && !writes {
         anyhow::bail!("internal error: the job writes, but its target was checked for reads only");
     }
@@ -485,7 +330,7 @@ fn real_setup(
             job.qd,
             format_size(job.bs)
         ),
-        buffer_bytes(&job),
+        RealExecutor::buffer_bytes(&job),
         "lower --threads, --qd or --bs",
     )?;
     check_io_outputs(args, &inputs)?;
@@ -522,34 +367,23 @@ fn emu_setup(
     check_memory(&target, need.total(), "use a smaller capacity")?;
     let exec = EmuExecutor::from_profile(*profile).map_err(engine_usage)?;
     let cap = exec.capacity_bytes();
-    let job = job_from_args(args, target.clone(), trace, &|bs| {
-        if cap < bs {
-            return Err(usage(format!(
-                "invalid --bs \"{}\": larger than the emulated drive ({})",
-                args.bs,
-                format_size(cap)
-            )));
-        }
-        Ok(cap / bs * bs)
-    })?;
+    let job = args
+        .job_flags(trace)
+        .job(target.clone(), &|bs| {
+            if cap < bs {
+                return Err(EngineError::Invalid(format!(
+                    "invalid --bs \"{}\": larger than the emulated drive ({})",
+                    args.bs,
+                    format_size(cap)
+                )));
+            }
+            Ok(cap / bs * bs)
+        })
+        .map_err(engine_usage)?;
     // Target facts (block size, capacity) before anything runs.
-    job.validate().map_err(engine_usage)?;
+    let job = finish_job(job, trace)?;
     check_io_outputs(args, &inputs)?;
     Ok((job, Box::new(exec), FilePlan::NotAFile))
-}
-
-/// [`Job::writes`] from the flags alone, so the target is checked before its facts are read
-/// (a flag that does not parse counts as writing; the job's own error follows).
-fn job_writes(args: &Args, trace: Option<&TraceSetup>) -> bool {
-    let main = match trace {
-        Some(t) => t.writes(),
-        None => RwMix::parse(&args.rw).map_or(true, |m| m.writes()),
-    };
-    let probes = args
-        .probe
-        .as_deref()
-        .is_some_and(|p| parse_probes(p).map_or(true, |v| v.iter().any(|p| p.writes())));
-    main || probes || args.fill.is_some()
 }
 
 /// What the job reads and its results must not replace: the target, a profile file, the trace.

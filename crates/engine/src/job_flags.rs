@@ -1,0 +1,218 @@
+//! A job from its flags as the user typed them (`ssdiq io`'s), checked: every error is an
+//! [`EngineError::Invalid`] naming the flag, its value and what was expected.
+//!
+//! The job is built without its replay and not yet validated: a trace replay is attached by
+//! the caller (it needs the job's range), then [`Job::validate`] runs.
+
+use ssdiq_workload::units::{format_size, parse_duration_ns, parse_rate, parse_size};
+use ssdiq_workload::{DataPattern, Pattern, RwMix};
+
+use crate::error::EngineError;
+use crate::job::{Arrivals, EngineKind, FillMode, Job, OnError, Probe};
+use crate::target::{TargetFacts, TargetKind};
+
+/// The flags of one job, as text (the defaults are the caller's).
+#[derive(Clone, Debug, Default)]
+pub struct JobFlags<'a> {
+    pub rw: &'a str,
+    pub pattern: Option<&'a str>,
+    pub bs: &'a str,
+    pub qd: u32,
+    pub threads: u32,
+    pub own_regions: bool,
+    pub size: Option<&'a str>,
+    pub io_size: Option<&'a str>,
+    pub time: Option<&'a str>,
+    pub rate: Option<&'a str>,
+    pub arrivals: &'a str,
+    pub probe: Option<&'a str>,
+    pub probe_rate: Option<&'a str>,
+    pub probe_qd: u32,
+    pub probe_loop: &'a str,
+    pub engine: &'a str,
+    pub buffered: bool,
+    pub offset_align: Option<&'a str>,
+    pub offset: Option<&'a str>,
+    pub fill: Option<&'a str>,
+    pub seed: u64,
+    pub data: &'a str,
+    pub on_error: &'a str,
+    /// `Some(writes)` when a trace is replayed: the job then ends with the trace, and the
+    /// trace says whether it writes.
+    pub replay_writes: Option<bool>,
+}
+
+fn invalid(msg: impl Into<String>) -> EngineError {
+    EngineError::Invalid(msg.into())
+}
+
+fn or_invalid<T, E: std::fmt::Display>(r: Result<T, E>) -> Result<T, EngineError> {
+    r.map_err(|e| invalid(e.to_string()))
+}
+
+impl JobFlags<'_> {
+    /// `--offset` in bytes (0 without it).
+    pub fn offset(&self) -> Result<u64, EngineError> {
+        Ok(or_invalid(self.offset.map(parse_size).transpose())?.unwrap_or(0))
+    }
+
+    /// `--size` in bytes.
+    pub fn size(&self) -> Result<Option<u64>, EngineError> {
+        or_invalid(self.size.map(parse_size).transpose())
+    }
+
+    /// [`Job::writes`] from the flags alone, so a target can be checked before its facts
+    /// are read. A flag that does not parse counts as writing (the job's own error follows).
+    pub fn writes(&self) -> bool {
+        let main = match self.replay_writes {
+            Some(w) => w,
+            None => RwMix::parse(self.rw).map_or(true, |m| m.writes()),
+        };
+        let probes = self
+            .probe
+            .is_some_and(|p| parse_probes(p).map_or(true, |v| v.iter().any(|p| p.writes())));
+        main || probes || self.fill.is_some()
+    }
+
+    /// The job on a file or block device with these `facts`; without `--size` it covers
+    /// the target (or `natural`, the range a new file is given when a replay sizes it).
+    pub fn job_on(&self, facts: &TargetFacts, natural: Option<u64>) -> Result<Job, EngineError> {
+        let shown = facts.path.display();
+        self.job(shown.to_string(), &|bs| match facts.size {
+            Some(existing) if existing >= bs => Ok(existing / bs * bs),
+            None if natural.is_some() => Ok(natural.expect("checked")),
+            Some(0) if facts.kind == TargetKind::Block => Err(invalid(format!(
+                "{shown} has no capacity (0 bytes): an unattached loop device, or no medium?"
+            ))),
+            Some(n) if facts.kind == TargetKind::Block => Err(invalid(format!(
+                "invalid --bs \"{}\": larger than {shown} ({n} bytes)",
+                self.bs
+            ))),
+            Some(_) => Err(invalid(format!(
+                "{shown} is smaller than one block of --bs {}; give --size with --recreate to resize it",
+                self.bs
+            ))),
+            None => Err(invalid(format!(
+                "{shown} does not exist; give --size to create it"
+            ))),
+        })
+    }
+
+    /// The job on `target`; `default_range(bs)` is the range used without `--size`.
+    pub fn job(
+        &self,
+        target: String,
+        default_range: &dyn Fn(u64) -> Result<u64, EngineError>,
+    ) -> Result<Job, EngineError> {
+        let mix = or_invalid(RwMix::parse(self.rw))?;
+        let bs = or_invalid(parse_size(self.bs))?;
+        if bs == 0 {
+            return Err(invalid(format!(
+                "invalid --bs \"{}\": must be > 0",
+                self.bs
+            )));
+        }
+        let size = self.size()?;
+        let offset = self.offset()?;
+        let range = match size {
+            Some(s) => s,
+            None => {
+                let whole = default_range(bs)?;
+                if offset >= whole {
+                    return Err(invalid(format!(
+                        "invalid --offset \"{}\": at or beyond the end of the target ({})",
+                        self.offset.unwrap_or_default(),
+                        format_size(whole)
+                    )));
+                }
+                (whole - offset) / bs * bs
+            }
+        };
+        if range == 0 {
+            return Err(invalid("invalid --size \"0\": must be > 0"));
+        }
+        let mut job = Job::new(target, mix, bs, range);
+        job.offset_bytes = offset;
+        if let Some(p) = self.pattern {
+            job.pattern = or_invalid(Pattern::parse(p))?;
+        }
+        if let Some(a) = self.offset_align {
+            job.offset_align = or_invalid(parse_size(a))?;
+        }
+        job.qd = self.qd;
+        job.threads = self.threads;
+        job.own_regions = self.own_regions;
+        let time_ns = or_invalid(self.time.map(parse_duration_ns).transpose())?;
+        let io_size = or_invalid(self.io_size.map(parse_size).transpose())?;
+        job.bound.time_ns = time_ns;
+        job.bound.bytes = match (io_size, time_ns) {
+            (Some(b), _) => Some(b),
+            (None, Some(_)) => None,
+            // A replay ends with its trace.
+            (None, None) if self.replay_writes.is_some() => None,
+            (None, None) => Some(range),
+        };
+        job.rate = or_invalid(self.rate.map(parse_rate).transpose())?;
+        job.arrivals = Arrivals::parse(self.arrivals).map_err(invalid)?;
+        if let Some(p) = self.probe {
+            job.probes = parse_probes(p)?;
+        }
+        job.probe_qd = self.probe_qd;
+        job.probe_open_loop = match self.probe_loop {
+            "open" => true,
+            "closed" => false,
+            other => {
+                return Err(invalid(format!(
+                    "invalid --probe-loop \"{other}\": expected open or closed"
+                )))
+            }
+        };
+        job.probe_rate = self
+            .probe_rate
+            .map(parse_rate)
+            .transpose()
+            .map_err(|e| invalid(format!("--probe-rate: {e}")))?;
+        job.engine = EngineKind::parse(self.engine).map_err(invalid)?;
+        job.direct = !self.buffered;
+        job.fill = match self.fill {
+            None => None,
+            Some("seq") => Some(FillMode::Seq),
+            Some(other) => {
+                return Err(invalid(format!("invalid --fill \"{other}\": expected seq")));
+            }
+        };
+        job.seed = self.seed;
+        job.data = or_invalid(DataPattern::parse(self.data))?;
+        job.on_error = match self.on_error {
+            "stop" => OnError::Stop,
+            "continue" => OnError::Continue,
+            other => {
+                return Err(invalid(format!(
+                    "invalid --on-error \"{other}\": expected stop or continue"
+                )))
+            }
+        };
+        Ok(job)
+    }
+}
+
+/// `--probe`: read, write or rw:R, comma-separated; each probe once.
+pub fn parse_probes(s: &str) -> Result<Vec<Probe>, EngineError> {
+    let mut v = Vec::new();
+    for p in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let probe = Probe::parse(p).ok_or_else(|| {
+            invalid(format!(
+                "invalid --probe \"{s}\": unknown probe \"{p}\"; expected read, write or rw:R (R = percent reads)"
+            ))
+        })?;
+        if !v.contains(&probe) {
+            v.push(probe);
+        }
+    }
+    if v.is_empty() {
+        return Err(invalid(format!(
+            "invalid --probe \"{s}\": expected read, write or rw:R (R = percent reads)"
+        )));
+    }
+    Ok(v)
+}
