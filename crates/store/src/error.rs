@@ -61,3 +61,8 @@ pub enum DeviceError {
     #[error(transparent)]
     Engine(#[from] ssdiq_engine::EngineError),
 }
+
+/// A flag of the store's configuration that does not parse or is out of range (`flags`).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct FlagError(pub String);

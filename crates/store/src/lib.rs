@@ -18,6 +18,7 @@ pub mod device;
 pub mod driver;
 pub mod error;
 pub mod experiment;
+pub mod flags;
 pub mod memory;
 pub mod metrics;
 pub mod page;
@@ -30,6 +31,7 @@ pub mod store;
 
 pub use device::{Device, DeviceError, DeviceInfo, Placement};
 pub use driver::{OpStream, Runner, Until, Workload};
+pub use flags::StoreFlags;
 pub use metrics::{Metrics, Snapshot};
 pub use space::{Backend, SpaceConfig};
 pub use store::{DataMode, Layout, Store, StoreConfig, StoreError};

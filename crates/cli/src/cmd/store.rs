@@ -13,11 +13,12 @@ use std::sync::atomic::Ordering;
 use ssdiq_store::device::emu::{EmuDevice, EmuMode};
 use ssdiq_store::device::file::FileDevice;
 use ssdiq_store::device::nvme::NvmeDevice;
-use ssdiq_store::experiment::{self, Outcome, Phases};
+use ssdiq_store::experiment::{self, Outcome};
+use ssdiq_store::flags::{self, StoreFlags};
 use ssdiq_store::rows::{self, Row};
 use ssdiq_store::setup::{configure, BackendChoice, Derived, Options};
-use ssdiq_store::{DataMode, Device, DeviceInfo, OpStream, Store, StoreConfig, Until, Workload};
-use ssdiq_workload::units::{format_size, parse_duration_ns, parse_size};
+use ssdiq_store::{DataMode, Device, DeviceInfo, OpStream, Store, StoreConfig, Workload};
+use ssdiq_workload::units::{format_size, parse_duration_ns};
 
 use super::run_target::DriveArgs;
 use crate::error::{usage, OrUsage};
@@ -155,236 +156,39 @@ pub struct Args {
     quiet: bool,
 }
 
-/// A row of the paper's tables: how it changes the options.
-fn row_options(name: &str, base: &Options) -> anyhow::Result<Options> {
-    Row::parse(name).map(|r| r.apply(base)).ok_or_else(|| {
-        usage(format!(
-            "invalid --rows entry \"{name}\": expected {}",
-            rows::expected()
-        ))
-    })
-}
-
-fn parse_fraction(flag: &str, s: &str) -> anyhow::Result<f64> {
-    let t = s.trim();
-    let v = match t.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|x| x / 100.0),
-        None => t.parse::<f64>(),
-    };
-    v.ok().filter(|v| v.is_finite()).ok_or_else(|| {
-        usage(format!(
-            "invalid {flag} \"{s}\": expected a number like 0.9 or 90%"
-        ))
-    })
-}
-
-/// The most a warm-up or a measured window may write, in device capacities: the paper runs
-/// to 4; beyond this a run would not end in any time worth waiting for.
-const MAX_CAPACITIES: f64 = 1000.0;
-/// The most operations `--measure-ops` may ask for.
-const MAX_OPS: f64 = 1e12;
-
-/// A bound in bytes: a plain number is in device capacities; at most [`MAX_CAPACITIES`].
-fn parse_writes(flag: &str, s: &str, capacity: u64) -> anyhow::Result<u64> {
-    let bytes = match s.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 => x * capacity as f64,
-        _ => parse_size(s).map_err(|_| {
-            usage(format!(
-                "invalid {flag} \"{s}\": expected device capacities (like 3) or a size (like 8GiB)"
-            ))
-        })? as f64,
-    };
-    if bytes > MAX_CAPACITIES * capacity as f64 {
-        return Err(usage(format!(
-            "invalid {flag} \"{s}\": at most {MAX_CAPACITIES} device capacities ({})",
-            format_size((MAX_CAPACITIES * capacity as f64) as u64)
-        )));
-    }
-    Ok(bytes as u64)
-}
-
-/// Usage error unless `v` lies in `lo..=hi` (flags clap reads as plain integers).
-fn in_range(flag: &str, v: u32, lo: u32, hi: u32, why: &str) -> anyhow::Result<()> {
-    if (lo..=hi).contains(&v) {
-        Ok(())
-    } else {
-        Err(usage(format!(
-            "invalid {flag} \"{v}\": expected {lo} to {hi} ({why})"
-        )))
-    }
-}
-
-/// The integer flags, before anything else is looked at.
-fn check_ranges(a: &Args) -> anyhow::Result<()> {
-    in_range(
-        "--records-per-page",
-        a.records_per_page,
-        1,
-        1024,
-        "records in a 4 KiB page",
-    )?;
-    in_range("--batch", a.batch, 1, 1 << 16, "pages per eviction batch")?;
-    in_range(
-        "--workers",
-        a.workers,
-        1,
-        4096,
-        "concurrent operations on the emulated drive",
-    )?;
-    in_range(
-        "--open-zones",
-        a.open_zones,
-        1,
-        1024,
-        "zones appended at once",
-    )?;
-    in_range(
-        "--fdp-handles",
-        a.fdp_handles as u32,
-        1,
-        64,
-        "placement handles",
-    )?;
-    Ok(())
-}
-
-/// The phases' bounds on a device of `capacity` bytes, checked.
-fn phases_for(
-    a: &Args,
-    capacity: u64,
-    virtual_time: bool,
-    op_cpu_ns: u64,
-) -> anyhow::Result<Phases> {
-    Ok(Phases {
-        warmup: Until {
-            ops: None,
-            db_bytes: Some(parse_writes("--warmup", &a.warmup, capacity)?),
-        },
-        measure: match &a.measure_ops {
-            Some(n) => Until {
-                ops: Some(parse_count("--measure-ops", n)?),
-                db_bytes: None,
-            },
-            None => {
-                let b = parse_writes("--measure", &a.measure, capacity)?;
-                if b == 0 {
-                    return Err(usage(format!(
-                        "invalid --measure \"{}\": the measured window must write something (> 0)",
-                        a.measure
-                    )));
-                }
-                Until {
-                    ops: None,
-                    db_bytes: Some(b),
-                }
-            }
-        },
-        workers: if virtual_time { a.workers } else { 1 },
-        op_cpu_ns,
-    })
-}
-
-fn parse_count(flag: &str, s: &str) -> anyhow::Result<u64> {
-    let t = s.trim();
-    let (num, mult) = match t.chars().last() {
-        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
-        Some('M') => (&t[..t.len() - 1], 1e6),
-        Some('G') => (&t[..t.len() - 1], 1e9),
-        _ => (t, 1.0),
-    };
-    num.parse::<f64>()
-        .ok()
-        .map(|v| v * mult)
-        .filter(|v| *v >= 1.0 && *v <= MAX_OPS)
-        .map(|v| v as u64)
-        .ok_or_else(|| {
-            usage(format!(
-                "invalid {flag} \"{s}\": expected a count from 1 to {MAX_OPS:e}, like 1M or 500k"
-            ))
-        })
-}
-
-fn base_options(a: &Args, spec: &TargetSpec) -> anyhow::Result<Options> {
-    let backend = match a.backend.as_str() {
-        "conventional" => BackendChoice::Conventional,
-        "fdp" => BackendChoice::Fdp,
-        "zns" => BackendChoice::Zns,
-        other => {
-            return Err(usage(format!(
-                "invalid --backend \"{other}\": expected conventional, fdp or zns"
-            )))
+impl Args {
+    /// The configuration's flags as text, for `StoreFlags` to parse.
+    fn flags(&self) -> StoreFlags<'_> {
+        StoreFlags {
+            in_place: self.in_place,
+            no_dwb: self.no_dwb,
+            compression: self.compression,
+            gdt: self.gdt,
+            nowa: self.nowa,
+            align_gc_unit: self.align_gc_unit.as_deref(),
+            zone: self.zone.as_deref(),
+            open_zones: self.open_zones,
+            backend: &self.backend,
+            fdp_handles: self.fdp_handles,
+            trim_on_reset: self.trim_on_reset,
+            fill: &self.fill,
+            buffer: &self.buffer,
+            batch: self.batch,
+            theta: &self.theta,
+            pattern: self.pattern.as_deref(),
+            read_fraction: &self.read_fraction,
+            records_per_page: self.records_per_page,
+            data_ratio: &self.data_ratio,
+            warmup: &self.warmup,
+            measure: &self.measure,
+            measure_ops: self.measure_ops.as_deref(),
+            workers: self.workers,
+            no_verify: self.no_verify,
+            data: &self.data,
+            check_model: self.check_model,
+            seed: self.seed,
         }
-    };
-    let align = match a.align_gc_unit.as_deref() {
-        None => None,
-        Some("device") => Some(None),
-        Some(s) => Some(Some(parse_size(s).or_usage()?)),
-    };
-    let data = match a.data.as_str() {
-        "bytes" => DataMode::Bytes,
-        "model" => DataMode::Model,
-        other => {
-            return Err(usage(format!(
-                "invalid --data \"{other}\": expected bytes or model"
-            )))
-        }
-    };
-    if data == DataMode::Model && a.check_model {
-        return Err(usage(
-            "invalid --check-model with --data model: the check compares the model with real LZ4 sizes, which only --data bytes has".to_string(),
-        ));
     }
-    if data == DataMode::Model && !spec.is_emu() {
-        return Err(usage(format!(
-            "invalid --data model: {} is not an emulated drive; the model data mode runs on emu:PROFILE targets only",
-            a.target
-        )));
-    }
-    Ok(Options {
-        out_of_place: !a.in_place,
-        dwb: !a.no_dwb,
-        compression: a.compression,
-        gdt: a.gdt,
-        nowa: a.nowa,
-        align,
-        zone: a.zone.as_deref().map(parse_size).transpose().or_usage()?,
-        open_zones: a.open_zones,
-        backend,
-        fill: parse_fraction("--fill", &a.fill)?,
-        buffer: 0.0,
-        evict_batch: a.batch,
-        records_per_page: a.records_per_page,
-        data_ratio: parse_fraction("--data-ratio", &a.data_ratio)?,
-        gdt_groups: 2,
-        trim_on_reset: a.trim_on_reset,
-        verify: !a.no_verify,
-        seed: a.seed,
-        data,
-    })
-}
-
-fn workload(a: &Args) -> anyhow::Result<Workload> {
-    let rf = parse_fraction("--read-fraction", &a.read_fraction)?;
-    Ok(match &a.pattern {
-        Some(p) => Workload::Pages {
-            pattern: p.clone(),
-            read_fraction: rf,
-        },
-        None => Workload::Ycsb {
-            theta: a
-                .theta
-                .parse::<f64>()
-                .ok()
-                .filter(|t| *t > 0.0 && t.is_finite())
-                .ok_or_else(|| {
-                    usage(format!(
-                        "invalid --theta \"{}\": expected a number > 0",
-                        a.theta
-                    ))
-                })?,
-            read_fraction: rf,
-        },
-    })
 }
 
 /// How a row's backend opens the emulated drive.
@@ -529,16 +333,12 @@ fn prepare(
         // Same dataset in bytes as the first row (the paper compares at equal DB size).
         o.fill = (pages as f64 + 0.5) * 4096.0 / info.capacity as f64;
     }
-    o.buffer = match a.buffer.trim().strip_suffix('%') {
-        Some(_) => parse_fraction("--buffer", &a.buffer)?,
-        None => {
-            let b = parse_size(&a.buffer).or_usage()?;
-            b as f64 / (o.fill * info.capacity as f64)
-        }
-    };
+    o.buffer = a.flags().buffer_share(o.fill, info.capacity).or_usage()?;
     let (config, derived) =
         configure(&o, &info).map_err(|e| usage(format!("{name}: {e} ({})", info.description)))?;
-    phases_for(a, info.capacity, info.virtual_time, 0)?;
+    a.flags()
+        .phases(info.capacity, info.virtual_time, 0)
+        .or_usage()?;
     Ok(Prepared {
         name: name.to_string(),
         options: o,
@@ -595,10 +395,10 @@ fn file_plan(a: &Args, spec: &TargetSpec, rows: &[Options]) -> anyhow::Result<Fi
 }
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
-    check_ranges(&a)?;
+    a.flags().check_ranges().or_usage()?;
     let spec = TargetSpec::parse(&a.target).map_err(|e| usage(e.to_string()))?;
-    let base = base_options(&a, &spec)?;
-    let work = workload(&a)?;
+    let base = a.flags().options(&a.target, spec.is_emu()).or_usage()?;
+    let work = a.flags().workload().or_usage()?;
     let op_cpu_ns = parse_duration_ns(&a.op_cpu).or_usage()?;
     let outputs = [("--json", a.json.as_deref()), ("--html", a.html.as_deref())];
     check_outputs(&outputs, &spec.inputs())?;
@@ -617,7 +417,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         opts.push(if n == "custom" {
             base.clone()
         } else {
-            row_options(n, &base)?
+            flags::row_options(n, &base).or_usage()?
         });
     }
     // Validate every row before anything runs; each row then opens its device afresh (an
@@ -692,7 +492,10 @@ fn run_row(
     let device = p.device.expect("rows run on an opened device");
     let info = device.info().clone();
     let cap = info.capacity;
-    let phases = phases_for(a, cap, info.virtual_time, op_cpu_ns)?;
+    let phases = a
+        .flags()
+        .phases(cap, info.virtual_time, op_cpu_ns)
+        .or_usage()?;
     let mut ops = OpStream::new(work, p.config.pages, a.records_per_page, a.seed).map_err(usage)?;
     let mut store = Store::new(p.config.clone(), device).map_err(|e| {
         if e.is_usage() {
