@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-pub use ssdiq_target::{check_apart, check_dir_writable, check_outputs};
+pub(crate) use ssdiq_target::{check_apart, check_dir_writable, check_outputs};
 
 /// Writes `bytes` to `path` (`ssdiq_target::write_output`), a signal waiting until it is done.
 pub fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {

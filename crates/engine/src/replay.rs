@@ -14,10 +14,9 @@
 use std::sync::Mutex;
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
 use ssdiq_workload::{Request, TimedSource};
 
-pub use ssdiq_schema::io::Speed;
+pub use ssdiq_schema::io::{ReplaySummary, Speed};
 
 /// Lag above this counts as late.
 const LATE_NS: u64 = 1_000_000;
@@ -48,20 +47,6 @@ impl std::fmt::Debug for Replay {
             .field("writes", &self.writes)
             .finish()
     }
-}
-
-/// What the replay did, for the report.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ReplaySummary {
-    pub speed: Speed,
-    pub requests: u64,
-    /// Requests taken more than 1 ms after their start time.
-    pub late: u64,
-    pub lag_mean_us: f64,
-    pub lag_p99_us: f64,
-    pub lag_max_us: f64,
-    /// Why the source ended early, if it did.
-    pub error: Option<String>,
 }
 
 impl Replay {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use ssdiq_schema::io::{Clock, IoReport};
+use ssdiq_schema::io::{Clock, IoReport, ReplayReport, Speed};
 use ssdiq_schema::{JobSecond, OpSummary};
 use ssdiq_workload::units::{format_size, format_size_approx};
 
@@ -114,6 +114,47 @@ pub fn text(r: &IoReport) -> String {
             None => String::new(),
         };
         let _ = writeln!(s, "measured WAF: {w:.3}{lag}");
+    }
+    s
+}
+
+/// The replay's lines of the terminal summary.
+pub fn replay_text(r: &ReplayReport) -> String {
+    let mut s = String::new();
+    let speed = match r.summary.speed {
+        Speed::Max => "as fast as possible".to_string(),
+        Speed::Scale(1.0) => "at recorded timing".to_string(),
+        Speed::Scale(f) => format!("at {f}x recorded speed"),
+    };
+    let _ = writeln!(
+        s,
+        "replay of {} ({}, map {}): {} of {} records as {} requests, {speed}",
+        r.file, r.format, r.map, r.records_replayed, r.records, r.summary.requests
+    );
+    if r.split_records > 0 {
+        let _ = writeln!(
+            s,
+            "  {} records split into several requests (--trace-max-io or the map)",
+            r.split_records
+        );
+    }
+    if r.summary.speed != Speed::Max {
+        let _ = writeln!(
+            s,
+            "  schedule lag us: mean {:.1} p99 {:.1} max {:.1}; {} requests ({:.2}%) started more than 1 ms late",
+            r.summary.lag_mean_us,
+            r.summary.lag_p99_us,
+            r.summary.lag_max_us,
+            r.summary.late,
+            if r.summary.requests == 0 {
+                0.0
+            } else {
+                r.summary.late as f64 * 100.0 / r.summary.requests as f64
+            }
+        );
+    }
+    if let Some(e) = &r.summary.error {
+        let _ = writeln!(s, "  the trace ended early: {e}");
     }
     s
 }

@@ -348,3 +348,35 @@ impl Arrivals {
         }
     }
 }
+
+/// What the replay did, for the report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReplaySummary {
+    pub speed: Speed,
+    pub requests: u64,
+    /// Requests taken more than 1 ms after their start time.
+    pub late: u64,
+    pub lag_mean_us: f64,
+    pub lag_p99_us: f64,
+    pub lag_max_us: f64,
+    /// Why the source ended early, if it did.
+    pub error: Option<String>,
+}
+
+/// What the JSON result of `io --trace` says about the replay.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplayReport {
+    pub file: String,
+    pub format: String,
+    pub device: Option<String>,
+    pub map: crate::trace::MapKind,
+    /// Records of the trace (one pass).
+    pub records: u64,
+    /// Records replayed (fewer than `records` if a bound or a signal ended the job).
+    pub records_replayed: u64,
+    /// Records that needed more than one request (longer than the largest request, or
+    /// placed apart by the map).
+    pub split_records: u64,
+    #[serde(flatten)]
+    pub summary: ReplaySummary,
+}

@@ -1,6 +1,9 @@
 //! `"kind": "trace-stats"`: what `ssdiq trace stats --json` measured of a trace (the trace
 //! crate's statistics fill it in; their definitions are stated there and in the output).
 
+use std::fmt;
+use std::str::FromStr;
+
 use serde::{Deserialize, Serialize};
 
 use crate::pattern::TopShare;
@@ -114,5 +117,38 @@ impl TraceStatsDoc {
             kind: "trace-stats".into(),
             trace,
         }
+    }
+}
+
+/// How a trace's pages land on a target (the trace crate's `map` module says how each works).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MapKind {
+    Compact,
+    Modulo,
+    Direct,
+}
+
+pub const MAP_NAMES: &str = "compact, modulo or direct";
+
+impl FromStr for MapKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "compact" => Ok(MapKind::Compact),
+            "modulo" => Ok(MapKind::Modulo),
+            "direct" => Ok(MapKind::Direct),
+            _ => Err(format!("invalid --trace-map \"{s}\": expected {MAP_NAMES}")),
+        }
+    }
+}
+
+impl fmt::Display for MapKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            MapKind::Compact => "compact",
+            MapKind::Modulo => "modulo",
+            MapKind::Direct => "direct",
+        })
     }
 }

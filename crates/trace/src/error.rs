@@ -20,6 +20,9 @@ pub enum TraceError {
     Unknown { path: String, why: String },
     #[error("trace \"{path}\": {what}")]
     Content { path: String, what: String },
+    /// A replay flag that does not parse or does not fit (`replay_setup`).
+    #[error("{0}")]
+    Invalid(String),
 }
 
 impl TraceError {

@@ -22,6 +22,7 @@ mod parse;
 pub mod reader;
 pub mod record;
 pub mod replay;
+pub mod replay_setup;
 pub mod scan;
 pub mod stats;
 
@@ -30,5 +31,6 @@ pub use format::{BlkAction, Format, FORMAT_NAMES};
 pub use map::MapKind;
 pub use reader::{detect, TraceOptions, TraceReader, ALL_DEVICES};
 pub use record::TraceRecord;
+pub use replay_setup::TraceSetup;
 pub use scan::{scan, Scan};
 pub use stats::{TraceStats, TraceStatsBuilder};

@@ -12,42 +12,9 @@
 //! Invariant: a map is a function of the trace alone (first-touch order of one front-to-back
 //! read), so every run and every replay of the same trace sees the same mapping.
 
-use std::fmt;
-use std::str::FromStr;
-
 use rustc_hash::FxHashMap;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MapKind {
-    Compact,
-    Modulo,
-    Direct,
-}
-
-pub const MAP_NAMES: &str = "compact, modulo or direct";
-
-impl FromStr for MapKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "compact" => Ok(MapKind::Compact),
-            "modulo" => Ok(MapKind::Modulo),
-            "direct" => Ok(MapKind::Direct),
-            _ => Err(format!("invalid --trace-map \"{s}\": expected {MAP_NAMES}")),
-        }
-    }
-}
-
-impl fmt::Display for MapKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            MapKind::Compact => "compact",
-            MapKind::Modulo => "modulo",
-            MapKind::Direct => "direct",
-        })
-    }
-}
+pub use ssdiq_schema::trace::{MapKind, MAP_NAMES};
 
 /// Pages are keyed with the device's dense index in the top 16 bits.
 pub const PAGE_KEY_BITS: u32 = 48;

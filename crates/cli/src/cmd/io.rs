@@ -19,13 +19,13 @@ use ssdiq_engine::{
 use ssdiq_suite::device::NvmeCounters;
 use ssdiq_workload::units::{format_size, format_size_approx, parse_size};
 
-use super::io_trace::TraceSetup;
-use super::trace_args::TraceFlags;
+use super::trace_args::{trace_error, TraceFlags};
 use crate::error::{usage, OrUsage};
 use crate::output::{check_outputs, write_json, write_output};
 use ssdiq_emu::memory::drive_bytes;
 use ssdiq_emu::{EmuExecutor, TargetSpec};
 use ssdiq_target::{check_memory, Access, FilePlan, Opened, Use};
+use ssdiq_trace::{MapKind, TraceSetup};
 
 #[derive(clap::Args)]
 #[command(
@@ -202,7 +202,10 @@ impl Args {
 /// Attaches the trace's replay to `job` and validates it.
 fn finish_job(mut job: Job, trace: Option<&TraceSetup>) -> anyhow::Result<Job> {
     if let Some(t) = trace {
-        job.replay = Some(t.replay(job.range_bytes, &job.target)?);
+        job.replay = Some(
+            t.replay(job.range_bytes, &job.target)
+                .map_err(trace_error)?,
+        );
     }
     job.validate().map_err(engine_usage)?;
     Ok(job)
@@ -446,14 +449,18 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             if bs == 0 {
                 return Err(usage(format!("invalid --bs \"{}\": must be > 0", args.bs)));
             }
-            Some(TraceSetup::new(
-                path,
-                &args.trace_flags,
-                bs,
-                &args.replay_speed,
-                &args.trace_max_io,
-                target_room(&args, &spec)?,
-            )?)
+            Some(
+                TraceSetup::new(
+                    &args.trace_flags.options(path)?,
+                    args.trace_flags.map(MapKind::Direct)?,
+                    bs,
+                    &args.replay_speed,
+                    &args.trace_max_io,
+                    target_room(&args, &spec)?,
+                    ssdiq_target::available_memory()?,
+                )
+                .map_err(trace_error)?,
+            )
         }
         None => None,
     };
@@ -480,7 +487,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     if let Some(r) = &replay {
-        print!("{}", super::io_trace::render(r));
+        print!("{}", ssdiq_report::io::replay_text(r));
     }
     {
         let _both = crate::signals::defer_exit();

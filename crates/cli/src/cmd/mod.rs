@@ -4,7 +4,6 @@ pub(crate) mod emu_info;
 pub(crate) mod fit;
 pub(crate) mod info;
 pub(crate) mod io;
-pub(crate) mod io_trace;
 pub(crate) mod pattern;
 pub(crate) mod report;
 pub(crate) mod run;

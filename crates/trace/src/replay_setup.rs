@@ -1,21 +1,24 @@
-//! `ssdiq io TARGET --trace FILE`: the trace read once (validated, its span and footprint
-//! known) before the target is touched, then replayed as the job's request source.
+//! A trace set up for replay by the engine (`ssdiq io TARGET --trace FILE`): read once
+//! (validated, its span and footprint known) before the target is touched, then replayed as
+//! the job's request source. Every error is a [`TraceError`]; bad flags are
+//! [`TraceError::Invalid`].
 
-use std::fmt::Write as _;
-use std::path::Path;
 use std::sync::Arc;
 
-use serde::Serialize;
-use ssdiq_engine::{Replay, ReplaySummary, Speed};
-use ssdiq_trace::draws::Mapping;
-use ssdiq_trace::map::Compaction;
-use ssdiq_trace::replay::{ReplayCounts, TraceReplay};
-use ssdiq_trace::scan::{scan, CompactLimit, CompactOver, Scan};
-use ssdiq_trace::MapKind;
+use ssdiq_engine::{Replay, Speed};
+use ssdiq_schema::io::ReplayReport;
 use ssdiq_workload::units::{format_duration_approx, format_size, format_size_approx, parse_size};
 
-use super::trace_args::{trace_error, TraceFlags};
-use crate::error::usage;
+use crate::draws::Mapping;
+use crate::error::TraceError;
+use crate::map::{Compaction, MapKind};
+use crate::reader::TraceOptions;
+use crate::replay::{ReplayCounts, TraceReplay};
+use crate::scan::{scan, CompactLimit, CompactOver, Scan};
+
+fn usage(msg: String) -> TraceError {
+    TraceError::Invalid(msg)
+}
 
 /// Memory one page of the `compact` map may take at its peak: a 12-byte entry, the table's
 /// slack, and the copy while it grows.
@@ -31,35 +34,20 @@ pub struct TraceSetup {
     counts: std::sync::OnceLock<Arc<ReplayCounts>>,
 }
 
-/// What the JSON result says about the replay.
-#[derive(Serialize)]
-pub struct ReplayReport {
-    pub file: String,
-    pub format: String,
-    pub device: Option<String>,
-    pub map: MapKind,
-    /// Records of the trace (one pass).
-    pub records: u64,
-    /// Records replayed (fewer than `records` if a bound or a signal ended the job).
-    pub records_replayed: u64,
-    /// Records that needed more than one request (longer than the largest request, or
-    /// placed apart by the map).
-    pub split_records: u64,
-    #[serde(flatten)]
-    pub summary: ReplaySummary,
-}
-
 impl TraceSetup {
-    /// Reads the trace once in units of `bs`. `room`: the bytes the target can offer and
-    /// what they are, where known (the `compact` map may not outgrow them).
+    /// Reads the trace of `options` once in units of `bs`, to replay with `map` at `speed`
+    /// (`--replay-speed`) in requests of at most `max_io` (`--trace-max-io`). `room`: the
+    /// bytes the target can offer and what they are, where known; `memory`: the bytes
+    /// available and where the figure comes from (the `compact` map may outgrow neither).
     pub fn new(
-        path: &Path,
-        flags: &TraceFlags,
+        options: &TraceOptions,
+        map: MapKind,
         bs: u64,
         speed: &str,
         max_io: &str,
         room: Option<(u64, String)>,
-    ) -> anyhow::Result<TraceSetup> {
+        memory: (u64, &str),
+    ) -> Result<TraceSetup, TraceError> {
         let speed = Speed::parse(speed).map_err(usage)?;
         let max_io_bytes = parse_size(max_io).ok().filter(|&m| m > 0).ok_or_else(|| {
             usage(format!(
@@ -72,10 +60,9 @@ impl TraceSetup {
                 format_size(bs)
             )));
         }
-        let map = flags.map(MapKind::Direct)?;
         // The map takes a hash entry per distinct page: it may not outgrow the target, nor
         // the memory there is.
-        let (avail, source) = ssdiq_target::available_memory()?;
+        let (avail, source) = memory;
         let mut limit = CompactLimit {
             pages: avail / COMPACT_ENTRY_BYTES,
             what: format!(
@@ -90,7 +77,7 @@ impl TraceSetup {
             };
         }
         let compact = (map == MapKind::Compact).then_some((CompactOver::Accessed, &limit));
-        let mut scan = scan(&flags.options(path)?, bs, compact).map_err(trace_error)?;
+        let mut scan = scan(options, bs, compact)?;
         // A timed replay lasts the trace's span over the speed: as long as any job may run.
         if let Speed::Scale(f) = speed {
             let secs = scan.duration_ns as f64 / f / 1e9;
@@ -134,7 +121,7 @@ impl TraceSetup {
     }
 
     /// The replay onto a range of `range_bytes` of the target.
-    pub fn replay(&self, range_bytes: u64, target: &str) -> anyhow::Result<Arc<Replay>> {
+    pub fn replay(&self, range_bytes: u64, target: &str) -> Result<Arc<Replay>, TraceError> {
         let bs = self.scan.unit;
         let units = range_bytes / bs;
         let mapping = Mapping::new(
@@ -143,10 +130,8 @@ impl TraceSetup {
             self.compaction.clone(),
             units,
             &format!("{target} ({} used)", format_size(units * bs)),
-        )
-        .map_err(trace_error)?;
-        let source =
-            TraceReplay::new(&self.scan, mapping, units, self.max_units).map_err(trace_error)?;
+        )?;
+        let source = TraceReplay::new(&self.scan, mapping, units, self.max_units)?;
         let writes = self.writes();
         let _ = self.counts.set(source.counts());
         Ok(Arc::new(Replay::new(
@@ -177,47 +162,6 @@ impl TraceSetup {
             summary: replay.summary(),
         }
     }
-}
-
-/// The replay's lines of the terminal summary.
-pub fn render(r: &ReplayReport) -> String {
-    let mut s = String::new();
-    let speed = match r.summary.speed {
-        Speed::Max => "as fast as possible".to_string(),
-        Speed::Scale(1.0) => "at recorded timing".to_string(),
-        Speed::Scale(f) => format!("at {f}x recorded speed"),
-    };
-    let _ = writeln!(
-        s,
-        "replay of {} ({}, map {}): {} of {} records as {} requests, {speed}",
-        r.file, r.format, r.map, r.records_replayed, r.records, r.summary.requests
-    );
-    if r.split_records > 0 {
-        let _ = writeln!(
-            s,
-            "  {} records split into several requests (--trace-max-io or the map)",
-            r.split_records
-        );
-    }
-    if r.summary.speed != Speed::Max {
-        let _ = writeln!(
-            s,
-            "  schedule lag us: mean {:.1} p99 {:.1} max {:.1}; {} requests ({:.2}%) started more than 1 ms late",
-            r.summary.lag_mean_us,
-            r.summary.lag_p99_us,
-            r.summary.lag_max_us,
-            r.summary.late,
-            if r.summary.requests == 0 {
-                0.0
-            } else {
-                r.summary.late as f64 * 100.0 / r.summary.requests as f64
-            }
-        );
-    }
-    if let Some(e) = &r.summary.error {
-        let _ = writeln!(s, "  the trace ended early: {e}");
-    }
-    s
 }
 
 /// A trace's span, precise below a second (a short trace spans milliseconds).
