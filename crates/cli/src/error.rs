@@ -32,22 +32,6 @@ impl<T, E: fmt::Display> OrUsage<T> for Result<T, E> {
     }
 }
 
-/// The usage error of a whole-number flag that did not parse: a number too large for the
-/// flag is called that, not "not a whole number".
-pub fn whole_number_error(
-    flag: &str,
-    text: &str,
-    e: &std::num::ParseIntError,
-    expected: &str,
-) -> anyhow::Error {
-    match e.kind() {
-        std::num::IntErrorKind::PosOverflow => {
-            usage(format!("invalid {flag} \"{text}\": too large; {expected}"))
-        }
-        _ => usage(format!("invalid {flag} \"{text}\": {expected}")),
-    }
-}
-
 pub fn report(e: &anyhow::Error) -> ExitCode {
     if let Some(u) = e.downcast_ref::<UsageError>() {
         eprintln!("ssdiq: error: {}", printable(&u.0));

@@ -17,6 +17,7 @@
 //! [`slurm`].
 
 pub mod axes;
+pub mod axes_flags;
 pub mod error;
 pub mod merge;
 pub mod output;
@@ -26,6 +27,7 @@ pub mod shard;
 pub mod slurm;
 
 pub use axes::{Axes, BufSpec, TraceWorkload, Warmup, Workload, Writes};
+pub use axes_flags::SweepFlags;
 pub use error::SweepError;
 pub use point::{points, Point};
 pub use shard::Shard;

@@ -10,16 +10,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ssdiq_flash::memory::sim_bytes;
-use ssdiq_flash::{GcMode, GcPolicy, Provision, SeriesPoint};
+use ssdiq_flash::SeriesPoint;
 use ssdiq_sweep::output::{describe_geometry, describe_traces};
-use ssdiq_sweep::{points, Axes, BufSpec, Point, Shard, TraceWorkload, Warmup, Workload, Writes};
-use ssdiq_trace::MapKind;
-use ssdiq_workload::units::{format_size, format_size_approx, parse_fraction, parse_size};
-use ssdiq_workload::Pattern;
+use ssdiq_sweep::{points, Axes, Point, Shard, SweepFlags};
+use ssdiq_workload::units::{format_size, format_size_approx};
 
 use super::sim_out::{write_outputs, write_shard, Outputs};
 use super::trace_args::TraceFlags;
-use crate::error::{sweep_error, usage, whole_number_error, OrUsage};
+use crate::error::{sweep_error, usage};
 use crate::output::check_outputs;
 use ssdiq_target::{MemoryBudget, MAX_SIM_PAGE_WRITES};
 
@@ -138,72 +136,6 @@ enum SimCommand {
     Merge(super::sim_merge::Args),
 }
 
-/// Splits a comma list. Patterns may contain commas themselves (`zones:80@20,20@80`): a
-/// token that does not start with a letter continues the previous item.
-fn split_list(text: &str, what: &str) -> anyhow::Result<Vec<String>> {
-    let mut out: Vec<String> = Vec::new();
-    for tok in text.split(',') {
-        let t = tok.trim();
-        let starts_item = t.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
-        match out.last_mut() {
-            Some(prev) if what == "--pattern" && !starts_item => {
-                prev.push(',');
-                prev.push_str(t);
-            }
-            _ => out.push(t.to_string()),
-        }
-    }
-    if out.iter().any(|s| s.is_empty()) {
-        return Err(usage(format!(
-            "invalid {what} \"{text}\": empty item in the list"
-        )));
-    }
-    Ok(out)
-}
-
-fn parse_list<T>(
-    text: &str,
-    what: &str,
-    f: impl Fn(&str) -> anyhow::Result<T>,
-) -> anyhow::Result<Vec<T>> {
-    split_list(text, what)?.iter().map(|s| f(s)).collect()
-}
-
-fn size(s: &str, what: &str) -> anyhow::Result<u64> {
-    let v = parse_size(s).map_err(|e| usage(format!("invalid {what} \"{s}\": {e}")))?;
-    if v == 0 {
-        return Err(usage(format!("invalid {what} \"{s}\": must be > 0")));
-    }
-    Ok(v)
-}
-
-fn number(s: &str, what: &str) -> anyhow::Result<f64> {
-    let (v, pct) = match s.strip_suffix('%') {
-        Some(p) => (p.trim().parse::<f64>(), true),
-        None => (s.parse::<f64>(), false),
-    };
-    let v = v
-        .ok()
-        .filter(|v| v.is_finite())
-        .ok_or_else(|| usage(format!("invalid {what} \"{s}\": expected a number")))?;
-    Ok(if pct { v / 100.0 } else { v })
-}
-
-/// `--write-buffer`: "0", a fraction ("0.02%", "0.0002") of the physical capacity, or a size.
-fn buffer(s: &str) -> anyhow::Result<BufSpec> {
-    if s.ends_with('%') || s.parse::<f64>().is_ok() {
-        let v = number(s, "--write-buffer")?;
-        if !(0.0..1.0).contains(&v) {
-            return Err(usage(format!(
-                "invalid --write-buffer \"{s}\": a fraction must be >= 0 and < 1"
-            )));
-        }
-        Ok(BufSpec::Fraction(v))
-    } else {
-        Ok(BufSpec::Bytes(size(s, "--write-buffer")?))
-    }
-}
-
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(SimCommand::Merge(m)) = args.command {
         crate::signals::exit_on_signals()?;
@@ -290,63 +222,30 @@ impl Args {
 
 /// The sweep's lists from the flags; every error is a usage error.
 fn axes(args: &Args) -> anyhow::Result<Axes> {
-    let provisions: Vec<Provision> = match (&args.fill, &args.op) {
-        (_, Some(op)) => parse_list(op, "--op", |s| Ok(Provision::Op(number(s, "--op")?)))?,
-        (Some(f), None) => parse_list(f, "--fill", |s| Ok(Provision::Fill(number(s, "--fill")?)))?,
-        (None, None) => vec![Provision::Fill(0.875)],
-    };
-    let workloads = match &args.trace {
-        Some(list) => {
-            let map = args.trace_flags.map(MapKind::Compact)?;
-            parse_list(list, "--trace", |s| {
-                Ok(Workload::Trace(TraceWorkload {
-                    options: args.trace_flags.options(std::path::Path::new(s))?,
-                    map,
-                }))
-            })?
-        }
-        None => parse_list(&args.pattern, "--pattern", |s| {
-            Ok(Workload::Pattern(Pattern::parse(s).or_usage()?))
-        })?,
-    };
-    let default_writes = if args.trace.is_some() { "1pass" } else { "10x" };
-    let writes = args.writes.as_deref().unwrap_or(default_writes);
-    Ok(Axes {
-        capacities: parse_list(&args.capacity, "--capacity", |s| size(s, "--capacity"))?,
-        pages: parse_list(&args.page, "--page", |s| size(s, "--page"))?,
-        blocks: parse_list(&args.block, "--block", |s| size(s, "--block"))?,
-        provisions,
-        reserves: parse_list(&args.reserve, "--reserve", |s| {
-            let expected = "expected a whole number from 1 to 4294967295";
-            match s.parse::<u32>() {
-                Ok(r) if r >= 1 => Ok(r),
-                Ok(_) => Err(usage(format!("invalid --reserve \"{s}\": {expected}"))),
-                Err(e) => Err(whole_number_error("--reserve", s, &e, expected)),
-            }
-        })?,
-        policies: parse_list(&args.gc, "--gc", |s| s.parse::<GcPolicy>().or_usage())?,
-        modes: parse_list(&args.gc_mode, "--gc-mode", |s| {
-            s.parse::<GcMode>().map_err(usage)
-        })?,
-        warmups: parse_list(&args.warmup, "--warmup", |s| {
-            Warmup::parse(s).map_err(usage)
-        })?,
-        gc_frontier: args.gc_frontier || args.gc_frontier_share.is_some(),
-        gc_frontier_shares: match &args.gc_frontier_share {
-            Some(list) => parse_list(list, "--gc-frontier-share", |s| {
-                parse_fraction(s, "--gc-frontier-share").or_usage()
-            })?,
-            None => vec![1.0],
-        },
-        workloads,
-        writes: parse_list(writes, "--writes", |s| Writes::parse(s).map_err(usage))?,
-        seeds: parse_list(&args.seed, "--seed", |s| {
-            s.parse::<u64>().map_err(|e| {
-                whole_number_error("--seed", s, &e, "expected a whole number up to 2^64 - 1")
-            })
-        })?,
-        buffers: parse_list(&args.write_buffer, "--write-buffer", buffer)?,
-    })
+    let t = &args.trace_flags;
+    SweepFlags {
+        capacity: &args.capacity,
+        page: &args.page,
+        block: &args.block,
+        fill: args.fill.as_deref(),
+        op: args.op.as_deref(),
+        reserve: &args.reserve,
+        gc: &args.gc,
+        gc_mode: &args.gc_mode,
+        gc_frontier: args.gc_frontier,
+        gc_frontier_share: args.gc_frontier_share.as_deref(),
+        pattern: &args.pattern,
+        warmup: &args.warmup,
+        writes: args.writes.as_deref(),
+        seed: &args.seed,
+        write_buffer: &args.write_buffer,
+        trace: args.trace.as_deref(),
+        trace_format: t.trace_format.as_deref(),
+        trace_device: t.trace_device.as_deref(),
+        trace_map: t.trace_map.as_deref(),
+    }
+    .axes()
+    .map_err(sweep_error)
 }
 
 /// Runs `mine` (all points, or one shard's), printing progress, and writes the outputs. On
