@@ -12,6 +12,9 @@ pub enum SpecError {
     },
     #[error("invalid spec \"{path}\": {reason}")]
     Invalid { path: String, reason: String },
+    /// A `--spec-*` flag out of range.
+    #[error("{0}")]
+    Flag(String),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -24,3 +27,8 @@ pub enum SuiteError {
     #[error("reset of {target} failed: {reason}")]
     Reset { target: String, reason: String },
 }
+
+/// A result document that cannot be read back (`result_file`): bad input.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ResultError(pub String);

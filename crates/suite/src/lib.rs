@@ -18,6 +18,7 @@ pub mod intervals;
 pub mod observe;
 pub mod plan;
 pub mod reference;
+pub mod result_file;
 pub mod runner;
 pub mod spec;
 pub mod steady;

@@ -128,3 +128,62 @@ mod tests {
         assert!(e.contains("rand_write_kiops 1e-300 is out of range"), "{e}");
     }
 }
+
+/// The `--spec-*` flags of a run, as text.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SpecFlags<'a> {
+    /// `--spec FILE.toml`.
+    pub file: Option<&'a Path>,
+    pub seq_read: Option<&'a str>,
+    pub seq_write: Option<&'a str>,
+    pub rand_read: Option<&'a str>,
+    pub rand_write: Option<&'a str>,
+    pub read_lat: Option<&'a str>,
+    pub write_lat: Option<&'a str>,
+}
+
+/// A `--spec-*` flag's value (`name` without the dashes), checked against [`PLAUSIBLE`].
+pub fn spec_flag(name: &str, v: Option<&str>) -> Result<Option<f64>, SpecError> {
+    let Some(s) = v else { return Ok(None) };
+    let (lo, hi) = PLAUSIBLE;
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && (lo..=hi).contains(&x) => Ok(Some(x)),
+        _ => Err(SpecError::Flag(format!(
+            "invalid --{name} \"{s}\": expected a positive number from {lo} to {hi:e}"
+        ))),
+    }
+}
+
+impl SpecFlags<'_> {
+    /// The spec of the run: the target's own (`builtin`), overridden by the file, overridden
+    /// by the flags; `None` if nothing is known.
+    pub fn spec(&self, builtin: Option<Spec>) -> Result<Option<Spec>, SpecError> {
+        let mut s = builtin.unwrap_or_default();
+        if let Some(path) = self.file {
+            let f = load_spec(path)?;
+            s = Spec {
+                name: f.name.or(s.name),
+                capacity_gb: f.capacity_gb.or(s.capacity_gb),
+                seq_read_mb_s: f.seq_read_mb_s.or(s.seq_read_mb_s),
+                seq_write_mb_s: f.seq_write_mb_s.or(s.seq_write_mb_s),
+                rand_read_kiops: f.rand_read_kiops.or(s.rand_read_kiops),
+                rand_write_kiops: f.rand_write_kiops.or(s.rand_write_kiops),
+                read_lat_us: f.read_lat_us.or(s.read_lat_us),
+                write_lat_us: f.write_lat_us.or(s.write_lat_us),
+            };
+        }
+        for (name, flag, field) in [
+            ("spec-seq-read", self.seq_read, &mut s.seq_read_mb_s),
+            ("spec-seq-write", self.seq_write, &mut s.seq_write_mb_s),
+            ("spec-rand-read", self.rand_read, &mut s.rand_read_kiops),
+            ("spec-rand-write", self.rand_write, &mut s.rand_write_kiops),
+            ("spec-read-lat", self.read_lat, &mut s.read_lat_us),
+            ("spec-write-lat", self.write_lat, &mut s.write_lat_us),
+        ] {
+            if let Some(v) = spec_flag(name, flag)? {
+                *field = Some(v);
+            }
+        }
+        Ok((s != Spec::default()).then_some(s))
+    }
+}

@@ -107,7 +107,7 @@ fn observed(a: &Args) -> anyhow::Result<Observed> {
     }
     let mut all = Vec::new();
     for p in &a.inputs {
-        let doc = super::report::load(p)?;
+        let doc = ssdiq_suite::result_file::load_run(p).or_usage()?;
         let name = p.display().to_string();
         all.push(Observed::from_run(&doc, &name).or_usage()?);
     }

@@ -14,6 +14,7 @@ use std::process::ExitCode;
 use ssdiq_report::model::RunResult;
 use ssdiq_report::{build_tables, terminal, Spec};
 use ssdiq_suite::plan::{Plan, PlanOptions};
+use ssdiq_suite::spec::SpecFlags;
 use ssdiq_suite::RunOptions;
 use ssdiq_workload::units::parse_fraction;
 
@@ -122,59 +123,19 @@ pub struct Args {
     slurm_opt: Vec<String>,
 }
 
-/// A `--spec-*` flag's value, checked against the plausible range (also `ssdiq study`).
-pub fn spec_flag(name: &str, v: &Option<String>) -> anyhow::Result<Option<f64>> {
-    let Some(s) = v else { return Ok(None) };
-    let (lo, hi) = ssdiq_suite::spec::PLAUSIBLE;
-    match s.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && (lo..=hi).contains(&x) => Ok(Some(x)),
-        _ => Err(usage(format!(
-            "invalid --{name} \"{s}\": expected a positive number from {lo} to {hi:e}"
-        ))),
-    }
-}
-
 /// The spec of the run: the target's own, overridden by --spec, overridden by the flags.
 fn spec(args: &Args, builtin: Option<Spec>) -> anyhow::Result<Option<Spec>> {
-    let mut s = builtin.unwrap_or_default();
-    if let Some(path) = &args.spec {
-        let f = ssdiq_suite::spec::load_spec(path).or_usage()?;
-        s = Spec {
-            name: f.name.or(s.name),
-            capacity_gb: f.capacity_gb.or(s.capacity_gb),
-            seq_read_mb_s: f.seq_read_mb_s.or(s.seq_read_mb_s),
-            seq_write_mb_s: f.seq_write_mb_s.or(s.seq_write_mb_s),
-            rand_read_kiops: f.rand_read_kiops.or(s.rand_read_kiops),
-            rand_write_kiops: f.rand_write_kiops.or(s.rand_write_kiops),
-            read_lat_us: f.read_lat_us.or(s.read_lat_us),
-            write_lat_us: f.write_lat_us.or(s.write_lat_us),
-        };
+    SpecFlags {
+        file: args.spec.as_deref(),
+        seq_read: args.spec_seq_read.as_deref(),
+        seq_write: args.spec_seq_write.as_deref(),
+        rand_read: args.spec_rand_read.as_deref(),
+        rand_write: args.spec_rand_write.as_deref(),
+        read_lat: args.spec_read_lat.as_deref(),
+        write_lat: args.spec_write_lat.as_deref(),
     }
-    for (name, flag, field) in [
-        ("spec-seq-read", &args.spec_seq_read, &mut s.seq_read_mb_s),
-        (
-            "spec-seq-write",
-            &args.spec_seq_write,
-            &mut s.seq_write_mb_s,
-        ),
-        (
-            "spec-rand-read",
-            &args.spec_rand_read,
-            &mut s.rand_read_kiops,
-        ),
-        (
-            "spec-rand-write",
-            &args.spec_rand_write,
-            &mut s.rand_write_kiops,
-        ),
-        ("spec-read-lat", &args.spec_read_lat, &mut s.read_lat_us),
-        ("spec-write-lat", &args.spec_write_lat, &mut s.write_lat_us),
-    ] {
-        if let Some(v) = spec_flag(name, flag)? {
-            *field = Some(v);
-        }
-    }
-    Ok((s != Spec::default()).then_some(s))
+    .spec(builtin)
+    .or_usage()
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {

@@ -14,7 +14,7 @@ use super::run_bars::Bars;
 use super::run_out;
 use super::run_target::{suite_usage, DriveArgs};
 use super::study_out;
-use crate::error::usage;
+use crate::error::{usage, OrUsage};
 
 #[derive(clap::Args)]
 #[command(
@@ -105,7 +105,9 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         )));
     };
     let spec_iops =
-        super::run::spec_flag("spec-rand-write", &args.spec_rand_write)?.map(|kiops| kiops * 1e3);
+        ssdiq_suite::spec::spec_flag("spec-rand-write", args.spec_rand_write.as_deref())
+            .or_usage()?
+            .map(|kiops| kiops * 1e3);
     let pts_cell_s = match &args.pts_cell {
         None => None,
         Some(t) => {

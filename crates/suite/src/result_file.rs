@@ -1,0 +1,100 @@
+//! Result documents of `ssdiq run` read back (by `ssdiq report` and `ssdiq fit`): a file, a
+//! directory's run.json, or a directory of results. Every error is a [`ResultError`]: one
+//! line saying what is wrong with which file.
+
+use std::path::{Path, PathBuf};
+
+use ssdiq_schema::{RunResult, SCHEMA};
+
+use crate::error::ResultError;
+
+fn bad(msg: String) -> ResultError {
+    ResultError(msg)
+}
+
+/// Largest result document read: a run of many hours with its per-second series is a few
+/// MB; `/dev/zero` or a disk image named by mistake is refused at once.
+const RESULT_LIMIT: u64 = 256 << 20;
+
+/// The file a result argument names: itself, or a directory's `run.json`.
+fn result_file(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join("run.json")
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// Reads a run result (a file, or a directory's `run.json`), with one-line errors that say
+/// what is wrong with which file.
+pub fn load_run(path: &Path) -> Result<RunResult, ResultError> {
+    let path = &result_file(path);
+    let text = ssdiq_engine::textfile::read_text(path, RESULT_LIMIT)
+        .map_err(|e| bad(format!("cannot read result \"{}\": {e}", path.display())))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| bad(format!("result \"{}\" is not JSON: {e}", path.display())))?;
+    if value.get("schema").and_then(|s| s.as_str()) != Some(SCHEMA) {
+        return Err(bad(format!(
+            "result \"{}\" has schema {}, expected \"{SCHEMA}\"",
+            path.display(),
+            value
+                .get("schema")
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "none".into())
+        )));
+    }
+    if value.get("kind").and_then(|s| s.as_str()) != Some("run") {
+        return Err(bad(format!(
+            "result \"{}\" is of kind {}, expected \"run\" (written by ssdiq run)",
+            path.display(),
+            value
+                .get("kind")
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "none".into())
+        )));
+    }
+    serde_json::from_value(value).map_err(|e| {
+        bad(format!(
+            "result \"{}\" does not match the run schema: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// Files as given; a directory stands for the run results in it, in name order.
+pub fn expand_runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ResultError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if !p.is_dir() || p.join("run.json").is_file() {
+            out.push(result_file(p));
+            continue;
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+            .map_err(|e| bad(format!("cannot read directory \"{}\": {e}", p.display())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        let before = out.len();
+        for e in entries {
+            if e.join("run.json").is_file() {
+                out.push(e.join("run.json"));
+            } else if e.extension().is_some_and(|x| x == "json") && is_run(&e) {
+                out.push(e);
+            }
+        }
+        if out.len() == before {
+            return Err(bad(format!(
+                "cannot read result \"{}\": no run.json in it, nor DIR/*/run.json or DIR/*.json written by ssdiq run",
+                p.display()
+            )));
+        }
+    }
+    Ok(out)
+}
+
+fn is_run(p: &PathBuf) -> bool {
+    std::fs::read_to_string(p)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|v| v.get("kind").and_then(|k| k.as_str()) == Some("run"))
+}
