@@ -7,26 +7,16 @@
 //! parses command lines.
 
 pub mod check;
+mod error;
 pub mod fitter;
 pub mod observed;
+pub mod paper;
 pub mod predict;
 pub mod profile_text;
 pub mod roundtrip;
 pub mod twin;
 
 pub use check::{compare, Row};
+pub use error::FitError;
 pub use fitter::{fit, nearest_base, Fit, FitOptions, How, Param};
 pub use observed::Observed;
-
-#[derive(Debug, thiserror::Error)]
-pub enum FitError {
-    /// The input cannot be fitted (wrong document, nothing measured, unknown base).
-    #[error("{0}")]
-    Input(String),
-    /// A twin's profile does not parse or build.
-    #[error("twin profile: {0}")]
-    Profile(String),
-    /// Running the protocol on the twin failed.
-    #[error("measuring the twin: {0}")]
-    Twin(String),
-}

@@ -122,7 +122,7 @@ mod tests {
     #[test]
     fn the_page_shows_every_row_and_marks_predictions() {
         let doc = FitCheckDoc {
-            schema: "ssdiq/1".into(),
+            schema: ssdiq_schema::SCHEMA.into(),
             kind: "fit-check".into(),
             drive: "drive <x>".into(),
             source: "run.json".into(),

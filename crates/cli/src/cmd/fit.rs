@@ -5,8 +5,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ssdiq_fit::{check, FitOptions, How, Observed};
-use ssdiq_report::figures::DriveFigures;
-use ssdiq_schema::figures as keys;
 use ssdiq_workload::units::parse_size;
 
 use crate::error::{usage, OrUsage};
@@ -58,9 +56,6 @@ pub struct Args {
     html: Option<PathBuf>,
 }
 
-/// The nine drives of the SSD-iq paper, by library profile name, in the paper's order.
-const PAPER_DRIVES: [&str; 9] = ssdiq_emu::profile::SSD_IQ_PROFILES;
-
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     if a.check.is_some() {
         if a.paper.is_some() {
@@ -98,7 +93,7 @@ fn observed(a: &Args) -> anyhow::Result<Observed> {
                 "--paper fits a published row: give no run results with it",
             ));
         }
-        return paper(p);
+        return ssdiq_fit::paper::observed(p).or_usage();
     }
     if a.inputs.is_empty() {
         return Err(usage(
@@ -112,76 +107,6 @@ fn observed(a: &Args) -> anyhow::Result<Observed> {
         all.push(Observed::from_run(&doc, &name).or_usage()?);
     }
     Observed::merge(all).or_usage()
-}
-
-fn paper(spec: &str) -> anyhow::Result<Observed> {
-    let bad = || {
-        usage(format!(
-            "invalid --paper \"{spec}\": expected ssd-iq:DRIVE, DRIVE one of {}",
-            PAPER_DRIVES.join(", ")
-        ))
-    };
-    let (paper, drive) = spec.split_once(':').ok_or_else(bad)?;
-    let i = PAPER_DRIVES
-        .iter()
-        .position(|d| *d == drive)
-        .filter(|_| paper == "ssd-iq")
-        .ok_or_else(bad)?;
-    let r = ssdiq_report::paper::reference("ssd-iq").expect("shipped");
-    Ok(from_paper(&r.drives[i], &r.short_source))
-}
-
-/// A published row as the fit's input: Table 2's throughputs and latencies under load, Table
-/// 3's WA (measured where the drive has OCP, else implied).
-fn from_paper(d: &DriveFigures, source: &str) -> Observed {
-    let mut f = std::collections::BTreeMap::new();
-    let mut put = |k: String, v: Option<f64>| {
-        if let Some(v) = v {
-            f.insert(k, v);
-        }
-    };
-    put(keys::SEQ_READ_MB_S.into(), d.seq_read_mb_s);
-    put(keys::SEQ_WRITE_MB_S.into(), d.seq_write_mb_s);
-    put(keys::RAND_READ_KIOPS.into(), d.rand_read_kiops);
-    put(keys::READ_LAT_LOAD_AVG_US.into(), d.read_lat_us.avg);
-    put(keys::READ_LAT_LOAD_P999_US.into(), d.read_lat_us.p999);
-    put(keys::WRITE_LAT_LOAD_AVG_US.into(), d.write_lat_us.avg);
-    put(keys::WRITE_LAT_LOAD_P999_US.into(), d.write_lat_us.p999);
-    for (w, k, m, i) in [
-        (
-            "uniform",
-            d.rand_write_kiops.unif,
-            d.wa_measured.unif,
-            d.wa_implied.unif,
-        ),
-        (
-            "twozone",
-            d.rand_write_kiops.twoz,
-            d.wa_measured.twoz,
-            d.wa_implied.twoz,
-        ),
-        (
-            "zipf",
-            d.rand_write_kiops.zipf,
-            d.wa_measured.zipf,
-            d.wa_implied.zipf,
-        ),
-    ] {
-        put(keys::of(keys::RAND_WRITE_KIOPS, w), k);
-        put(keys::of(keys::WAF_MEASURED, w), m);
-        put(keys::of(keys::WAF_IMPLIED, w), i);
-    }
-    Observed {
-        source: format!("{source} Tables 2-3 ({})", d.name),
-        name: d.name.clone(),
-        capacity_bytes: (d.capacity_gb.unwrap_or(960.0) * 1e9) as u64,
-        emulated: false,
-        gc_unit_bytes: None,
-        spec: d.spec.clone(),
-        media_counters: d.media_counters.unwrap_or(false),
-        quick: false,
-        figures: f,
-    }
 }
 
 fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
