@@ -49,3 +49,25 @@ pub fn text(r: &PatternReport) -> String {
     let _ = writeln!(s, "most accesses to one page: {max}");
     s
 }
+
+/// The access-count histogram as CSV: how many pages were accessed how often.
+pub fn count_csv(r: &PatternReport) -> String {
+    let mut s = String::from("accesses_per_page,pages\n");
+    for (c, n) in &r.count_histogram {
+        let _ = writeln!(s, "{c},{n}");
+    }
+    s
+}
+
+/// The LBA histogram as CSV: the accesses of each bin of pages, with its first and last page.
+pub fn lba_csv(r: &PatternReport) -> String {
+    let mut s = String::from("bin,first_page,last_page,accesses\n");
+    let bins = r.lba_histogram.len() as u128;
+    let pages = r.pages as u128;
+    for (i, a) in r.lba_histogram.iter().enumerate() {
+        let first = (i as u128 * pages).div_ceil(bins);
+        let last = ((i as u128 + 1) * pages).div_ceil(bins) - 1;
+        let _ = writeln!(s, "{i},{first},{last},{a}");
+    }
+    s
+}

@@ -25,6 +25,7 @@ pub mod point;
 pub mod run;
 pub mod shard;
 pub mod slurm;
+pub mod slurm_nodes;
 
 pub use axes::{Axes, BufSpec, TraceWorkload, Warmup, Workload, Writes};
 pub use axes_flags::SweepFlags;

@@ -4,7 +4,8 @@
 //! - what happens to a file target ([`FilePlan`], [`apply`]);
 //! - the result files ([`check_outputs`], [`write_output`]): never a device, an input or
 //!   two outputs in one file; replaced atomically;
-//! - the memory a command may take ([`check_memory`], [`MemoryBudget`]).
+//! - the memory a command may take ([`check_memory`], [`MemoryBudget`]);
+//! - the room a target offers a trace replay ([`room`]).
 //!
 //! Every refusal is a [`Refused`]: bad input, one line, nothing written. The CLI turns it
 //! into exit code 2. This crate prints nothing and handles no signals.
@@ -15,6 +16,7 @@ mod memory;
 mod open;
 mod outputs;
 mod refused;
+mod room;
 
 pub use file_plan::{apply, free_space, FilePlan, Use};
 pub use memory::{
@@ -26,3 +28,4 @@ pub use outputs::{
     write_output,
 };
 pub use refused::{refused, Refused};
+pub use room::room;

@@ -408,36 +408,6 @@ fn check_io_outputs(args: &Args, inputs: &[PathBuf]) -> anyhow::Result<()> {
     )
 }
 
-/// The bytes the target can offer a replay, and what they are: the emulated drive's capacity,
-/// --size, an existing file's or device's size, or a new file's free filesystem space.
-fn target_room(args: &Args, spec: &TargetSpec) -> anyhow::Result<Option<(u64, String)>> {
-    if let Some(p) = spec.profile() {
-        let cap = p
-            .capacity_bytes()
-            .map_err(|e| usage(format!("{spec}: {e}")))?;
-        return Ok(Some((cap, format!("{spec} ({})", format_size(cap)))));
-    }
-    if let Some(s) = &args.size {
-        let b = parse_size(s).or_usage()?;
-        return Ok(Some((b, format!("--size {}", format_size(b)))));
-    }
-    if !args.target.exists() {
-        return Ok(ssdiq_target::free_space(&args.target).map(|(free, dir)| {
-            (
-                free,
-                format!(
-                    "the free space of {dir}'s filesystem ({})",
-                    format_size_approx(free as f64)
-                ),
-            )
-        }));
-    }
-    Ok(TargetFacts::probe(&args.target)
-        .ok()
-        .and_then(|f| f.size)
-        .map(|n| (n, format!("{} ({})", args.target.display(), format_size(n)))))
-}
-
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     // Handlers first: a Ctrl-C during setup ends the command at once, nothing written.
     let stop = crate::signals::stop_on_signals()?;
@@ -456,7 +426,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                     bs,
                     &args.replay_speed,
                     &args.trace_max_io,
-                    target_room(&args, &spec)?,
+                    ssdiq_target::room(
+                        &spec,
+                        args.size
+                            .as_deref()
+                            .map(parse_size)
+                            .transpose()
+                            .or_usage()?,
+                    )?,
                     ssdiq_target::available_memory()?,
                 )
                 .map_err(trace_error)?,

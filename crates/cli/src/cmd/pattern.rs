@@ -1,6 +1,5 @@
 //! `ssdiq pattern`: what a pattern does to a drive, before anyone spends hours on one.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -125,21 +124,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let report = analyze(&pattern, pages, page_bytes, draws, args.seed, args.bins).or_usage()?;
     print!("{}", ssdiq_report::pattern::text(&report));
     if let Some(path) = &args.csv {
-        let mut s = String::from("accesses_per_page,pages\n");
-        for (c, n) in &report.count_histogram {
-            writeln!(s, "{c},{n}")?;
-        }
-        write_output(path, s.as_bytes())?;
+        write_output(path, ssdiq_report::pattern::count_csv(&report).as_bytes())?;
     }
     if let Some(path) = &args.lba_csv {
-        let mut s = String::from("bin,first_page,last_page,accesses\n");
-        let bins = report.lba_histogram.len() as u128;
-        for (i, a) in report.lba_histogram.iter().enumerate() {
-            let first = (i as u128 * pages as u128).div_ceil(bins);
-            let last = ((i as u128 + 1) * pages as u128).div_ceil(bins) - 1;
-            writeln!(s, "{i},{first},{last},{a}")?;
-        }
-        write_output(path, s.as_bytes())?;
+        write_output(path, ssdiq_report::pattern::lba_csv(&report).as_bytes())?;
     }
     if let Some(path) = &args.json {
         // Through a JSON value: keys sorted, as the document has always been written.

@@ -7,71 +7,10 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use ssdiq_sweep::slurm::{job_script, quote, submit_nodes_then, Word};
+use ssdiq_sweep::slurm_nodes;
 
 use super::slurm_cli::{absolute, argv_without, job_spec, prepare_dir, write_script};
 use crate::error::usage;
-
-/// NODE or NODE:TARGET entries. A target may carry emulator options after commas
-/// (`n1:emu:default,op=0.07,n2`): an item of the form `key=value` continues the target before
-/// it. Emulated targets are checked here (an unknown profile or option fails now, not on the
-/// cluster), and no two entries may share a node and target (their results would share a
-/// directory).
-fn nodes(list: &str, default_target: &str) -> anyhow::Result<Vec<(String, String)>> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for item in list.split(',').map(str::trim) {
-        let option = item.contains('=') && !item.contains(':');
-        if let (true, Some(last)) = (option, out.last_mut()) {
-            last.1.push(',');
-            last.1.push_str(item);
-            continue;
-        }
-        let (node, target) = match item.split_once(':') {
-            Some((n, t)) => (n, t),
-            None => (item, default_target),
-        };
-        let valid = !node.is_empty()
-            && node
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
-        if !valid || target.is_empty() {
-            return Err(usage(format!(
-                "invalid --slurm-nodes entry \"{item}\": expected NODE or NODE:TARGET"
-            )));
-        }
-        out.push((node.to_string(), target.to_string()));
-    }
-    for (i, (node, target)) in out.iter().enumerate() {
-        // Checked here, where the node is named; each node's job parses it again on its own
-        // machine.
-        ssdiq_emu::TargetSpec::parse(target)
-            .map_err(|e| usage(format!("invalid --slurm-nodes target of {node}: {e}")))?;
-        if out[..i]
-            .iter()
-            .any(|(n, t)| result_name(n, t) == result_name(node, target))
-        {
-            return Err(usage(format!(
-                "invalid --slurm-nodes: {node}:{target} is given twice (both jobs would write one results directory)"
-            )));
-        }
-    }
-    Ok(out)
-}
-
-/// A directory name for a node's results: "node-dev-nvme0n1".
-fn result_name(node: &str, target: &str) -> String {
-    let t: String = target
-        .trim_start_matches('/')
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    format!("{node}-{t}")
-}
 
 /// `allow_destroy`: the device the command line allowed to be overwritten; if it is TARGET,
 /// each node's job allows its own target instead.
@@ -82,7 +21,12 @@ pub fn write(
     allow_destroy: Option<&Path>,
     sbatch: &[String],
 ) -> anyhow::Result<ExitCode> {
-    let nodes = nodes(list, target)?;
+    let nodes = slurm_nodes::nodes(list, target, &|t| {
+        ssdiq_emu::TargetSpec::parse(t)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    })
+    .map_err(usage)?;
     let mut opts = sbatch.to_vec();
     opts.push("--exclusive".into());
     // The job settings are checked before anything is created.
@@ -101,7 +45,7 @@ pub fn write(
     }
     let mut jobs = Vec::new();
     for (node, t) in &nodes {
-        let name = result_name(node, t);
+        let name = slurm_nodes::result_name(node, t);
         let mut cmd: Vec<Word> = base.iter().cloned().map(Word::Lit).collect();
         cmd.push(Word::Lit(t.clone()));
         if per_node_allow {
