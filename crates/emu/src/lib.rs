@@ -21,10 +21,10 @@
 //! page is the FTL's (about 9 bytes); everything else is O(dies + buffer + blocks).
 
 mod bits;
-pub mod dies;
-pub mod drive;
-pub mod error;
-pub mod executor;
+mod dies;
+mod drive;
+mod error;
+mod executor;
 pub mod facts;
 mod gc;
 mod map_cache;
@@ -32,8 +32,8 @@ pub mod memory;
 pub mod profile;
 mod readahead;
 mod slc;
-pub mod target;
-pub mod target_spec;
+mod target;
+mod target_spec;
 mod wbuf;
 
 pub use drive::{drive_geometry, Drive, DriveCounters, Timing, LBA_BYTES};

@@ -14,26 +14,26 @@
 //!   bytes written (NVMe SMART/OCP, or the emulated drive's own counters).
 
 pub mod buf;
-pub mod clock;
+mod clock;
 pub mod control;
 pub mod counters;
-pub mod data;
+mod data;
 pub mod error;
 pub mod executor;
 pub mod feed;
-pub mod fill;
+mod fill;
 pub mod hist;
 pub mod job;
-pub mod job_flags;
-pub mod psync;
-pub mod rate;
-pub mod real;
-pub mod replay;
+mod job_flags;
+mod psync;
+mod rate;
+mod real;
+mod replay;
 pub mod series;
 pub mod stats;
 pub mod target;
 pub mod textfile;
-pub mod uring;
+mod uring;
 
 pub use control::{NoProgress, Progress, RunControl};
 pub use counters::{DeviceCounters, DeviceHealth, DeviceSample, WriteCounters};

@@ -8,11 +8,11 @@
 
 pub mod check;
 mod error;
-pub mod fitter;
-pub mod observed;
+mod fitter;
+mod observed;
 pub mod paper;
 pub mod predict;
-pub mod profile_text;
+mod profile_text;
 pub mod roundtrip;
 pub mod twin;
 

@@ -16,15 +16,15 @@
 //! estimated before it does).
 
 pub mod analytic;
-pub mod buffer;
+mod buffer;
 pub mod classes;
-pub mod counters;
-pub mod error;
-pub mod ftl;
-pub mod geometry;
+mod counters;
+mod error;
+mod ftl;
+mod geometry;
 pub mod lists;
 pub mod memory;
-pub mod runner;
+mod runner;
 mod two_r;
 mod victim;
 

@@ -12,11 +12,6 @@ use crate::NvmeError;
 /// The SMART / Health Information Extended log page GUID, as a little-endian 128-bit value.
 pub const OCP_SMART_GUID: u128 = 0xAFD5_14C9_7C6F_4F9C_A4F2_BFEA_2810_AFC5;
 
-/// True when bytes 496..511 hold the OCP SMART extended GUID.
-pub fn ocp_guid_ok(buf: &[u8]) -> bool {
-    buf.len() >= 512 && u128_(buf, 496) == OCP_SMART_GUID
-}
-
 /// Decodes the 512-byte C0h page; fails with [`NvmeError::GuidMismatch`] if the GUID is wrong
 /// (e.g. a vendor-specific C0h page of a drive that does not follow the OCP spec).
 pub fn decode_ocp_smart_log(buf: &[u8]) -> Result<OcpSmartLog, NvmeError> {
@@ -91,10 +86,9 @@ mod tests {
     #[test]
     fn guid_is_checked() {
         let b = page();
-        assert!(ocp_guid_ok(&b));
+        assert!(decode_ocp_smart_log(&b).is_ok());
         let mut bad = b.clone();
         bad[511] ^= 1;
-        assert!(!ocp_guid_ok(&bad));
         assert!(matches!(
             decode_ocp_smart_log(&bad),
             Err(NvmeError::GuidMismatch { log: 0xC0, .. })

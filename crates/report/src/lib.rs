@@ -11,12 +11,12 @@
 //!   study's page and CSV; [`io`]: an io job's summary and per-second CSV; [`info`] and [`emu_info`]: a drive's info; [`pattern`] and [`trace`]: what a pattern and a
 //!   trace do.
 
-pub mod chart;
-pub mod colour;
+mod chart;
+mod colour;
 pub mod csv;
 pub mod document;
 pub mod emu_info;
-pub mod facts;
+mod facts;
 pub mod figures;
 pub mod fit;
 pub mod html;
@@ -24,7 +24,7 @@ pub mod info;
 pub mod io;
 pub mod markdown;
 pub mod model;
-pub mod page;
+mod page;
 pub mod paper;
 pub mod pattern;
 pub mod run_charts;

@@ -10,17 +10,17 @@
 
 pub mod emu_info;
 pub mod fit;
-pub mod gc_policy;
+mod gc_policy;
 pub mod info;
 pub mod io;
-pub mod job;
+mod job;
 pub mod latency;
 pub mod op;
 pub mod pattern;
 pub mod run;
 pub mod sim;
 pub mod store;
-pub mod study;
+mod study;
 pub mod trace;
 
 pub use fit::{CheckRow, FitCheckDoc, FitDoc, FitParam, Prediction};

@@ -13,21 +13,21 @@
 //! - Deterministic: contents, operations and placement are functions of the seed; on the
 //!   emulated SSD so are the timings.
 
-pub mod compress;
+mod compress;
 pub mod device;
-pub mod driver;
-pub mod error;
+mod driver;
+mod error;
 pub mod experiment;
 pub mod flags;
 pub mod memory;
-pub mod metrics;
-pub mod page;
-pub mod pool;
+mod metrics;
+mod page;
+mod pool;
 pub mod rows;
 pub mod setup;
-pub mod sizes;
-pub mod space;
-pub mod store;
+mod sizes;
+mod space;
+mod store;
 
 pub use device::{Device, DeviceError, DeviceInfo, Placement};
 pub use driver::{OpStream, Runner, Until, Workload};

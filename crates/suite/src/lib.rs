@@ -7,26 +7,26 @@
 //! [`figures`] gathers the numbers of Tables 2 and 3.
 //! Nothing here prints; progress goes through [`observe::Observer`].
 
-pub mod convert;
-pub mod derived;
+mod convert;
+mod derived;
 pub mod device;
-pub mod devlog;
-pub mod emu;
-pub mod error;
-pub mod figures;
-pub mod intervals;
+mod devlog;
+mod emu;
+mod error;
+mod figures;
+mod intervals;
 pub mod observe;
 pub mod plan;
 pub mod reference;
 pub mod result_file;
-pub mod runner;
+mod runner;
 pub mod spec;
 pub mod steady;
-pub mod step;
-pub mod step_outcome;
+mod step;
+mod step_outcome;
 pub mod study;
-pub mod summary;
-pub mod target;
+mod summary;
+mod target;
 
 pub use device::DeviceTarget;
 pub use emu::EmuTarget;

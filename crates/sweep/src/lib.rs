@@ -16,14 +16,14 @@
 //! [`shard`], [`run`] (executing points), [`output`] (JSON/CSV/table text), [`merge`],
 //! [`slurm`].
 
-pub mod axes;
-pub mod axes_flags;
-pub mod error;
+mod axes;
+mod axes_flags;
+mod error;
 pub mod merge;
 pub mod output;
-pub mod point;
+mod point;
 pub mod run;
-pub mod shard;
+mod shard;
 pub mod slurm;
 pub mod slurm_nodes;
 

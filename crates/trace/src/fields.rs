@@ -204,12 +204,6 @@ pub fn sector_count(f: &[u8]) -> Option<(u64, u64)> {
     Some((sector, count))
 }
 
-/// Case-insensitive equality with an ASCII word.
-#[inline]
-pub fn eq_word(f: &[u8], word: &str) -> bool {
-    trim(f).eq_ignore_ascii_case(word.as_bytes())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

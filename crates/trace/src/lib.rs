@@ -13,18 +13,18 @@
 //! - No clock, no I/O beyond reading the trace file.
 
 pub mod draws;
-pub mod error;
-pub mod fields;
-pub mod format;
+mod error;
+mod fields;
+mod format;
 pub mod map;
-pub mod page_counts;
+mod page_counts;
 mod parse;
-pub mod reader;
-pub mod record;
+mod reader;
+mod record;
 pub mod replay;
-pub mod replay_setup;
+mod replay_setup;
 pub mod scan;
-pub mod stats;
+mod stats;
 
 pub use error::TraceError;
 pub use format::{BlkAction, Format, FORMAT_NAMES};

@@ -153,6 +153,7 @@ impl PageCounts {
     }
 
     /// Entries held: hash entries plus ranges (what memory grows with).
+    #[cfg(test)]
     pub fn entries(&self) -> usize {
         self.pages.len() + self.ranges.len()
     }

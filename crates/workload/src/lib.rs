@@ -10,14 +10,14 @@
 //!   into one contiguous region per thread.
 
 pub mod analysis;
-pub mod data;
-pub mod error;
-pub mod mix;
-pub mod pattern;
+mod data;
+mod error;
+mod mix;
+mod pattern;
 pub mod rng;
-pub mod scramble;
-pub mod source;
-pub mod stream;
+mod scramble;
+mod source;
+mod stream;
 pub mod units;
 pub mod zipf;
 mod zone_order;

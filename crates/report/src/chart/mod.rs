@@ -11,8 +11,8 @@ mod frame;
 pub mod line;
 pub mod palette;
 
-pub use axis::{Axis, Scale, Unit};
-pub use dots::{DotChart, DotRow, Zone};
+pub use axis::{Axis, Unit};
+pub use dots::{DotChart, DotRow};
 pub use frame::Shape;
 pub use line::{Band, LineChart, Series, Stroke};
 pub use palette::Rgb;

@@ -95,10 +95,6 @@ impl Maps {
         self.rev[slots.start as usize * PER_SLOT..slots.end as usize * PER_SLOT].fill(NIL);
     }
 
-    pub fn pages(&self) -> u64 {
-        self.loc.len() as u64
-    }
-
     pub fn memory_bytes(&self) -> u64 {
         (self.loc.len() * 8 + self.rev.len() * 4) as u64
     }
