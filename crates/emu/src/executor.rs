@@ -18,17 +18,17 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use ssdiq_engine::control::RunControl;
-use ssdiq_engine::counters::{
+use ssdiq_engine::EngineError;
+use ssdiq_engine::Executor;
+use ssdiq_engine::Job;
+use ssdiq_engine::RunControl;
+use ssdiq_engine::SeriesSink;
+use ssdiq_engine::StreamId;
+use ssdiq_engine::{Clock, FillInfo, Recorder, RecorderTotals, Stats};
+use ssdiq_engine::{
     CounterLog, CounterSample, DeviceCounters, DeviceHealth, DeviceSample, WriteCounters,
 };
-use ssdiq_engine::error::EngineError;
-use ssdiq_engine::executor::Executor;
-use ssdiq_engine::feed::{Feed, Io, Shared};
-use ssdiq_engine::job::Job;
-use ssdiq_engine::series::SeriesSink;
-use ssdiq_engine::series::StreamId;
-use ssdiq_engine::stats::{Clock, FillInfo, Recorder, RecorderTotals, Stats};
+use ssdiq_engine::{Feed, Io, Shared};
 use ssdiq_workload::units::format_size;
 use ssdiq_workload::{Op, Pattern, RwMix};
 

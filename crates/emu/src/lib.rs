@@ -1,17 +1,17 @@
 //! ssdiq-emu: the emulated SSD, a timing model over the flash crate's page-mapped FTL, run by
 //! the engine's jobs in virtual nanoseconds.
 //!
-//! - [`target`]: the `emu:` target grammar, parsed once ([`Profile::from_target`]).
-//! - [`target_spec`]: a command's target, parsed once ([`TargetSpec`]: the emulated drive with
+//! - `target`: the `emu:` target grammar, parsed once ([`Profile::from_target`]).
+//! - `target_spec`: a command's target, parsed once ([`TargetSpec`]: the emulated drive with
 //!   its profile, or a path).
 //! - [`profile`]: profiles (embedded TOML, `key=value` overrides) and their datasheet spec.
-//! - [`drive`]: the drive: FTL + dies + PLP write buffer + GC scheduler + host link; requests
+//! - `drive`: the drive: FTL + dies + PLP write buffer + GC scheduler + host link; requests
 //!   in, completion times out.
 //! - `dies`: one die's timeline (reads first, suspension). `wbuf`: the write buffer. `gc`: the
 //!   GC work in flight per die and how it is paced against host programs. `slc`: the SLC
 //!   cache. `map_cache`: a DRAM-less drive's cached map pages. `readahead`: sequential reads read ahead
 //!   into DRAM.
-//! - [`executor`]: [`EmuExecutor`], the engine's `Executor` for the drive.
+//! - `executor`: [`EmuExecutor`], the engine's `Executor` for the drive.
 //! - [`memory`]: what a drive will allocate, before it does.
 //! - [`facts`]: what `ssdiq info` tells of a drive and of the shipped profiles.
 //!

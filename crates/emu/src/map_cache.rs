@@ -20,7 +20,7 @@
 //! - The cache decides nothing about time: the drive asks what a request needs
 //!   ([`MapCache::touch`]) and times the flash work itself.
 
-use ssdiq_flash::lists::{BlockLists, NIL};
+use ssdiq_flash::{BlockLists, NIL};
 
 /// A segment with nothing written.
 const EMPTY: u32 = u32::MAX;

@@ -6,7 +6,7 @@
 //!   `drive.op=0.2` is accepted too.
 //! - Every error is one line naming the key or value and what was expected.
 //! - The shipped profiles are embedded in the binary ([`builtin`]); this module never reads
-//!   files ([`crate::target`] does).
+//!   files (`crate::target` does).
 
 pub use crate::error::ProfileError;
 use serde::Deserialize;

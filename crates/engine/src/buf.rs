@@ -9,11 +9,11 @@ use aligned_vec::{avec, AVec, ConstAlign};
 
 pub const ALIGN: usize = 4096;
 
-/// An I/O buffer aligned to [`ALIGN`]. Make one with [`aligned_zeroed`]: `AlignedBuf::new`
+/// An I/O buffer aligned to `ALIGN`. Make one with [`aligned_zeroed`]: `AlignedBuf::new`
 /// is `AVec::new`, whose argument is an alignment, not a length.
 pub type AlignedBuf = AVec<u8, ConstAlign<ALIGN>>;
 
-/// A zeroed buffer of at least `len` bytes (at least one byte), in whole [`ALIGN`] units.
+/// A zeroed buffer of at least `len` bytes (at least one byte), in whole `ALIGN` units.
 pub fn aligned_zeroed(len: usize) -> AlignedBuf {
     avec![[ALIGN]| 0u8; len.max(1).next_multiple_of(ALIGN)]
 }

@@ -17,13 +17,6 @@ pub struct WallClock {
 }
 
 impl WallClock {
-    /// A clock running from now.
-    pub fn start() -> Self {
-        let c = Self::gated(0);
-        let _ = c.start.set(Instant::now());
-        c
-    }
-
     /// A clock that starts when `workers` have called [`WallClock::arrive`].
     pub fn gated(workers: usize) -> Self {
         let c = WallClock {

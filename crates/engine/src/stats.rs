@@ -126,7 +126,7 @@ impl Recorder {
         r
     }
 
-    /// Also summarise probe streams per interval of `ns` (see [`ProbeInterval`]).
+    /// Also summarise probe streams per interval of `ns` (see `ProbeInterval`).
     pub fn with_probe_intervals(mut self, ns: Option<u64>) -> Self {
         self.probe_interval_ns = ns.filter(|&n| n > 0);
         self

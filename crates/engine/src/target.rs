@@ -183,7 +183,7 @@ pub struct Target {
     pub file: File,
     pub facts: TargetFacts,
     /// A file whose range has holes and a job that reads it: the holes are laid out
-    /// (written) before the job, see [`crate::fill::fill_holes`].
+    /// (written) before the job, see `crate::fill::fill_holes`.
     pub needs_layout: bool,
 }
 

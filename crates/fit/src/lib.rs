@@ -2,7 +2,7 @@
 //! paper's row) it fits an emulated profile, measuring each candidate with the protocol's own
 //! steps on the emulated SSD, and checks the twin against figures it was or was not fitted to.
 //!
-//! Data flows one way: [`observed`] (what the drive showed) -> [`fitter`] (the twin's profile,
+//! Data flows one way: `observed` (what the drive showed) -> `fitter` (the twin's profile,
 //! each value with its source) -> [`check`] (drive beside twin). Nothing here prints or
 //! parses command lines.
 

@@ -77,7 +77,7 @@ pub struct Observed {
     pub media_counters: bool,
     /// The run was `--quick` (its steps shortened): the twin runs the same shortened steps.
     pub quick: bool,
-    /// Figure key -> value ([`values`] of a run).
+    /// Figure key -> value (`values` of a run).
     pub figures: BTreeMap<String, f64>,
 }
 

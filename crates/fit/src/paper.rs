@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use ssdiq_emu::profile::SSD_IQ_PROFILES;
-use ssdiq_report::figures::DriveFigures;
+use ssdiq_report::DriveFigures;
 use ssdiq_schema::figures as keys;
 
 use crate::error::FitError;

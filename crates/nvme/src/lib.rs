@@ -3,8 +3,8 @@
 //!
 //! Layers, bottom up:
 //! - [`ioctl`]: `struct nvme_passthru_cmd64` and the passthrough ioctls, as the kernel has them.
-//! - [`cmd`]: pure command encoders (dword layouts).
-//! - [`identify`], [`smart`], [`ocp`], [`fdp`]: pure decoders over byte buffers.
+//! - `cmd`: pure command encoders (dword layouts).
+//! - `identify`, `smart`, `ocp`, `fdp`: pure decoders over byte buffers.
 //! - [`reset`]: which erase reaches only one namespace, and the Sanitize Status log.
 //! - [`device`]: an open device node mapped through sysfs, with typed commands.
 //! - [`info`]: the report `ssdiq info` renders.
@@ -12,7 +12,7 @@
 //! The engine's device-counter hook uses [`write_counters`] / [`WriteCounters`].
 
 mod bytes;
-pub mod cmd;
+mod cmd;
 pub mod device;
 mod error;
 mod fdp;

@@ -6,8 +6,8 @@
 
 use std::path::PathBuf;
 
-use ssdiq_nvme::cmd::SanitizeAction;
 use ssdiq_nvme::reset::{self, ResetMethod};
+use ssdiq_nvme::SanitizeAction;
 use ssdiq_nvme::{write_counters, Device, DsmRange, NodeKind, NvmeError, Placement, SecureErase};
 
 fn dev_path(var: &str) -> PathBuf {

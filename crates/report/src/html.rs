@@ -1,7 +1,7 @@
 //! The SSD-iq report as one self-contained HTML page: how each drive was measured, Tables 2
 //! and 3 side by side with what each metric means, the latency-under-load distribution and
 //! its course over time, drives compared (measured and published), random writes over time,
-//! the per-step numbers. Charts are built by [`crate::run_charts`] and drawn by [`crate::chart`].
+//! the per-step numbers. Charts are built by [`crate::run_charts`] and drawn by `crate::chart`.
 
 use std::fmt::Write;
 

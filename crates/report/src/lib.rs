@@ -4,8 +4,8 @@
 //! of `ssdiq-workload`) and nothing else; renderers are pure functions from results to text,
 //! so every number in a report comes from a result file.
 //!
-//! - [`chart`]: line and dot charts, axes, palette (drawing); [`run_charts`]: an SSD-iq
-//!   report's charts built from results; [`page`]: a self-contained HTML page and its panels.
+//! - `chart`: line and dot charts, axes, palette (drawing); [`run_charts`]: an SSD-iq
+//!   report's charts built from results; `page`: a self-contained HTML page and its panels.
 //! - [`sim`]: a simulator sweep's page; [`store`]: the page store's page and table.
 //! - [`html`], [`markdown`], [`terminal`], [`csv`]: the run report's renderers; [`study`]: a
 //!   study's page and CSV; [`io`]: an io job's summary and per-second CSV; [`info`] and [`emu_info`]: a drive's info; [`pattern`] and [`trace`]: what a pattern and a
@@ -17,13 +17,13 @@ pub mod csv;
 pub mod document;
 pub mod emu_info;
 mod facts;
-pub mod figures;
+mod figures;
 pub mod fit;
 pub mod html;
 pub mod info;
 pub mod io;
 pub mod markdown;
-pub mod model;
+mod model;
 mod page;
 pub mod paper;
 pub mod pattern;
@@ -35,6 +35,7 @@ pub mod table;
 pub mod terminal;
 pub mod trace;
 
+pub use figures::DriveFigures;
 pub use model::{
     Convergence, Derived, DeviceLogPoint, Figure, LatencySummary, OpSummary, ProbeInterval,
     ProbeValue, RunInfo, RunResult, SecondPoint, SeriesPoint, Spec, StepResult, StepValue,

@@ -2,8 +2,8 @@
 //! Tables 2 and 3 as they appear in the text of the SSD-iq paper (copied verbatim below,
 //! tab-separated): every cell of every drive must agree.
 
-use ssdiq_report::figures::DriveFigures;
 use ssdiq_report::paper;
+use ssdiq_report::DriveFigures;
 
 /// Table 2 of the paper, verbatim (header row, then one row per line of the table).
 const TABLE_2: [&str; 18] = [

@@ -1,5 +1,5 @@
 //! The store's options from its flags as the user typed them (`ssdiq store`'s), checked:
-//! every error is a [`FlagError`] naming the flag, its value and what was expected.
+//! every error is a `FlagError` naming the flag, its value and what was expected.
 
 use ssdiq_workload::units::{format_size, parse_size};
 

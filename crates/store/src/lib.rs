@@ -2,10 +2,10 @@
 //! and their product for each technique of "How to Write to SSDs" (Lee, Ziegler, Leis; the
 //! paper's Table 1) on the emulated SSD, files, block devices and NVMe FDP/ZNS namespaces.
 //!
-//! Data flows one way: a workload ([`driver`]) issues operations to the [`store::Store`]; its
-//! buffer pool ([`pool`]) evicts batches of pages, which the write path seals ([`page`]),
-//! compresses ([`compress`]) and places ([`space`]: zones, maps, DB GC, GDT, NoWA, FDP/ZNS)
-//! on a [`device`]; [`metrics`] turns counter snapshots into the paper's columns.
+//! Data flows one way: a workload (`driver`) issues operations to the [`store::Store`]; its
+//! buffer pool (`pool`) evicts batches of pages, which the write path seals (`page`),
+//! compresses (`compress`) and places (`space`: zones, maps, DB GC, GDT, NoWA, FDP/ZNS)
+//! on a [`device`]; `metrics` turns counter snapshots into the paper's columns.
 //!
 //! Crate invariants:
 //! - Every read is checked: magic, CRC, page id and (by default) version; a wrong page is an
@@ -24,7 +24,7 @@ mod metrics;
 mod page;
 mod pool;
 pub mod rows;
-pub mod setup;
+mod setup;
 mod sizes;
 mod space;
 mod store;
@@ -33,5 +33,6 @@ pub use device::{Device, DeviceError, DeviceInfo, Placement};
 pub use driver::{OpStream, Runner, Until, Workload};
 pub use flags::StoreFlags;
 pub use metrics::{Metrics, Snapshot};
+pub use setup::{configure, BackendChoice, Derived, Options};
 pub use space::{Backend, SpaceConfig};
 pub use store::{DataMode, Layout, Store, StoreConfig, StoreError};

@@ -10,7 +10,7 @@
 
 use ssdiq_store::device::emu::{EmuDevice, EmuMode};
 use ssdiq_store::experiment::{self, Outcome, Phases};
-use ssdiq_store::setup::{configure, BackendChoice, Options};
+use ssdiq_store::{configure, BackendChoice, Options};
 use ssdiq_store::{DataMode, Device, OpStream, Store, Until, Workload};
 
 const EMU: &str = "emu:default,capacity=256MiB,units_per_block=1";

@@ -4,7 +4,7 @@
 //! points per nine, up to what the sample count resolves, then the maximum), so tail-latency
 //! charts are drawn from the whole histogram rather than a handful of percentiles.
 
-use ssdiq_engine::hist::OpStats;
+use ssdiq_engine::OpStats;
 use ssdiq_schema::OpSummary;
 
 /// Points per nine of the latency distribution in a result.

@@ -15,11 +15,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ssdiq_engine::target::{Target, TargetFacts, TargetKind};
 use ssdiq_engine::{
     Clock, DeviceCounters, DeviceHealth, DeviceSample, Executor, Job, RealExecutor, RunControl,
     WriteCounters,
 };
+use ssdiq_engine::{Target, TargetFacts, TargetKind};
 use ssdiq_nvme::reset::ResetMethod;
 use ssdiq_schema::TargetInfo;
 use ssdiq_workload::RwMix;

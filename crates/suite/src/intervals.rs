@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use ssdiq_engine::series::JobSecond;
+use ssdiq_engine::JobSecond;
 use ssdiq_engine::{DeviceSample, Stats};
 
 use crate::step_outcome::StepOutcome;
@@ -28,18 +28,6 @@ pub struct Interval {
     pub write_bytes: u64,
     pub waf: Option<f64>,
     pub partial: bool,
-}
-
-impl Interval {
-    pub fn mb_s(&self) -> f64 {
-        self.bytes as f64 / 1e6 / (self.span_ns.max(1) as f64 / 1e9)
-    }
-    pub fn iops(&self) -> f64 {
-        self.ios as f64 / (self.span_ns.max(1) as f64 / 1e9)
-    }
-    pub fn write_mb_s(&self) -> f64 {
-        self.write_bytes as f64 / 1e6 / (self.span_ns.max(1) as f64 / 1e9)
-    }
 }
 
 /// Per-sample WAF by iob's rule: `(t_ns, waf)` for every sample at which the media counter

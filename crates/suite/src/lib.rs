@@ -3,13 +3,13 @@
 //! executes a plan against a target.
 //!
 //! Data flows one way: the plan says what to run, the engine runs it on a [`SuiteTarget`],
-//! [`summary`] turns the engine's statistics into the `run` result model of `ssdiq-report`,
-//! [`figures`] gathers the numbers of Tables 2 and 3.
+//! `summary` turns the engine's statistics into the `run` result model of `ssdiq-report`,
+//! `figures` gathers the numbers of Tables 2 and 3.
 //! Nothing here prints; progress goes through [`observe::Observer`].
 
 mod convert;
 mod derived;
-pub mod device;
+mod device;
 mod devlog;
 mod emu;
 mod error;
@@ -21,15 +21,16 @@ pub mod reference;
 pub mod result_file;
 mod runner;
 pub mod spec;
-pub mod steady;
+mod steady;
 mod step;
 mod step_outcome;
 pub mod study;
 mod summary;
 mod target;
 
-pub use device::DeviceTarget;
+pub use device::{DeviceTarget, NvmeCounters};
 pub use emu::EmuTarget;
 pub use observe::{Observer, Silent};
 pub use runner::{run, RunOptions};
+pub use steady::SteadyCriteria;
 pub use target::{SuiteError, SuiteTarget};

@@ -1,5 +1,5 @@
 //! Result documents of `ssdiq run` read back (by `ssdiq report` and `ssdiq fit`): a file, a
-//! directory's run.json, or a directory of results. Every error is a [`ResultError`]: one
+//! directory's run.json, or a directory of results. Every error is a `ResultError`: one
 //! line saying what is wrong with which file.
 
 use std::path::{Path, PathBuf};

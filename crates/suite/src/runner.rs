@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
-use ssdiq_engine::error::chain;
+use ssdiq_engine::chain;
 use ssdiq_engine::{Clock, Job, RunControl};
 use ssdiq_schema::{figures as keys, steps, Derived, RunInfo, RunResult, Spec, SCHEMA};
 use ssdiq_workload::{Pattern, RwMix};

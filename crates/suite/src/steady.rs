@@ -94,54 +94,6 @@ impl SteadyCriteria {
     }
 }
 
-/// Incremental detector: push one round's value at a time.
-#[derive(Clone, Debug)]
-pub struct SteadyDetector {
-    criteria: SteadyCriteria,
-    values: Vec<f64>,
-    found: Option<WindowCheck>,
-}
-
-impl SteadyDetector {
-    pub fn new(criteria: SteadyCriteria) -> Self {
-        Self {
-            criteria,
-            values: Vec::new(),
-            found: None,
-        }
-    }
-
-    /// Adds a round; returns the steady window once one exists.
-    pub fn push(&mut self, value: f64) -> Option<WindowCheck> {
-        self.values.push(value);
-        if self.found.is_none() && self.values.len() >= self.criteria.rounds {
-            let first = self.values.len() - self.criteria.rounds;
-            let c = self.criteria.check(first, &self.values[first..]);
-            if c.steady {
-                self.found = Some(c);
-            }
-        }
-        self.found
-    }
-
-    pub fn steady(&self) -> Option<WindowCheck> {
-        self.found
-    }
-
-    /// The latest window's check, steady or not (for progress display).
-    pub fn latest(&self) -> Option<WindowCheck> {
-        let r = self.criteria.rounds;
-        (self.values.len() >= r).then(|| {
-            let first = self.values.len() - r;
-            self.criteria.check(first, &self.values[first..])
-        })
-    }
-
-    pub fn rounds(&self) -> usize {
-        self.values.len()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,22 +252,6 @@ mod tests {
         let w = SteadyCriteria::default().check(0, &series);
         assert!(w.slope_ratio < 0.1);
         assert!(!w.steady, "{w:?}");
-    }
-
-    #[test]
-    fn incremental_detector_agrees_with_batch() {
-        let series: Vec<f64> = (0..40).map(|i| 50.0 + 200.0 / (1.0 + i as f64)).collect();
-        let c = SteadyCriteria::default();
-        let mut d = SteadyDetector::new(c);
-        let mut found = None;
-        for v in &series {
-            if let Some(w) = d.push(*v) {
-                found = Some(w);
-                break;
-            }
-        }
-        assert_eq!(found, c.first_steady(&series));
-        assert!(found.is_some());
     }
 }
 

@@ -121,7 +121,7 @@ pub fn run_job(
             n => format!(" ({n} failed I/Os)"),
         };
         return Err(SuiteError::Engine(ssdiq_engine::EngineError::io(
-            format!("{}{more}", ssdiq_engine::stats::describe(f)),
+            format!("{}{more}", ssdiq_engine::describe(f)),
             errno,
         )));
     }

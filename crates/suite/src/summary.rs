@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use ssdiq_engine::hist::OpStats;
+use ssdiq_engine::OpStats;
 use ssdiq_schema::{
     Convergence, FreePool, ProbeInterval, ProbeValue, SecondPoint, SeriesPoint, StepResult,
     StepValue,
@@ -161,7 +161,7 @@ fn buffer_lag(o: &StepOutcome) -> Option<f64> {
         host += s.stats.counters.host_bytes()?;
         change += s.stats.counters.buffered_change()?;
     }
-    ssdiq_engine::counters::buffer_lag(change, host)
+    ssdiq_engine::buffer_lag(change, host)
 }
 
 /// Media / host bytes over the whole step from the executors' before/after counters.

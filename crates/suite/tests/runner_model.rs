@@ -6,8 +6,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use ssdiq_engine::series::SeriesSink;
-use ssdiq_engine::series::StreamId;
+use ssdiq_engine::SeriesSink;
+use ssdiq_engine::StreamId;
 use ssdiq_engine::{
     Clock, DeviceHealth, DeviceSample, EngineError, Executor, Job, Recorder, RunControl, Stats,
     WriteCounters,
@@ -15,7 +15,7 @@ use ssdiq_engine::{
 use ssdiq_schema::TargetInfo;
 use ssdiq_schema::{figures as keys, steps, RunResult};
 use ssdiq_suite::plan::{Plan, PlanOptions};
-use ssdiq_suite::steady::SteadyCriteria;
+use ssdiq_suite::SteadyCriteria;
 use ssdiq_suite::{run, RunOptions, Silent, SuiteError, SuiteTarget};
 use ssdiq_workload::Op;
 

@@ -12,8 +12,8 @@
 //!   input costs nothing and writes nothing.
 //! - No scheduler code: [`slurm`] writes job scripts; Slurm launches the processes.
 //!
-//! Modules: [`axes`] (the lists and their parsing types), [`point`] (validated points),
-//! [`shard`], [`run`] (executing points), [`output`] (JSON/CSV/table text), [`merge`],
+//! Modules: `axes` (the lists and their parsing types), `point` (validated points),
+//! `shard`, [`run`] (executing points), [`output`] (JSON/CSV/table text), [`merge`],
 //! [`slurm`].
 
 mod axes;

@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use itertools::iproduct;
 
-use ssdiq_flash::classes::{pattern_classes, Classes};
+use ssdiq_flash::{pattern_classes, Classes};
 use ssdiq_flash::{FtlConfig, GcMode, GcPolicy, Geometry, SimConfig};
 use ssdiq_schema::{SimParams, SimTrace};
-use ssdiq_trace::draws::Mapping;
-use ssdiq_trace::map::Compaction;
 use ssdiq_trace::scan::{scan, CompactLimit, CompactOver, Scan};
+use ssdiq_trace::Compaction;
 use ssdiq_trace::MapKind;
+use ssdiq_trace::Mapping;
 use ssdiq_workload::units::format_size;
 use ssdiq_workload::{PageStream, Pattern, StreamConfig};
 

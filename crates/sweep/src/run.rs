@@ -6,7 +6,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use ssdiq_flash::{simulate, simulate_with, SeriesPoint, SimReport};
 use ssdiq_schema::{SimRun, SimSeriesPoint};
-use ssdiq_trace::draws::TraceDraws;
+use ssdiq_trace::TraceDraws;
 
 use crate::error::SweepError;
 use crate::point::Point;

@@ -1,7 +1,7 @@
 //! The bytes a target can offer a trace replay, and what they are, for the replay's messages.
 
 use ssdiq_emu::TargetSpec;
-use ssdiq_engine::target::TargetFacts;
+use ssdiq_engine::TargetFacts;
 use ssdiq_workload::units::{format_size, format_size_approx};
 
 use crate::refused::refused;

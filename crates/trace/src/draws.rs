@@ -15,7 +15,7 @@ use crate::map::{Compaction, MapKind};
 use crate::reader::{TraceOptions, TraceReader};
 use crate::scan::{Scan, TRIM};
 
-/// Where pages land (see [`crate::map`]).
+/// Where pages land (see `crate::map`).
 #[derive(Clone, Debug)]
 pub enum Mapping {
     Compact(Arc<Compaction>),

@@ -8,29 +8,31 @@
 //!   few per long one) and compaction (one per distinct page, bounded by the caller) need.
 //! - Every record is a [`TraceRecord`] in bytes and nanoseconds; the consumers turn records
 //!   into the workload crate's page [`ssdiq_workload::Request`]s and [`ssdiq_workload::Draw`]s
-//!   ([`replay`], [`draws`]), so the simulator and the engine take traces like patterns.
+//!   (`replay`, `draws`), so the simulator and the engine take traces like patterns.
 //! - Bad input is an error naming the file and the line, never a silently skipped record.
 //! - No clock, no I/O beyond reading the trace file.
 
-pub mod draws;
+mod draws;
 mod error;
 mod fields;
 mod format;
-pub mod map;
+mod map;
 mod page_counts;
 mod parse;
 mod reader;
 mod record;
-pub mod replay;
+mod replay;
 mod replay_setup;
 pub mod scan;
 mod stats;
 
+pub use draws::{Mapping, TraceDraws};
 pub use error::TraceError;
 pub use format::{BlkAction, Format, FORMAT_NAMES};
-pub use map::MapKind;
+pub use map::{Compaction, MapKind};
 pub use reader::{detect, TraceOptions, TraceReader, ALL_DEVICES};
 pub use record::TraceRecord;
+pub use replay::TraceReplay;
 pub use replay_setup::TraceSetup;
 pub use scan::{scan, Scan};
 pub use stats::{TraceStats, TraceStatsBuilder};

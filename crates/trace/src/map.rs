@@ -14,7 +14,7 @@
 
 use rustc_hash::FxHashMap;
 
-pub use ssdiq_schema::trace::{MapKind, MAP_NAMES};
+pub use ssdiq_schema::trace::MapKind;
 
 /// Pages are keyed with the device's dense index in the top 16 bits.
 pub const PAGE_KEY_BITS: u32 = 48;
@@ -46,11 +46,6 @@ impl PageKeys {
             }
         };
         Some(dev << PAGE_KEY_BITS | page)
-    }
-
-    /// Distinct devices seen.
-    pub fn devices(&self) -> usize {
-        self.devices.len()
     }
 }
 

@@ -81,7 +81,7 @@ impl TraceSetup {
         // A timed replay lasts the trace's span over the speed: as long as any job may run.
         if let Speed::Scale(f) = speed {
             let secs = scan.duration_ns as f64 / f / 1e9;
-            if secs > ssdiq_engine::job::MAX_JOB_NS as f64 / 1e9 {
+            if secs > ssdiq_engine::MAX_JOB_NS as f64 / 1e9 {
                 return Err(usage(format!(
                     "invalid --replay-speed \"{}\": the trace spans {} and would replay for {}, longer than a job may run (30 days); give a higher speed or max",
                     f,

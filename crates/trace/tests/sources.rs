@@ -6,10 +6,10 @@ mod common;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use ssdiq_trace::draws::{Mapping, TraceDraws};
-use ssdiq_trace::replay::TraceReplay;
 use ssdiq_trace::scan::{scan, CompactLimit, CompactOver};
+use ssdiq_trace::TraceReplay;
 use ssdiq_trace::{BlkAction, Format, MapKind, TraceOptions, TraceRecord, TraceStatsBuilder};
+use ssdiq_trace::{Mapping, TraceDraws};
 use ssdiq_workload::{Draw, DrawSource, Op, Request, TimedSource};
 
 const K: u64 = 4096;

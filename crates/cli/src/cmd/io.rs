@@ -12,11 +12,11 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use ssdiq_engine::target::TargetFacts;
+use ssdiq_engine::TargetFacts;
 use ssdiq_engine::{
     EngineError, Executor, IoReport, Job, JobFlags, Progress, RealExecutor, RunControl,
 };
-use ssdiq_suite::device::NvmeCounters;
+use ssdiq_suite::NvmeCounters;
 use ssdiq_workload::units::{format_size, format_size_approx, parse_size};
 
 use super::trace_args::{trace_error, TraceFlags};
@@ -490,7 +490,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!(
             "ssdiq: error: {} failed I/O(s); the first: {}",
             report.errors.count,
-            ssdiq_engine::stats::describe(first)
+            ssdiq_engine::describe(first)
         );
         return Ok(ExitCode::from(1));
     }

@@ -4,10 +4,10 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ssdiq_report::model::RunResult;
 use ssdiq_report::paper::{self, Reference};
 use ssdiq_report::run_charts;
 use ssdiq_report::table::tables;
+use ssdiq_report::RunResult;
 use ssdiq_report::{html, markdown, terminal};
 
 use crate::error::{usage, OrUsage};

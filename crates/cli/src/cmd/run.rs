@@ -11,7 +11,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use ssdiq_report::model::RunResult;
+use ssdiq_report::RunResult;
 use ssdiq_report::{build_tables, terminal, Spec};
 use ssdiq_suite::plan::{Plan, PlanOptions};
 use ssdiq_suite::spec::SpecFlags;

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use ssdiq_report::model::RunResult;
+use ssdiq_report::RunResult;
 use ssdiq_report::{csv, document, html};
 
 use crate::error::usage;

@@ -16,7 +16,7 @@ use ssdiq_store::device::nvme::NvmeDevice;
 use ssdiq_store::experiment::{self, Outcome};
 use ssdiq_store::flags::{self, StoreFlags};
 use ssdiq_store::rows::{self, Row};
-use ssdiq_store::setup::{configure, BackendChoice, Derived, Options};
+use ssdiq_store::{configure, BackendChoice, Derived, Options};
 use ssdiq_store::{DataMode, Device, DeviceInfo, OpStream, Store, StoreConfig, Workload};
 use ssdiq_workload::units::{format_size, parse_duration_ns};
 

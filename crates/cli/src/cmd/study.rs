@@ -114,7 +114,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             let ns = ssdiq_workload::units::parse_duration_ns(t)
                 .map_err(|e| usage(format!("invalid --pts-cell \"{t}\": {e}")))?;
             // One cell is one job: it may last as long as a job may.
-            if ns == 0 || ns > ssdiq_engine::job::MAX_JOB_NS {
+            if ns == 0 || ns > ssdiq_engine::MAX_JOB_NS {
                 return Err(usage(format!(
                     "invalid --pts-cell \"{t}\": expected a duration above 0 and at most 30 days (720h)"
                 )));

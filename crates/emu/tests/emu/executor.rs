@@ -273,7 +273,7 @@ fn an_open_loop_probe_sees_the_stalls_a_closed_loop_one_hides() {
     };
     let open_loop = probe(true);
     let closed = probe(false);
-    let slow = |s: &ssdiq_engine::hist::OpStats| s.over_1ms as f64 / s.ios as f64;
+    let slow = |s: &ssdiq_engine::OpStats| s.over_1ms as f64 / s.ios as f64;
     println!(
         "write probe >1 ms: open {:.4} closed {:.4}; P99.9 open {} closed {} ns; ios {} / {}",
         slow(&open_loop),

@@ -1,5 +1,5 @@
 //! The charts of an SSD-iq report, as data: pure functions from results (and published
-//! figures) to [`crate::chart`] specifications. Golden tests pin their output; the page
+//! figures) to `crate::chart` specifications. Golden tests pin their output; the page
 //! renders them.
 //!
 //! Invariants: a measured drive has one colour in every chart (its index among the measured

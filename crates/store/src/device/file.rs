@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use ssdiq_engine::buf::{aligned_zeroed, AlignedBuf};
-use ssdiq_engine::target::{Target, TargetKind};
 use ssdiq_engine::Job;
+use ssdiq_engine::{aligned_zeroed, AlignedBuf};
+use ssdiq_engine::{Target, TargetKind};
 use ssdiq_workload::RwMix;
 
 use super::{check_range, Device, DeviceError, DeviceInfo, Placement, WriteCounters};
@@ -24,7 +24,7 @@ impl FileDevice {
     /// Opens `path`: a file is created or extended to `size` bytes (required for a new file);
     /// a block device is used whole, or its first `size` bytes.
     pub fn open(path: &Path, size: Option<u64>) -> Result<FileDevice, DeviceError> {
-        let facts = ssdiq_engine::target::TargetFacts::probe(path)?;
+        let facts = ssdiq_engine::TargetFacts::probe(path)?;
         let capacity = match (size, facts.size) {
             (Some(s), Some(have)) if facts.kind == TargetKind::Block && s > have => {
                 return Err(DeviceError::Invalid(format!(

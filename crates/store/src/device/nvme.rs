@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use ssdiq_engine::buf::{aligned_zeroed, AlignedBuf};
+use ssdiq_engine::{aligned_zeroed, AlignedBuf};
 use ssdiq_nvme::{Device as Nvme, DsmRange, Placement as NvmePlacement};
 
 use super::{check_range, Device, DeviceError, DeviceInfo, Placement, WriteCounters, ZoneGeometry};

@@ -38,7 +38,7 @@ impl Measured {
         self.stats.elapsed_ns as f64 / 1e9
     }
 
-    fn op(&self, op: Op) -> Option<&ssdiq_engine::hist::OpStats> {
+    fn op(&self, op: Op) -> Option<&ssdiq_engine::OpStats> {
         self.stats.ops.get(&op).filter(|o| o.ios > 0)
     }
 

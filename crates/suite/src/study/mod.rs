@@ -481,7 +481,7 @@ pub fn run(
     let error = match outcome {
         Ok(()) => None,
         Err(e) if points.is_empty() && e.is_usage() => return Err(e),
-        Err(e) => Some(ssdiq_engine::error::chain(&e)),
+        Err(e) => Some(ssdiq_engine::chain(&e)),
     };
     let (result, mut findings) = (study.conclude)(&points);
     if let (Some(found), Some(actual)) = (result.get("gc_unit_bytes"), identity.gc_unit_bytes) {
