@@ -8,6 +8,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+pub use crate::error::PolicyError;
+
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,20 +55,6 @@ impl GcPolicy {
         matches!(self, GcPolicy::Greedy)
     }
 }
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PolicyError {
-    pub input: String,
-    pub reason: String,
-}
-
-impl fmt::Display for PolicyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid GC policy \"{}\": {}", self.input, self.reason)
-    }
-}
-
-impl std::error::Error for PolicyError {}
 
 impl FromStr for GcPolicy {
     type Err = PolicyError;

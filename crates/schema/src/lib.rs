@@ -9,6 +9,7 @@
 //!   produces these types, the suite assembles them, the report renders them.
 
 pub mod emu_info;
+mod error;
 pub mod fit;
 mod gc_policy;
 pub mod info;

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use ssdiq_emu::TargetSpec;
 
-use crate::refused::refused as usage;
+use crate::error::refused as usage;
 
 /// Usage error unless `allowed` is the block device `target` is (compared by device number,
 /// so a symlink to the device counts).

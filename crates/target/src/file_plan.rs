@@ -17,7 +17,7 @@ use std::path::Path;
 
 use ssdiq_workload::units::{format_size, format_size_approx};
 
-use crate::refused::refused as usage;
+use crate::error::refused as usage;
 
 /// What happens to a file target before the job runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

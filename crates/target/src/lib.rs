@@ -11,13 +11,14 @@
 //! into exit code 2. This crate prints nothing and handles no signals.
 
 mod allow_destroy;
+mod error;
 mod file_plan;
 mod memory;
 mod open;
 mod outputs;
-mod refused;
 mod room;
 
+pub use error::{refused, Refused};
 pub use file_plan::{apply, free_space, FilePlan, Use};
 pub use memory::{
     available_memory, check_memory, Lease, MemoryBudget, MAX_DRAWS, MAX_SIM_PAGE_WRITES,
@@ -27,5 +28,4 @@ pub use outputs::{
     check_apart, check_dir_writable, check_outputs, check_writable, under_dev, write_json,
     write_output,
 };
-pub use refused::{refused, Refused};
 pub use room::room;

@@ -15,7 +15,7 @@ use std::sync::{Condvar, Mutex};
 
 use ssdiq_workload::units::{format_size_approx, parse_size};
 
-use crate::refused::refused as usage;
+use crate::error::refused as usage;
 
 /// Most draws `ssdiq pattern` makes: about 20 minutes at 100 M draws/s.
 pub const MAX_DRAWS: u64 = 100_000_000_000;

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use ssdiq_emu::{Profile, TargetSpec};
 use ssdiq_nvme::safety::{check_destructive, SafetyError};
 
+use crate::error::refused;
 use crate::file_plan::{plan, FilePlan, Use};
-use crate::refused::refused;
 
 /// What the command asks of its target.
 #[derive(Clone, Copy, Debug)]

@@ -23,7 +23,7 @@ use std::os::fd::{FromRawFd, RawFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use crate::refused::refused as usage;
+use crate::error::refused as usage;
 
 /// How a path is written.
 #[derive(Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@ use ssdiq_emu::TargetSpec;
 use ssdiq_engine::TargetFacts;
 use ssdiq_workload::units::{format_size, format_size_approx};
 
-use crate::refused::refused;
+use crate::error::refused;
 
 /// The emulated drive's capacity, `size` (`--size`), an existing file's or device's size, or
 /// a new file's free filesystem space; `None` where unknown.
