@@ -9,6 +9,7 @@
 pub mod check;
 mod error;
 mod fitter;
+mod load_curve;
 mod observed;
 pub mod paper;
 pub mod predict;
@@ -19,4 +20,5 @@ pub mod twin;
 pub use check::{compare, Row};
 pub use error::FitError;
 pub use fitter::{fit, nearest_base, Fit, FitOptions, How, Param};
+pub use load_curve::{measure_curve, LoadCurve};
 pub use observed::Observed;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use ssdiq_schema::{figures as keys, steps, RunResult, Spec};
 
+use crate::load_curve::LoadCurve;
 use crate::FitError;
 
 /// The idle QD1 write's median and P99.9 (over the protocol's write-latency steps): keys the
@@ -79,6 +80,8 @@ pub struct Observed {
     pub quick: bool,
     /// Figure key -> value (`values` of a run).
     pub figures: BTreeMap<String, f64>,
+    /// A latency-load study of the drive, when one was given.
+    pub load_curve: Option<LoadCurve>,
 }
 
 impl Observed {
@@ -110,6 +113,7 @@ impl Observed {
             media_counters: doc.target.reports_media_writes,
             quick: doc.run.as_ref().is_some_and(|r| r.quick),
             figures,
+            load_curve: None,
         })
     }
 
@@ -141,6 +145,9 @@ impl Observed {
             if let Some(m) = ssdiq_suite::reference::median(&v) {
                 first.figures.insert(k, m);
             }
+        }
+        if first.load_curve.is_none() {
+            first.load_curve = rest.iter().find_map(|o| o.load_curve.clone());
         }
         first.source = format!("{} (+{} more)", first.source, rest.len());
         Ok(first)

@@ -79,5 +79,6 @@ pub fn from_paper(d: &DriveFigures, source: &str) -> Observed {
         media_counters: d.media_counters.unwrap_or(false),
         quick: false,
         figures: f,
+        load_curve: None,
     }
 }

@@ -9,12 +9,13 @@ use std::sync::Arc;
 use ssdiq_emu::Profile;
 use ssdiq_schema::figures as keys;
 use ssdiq_suite::plan::{Plan, PlanOptions};
+use ssdiq_suite::study::{self, StudyOptions};
 use ssdiq_suite::{EmuTarget, RunOptions, Silent};
 use ssdiq_workload::SeededRng;
 
 use crate::predict::{steady_writes, under_load, Outcome};
 use crate::profile_text::{set, size_literal};
-use crate::{fit, FitError, FitOptions, Observed};
+use crate::{fit, FitError, FitOptions, LoadCurve, Observed};
 
 /// The library profiles hidden drives are built from (the paper's nine drives).
 const BASES: [&str; 9] = ssdiq_emu::profile::SSD_IQ_PROFILES;
@@ -125,14 +126,39 @@ pub struct Compared {
     pub twin: Outcome,
 }
 
-/// Fits a twin to hidden drive `index` and runs both on the unseen workloads.
+/// A latency-load study of the hidden drive (what `ssdiq study latency-load` would give),
+/// at its datasheet's random-write rate.
+pub fn study_hidden(text: &str, seed: u64) -> Result<LoadCurve, FitError> {
+    let p = Profile::parse(text, &[]).map_err(|e| FitError::Profile(e.to_string()))?;
+    let mut t = EmuTarget::from_profile("emu:hidden".into(), p)
+        .map_err(|e| FitError::Profile(e.to_string()))?;
+    let opts = StudyOptions {
+        quick: false,
+        seed,
+        spec_rand_write_iops: ssdiq_suite::SuiteTarget::builtin_spec(&t)
+            .and_then(|s| s.rand_write_kiops)
+            .map(|k| k * 1e3),
+        pts_cell_s: None,
+    };
+    let s = study::find(crate::load_curve::STUDY).expect("in the catalogue");
+    let doc = study::run(s, &mut t, &opts, Arc::new(AtomicBool::new(false)), &Silent)
+        .map_err(|e| FitError::Twin(e.to_string()))?;
+    LoadCurve::from_study(&doc, "the hidden drive's latency-load study")
+}
+
+/// Fits a twin to hidden drive `index` (from its run, and its latency-load study when
+/// `with_study`) and runs both on the unseen workloads.
 pub fn round_trip(
     seed: u64,
     index: u64,
     capacity: u64,
+    with_study: bool,
 ) -> Result<(Hidden, crate::Fit, Vec<Compared>), FitError> {
     let h = hidden(seed, index, capacity);
-    let obs = measure_hidden(&h.text, seed, false)?;
+    let mut obs = measure_hidden(&h.text, seed, false)?;
+    if with_study {
+        obs.load_curve = Some(study_hidden(&h.text, seed)?);
+    }
     let fitted = fit(&obs, &FitOptions::default(), &mut |_| {})?;
     let twin = fitted.text.clone();
     let mut out = Vec::new();

@@ -66,9 +66,11 @@ fn twins_of_hidden_drives_predict_unseen_workloads() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
+    // `SSDIQ_FIT_STUDY=1` also gives each fit the hidden drive's latency-load study.
+    let with_study = std::env::var("SSDIQ_FIT_STUDY").is_ok_and(|v| v == "1");
     let (mut wa_ok, mut p99_ok) = (0, 0);
     for i in first..first + n {
-        let (h, f, rows) = round_trip(SEED, i, 1 << 30).expect("round trip");
+        let (h, f, rows) = round_trip(SEED, i, 1 << 30, with_study).expect("round trip");
         println!("drive {i}: {}", h.summary);
         let twin: Vec<String> = f
             .params
@@ -77,6 +79,9 @@ fn twins_of_hidden_drives_predict_unseen_workloads() {
             .map(|p| format!("{}={}", p.key.rsplit('.').next().unwrap_or(""), p.value))
             .collect();
         println!("  twin (from emu:{}): {}", f.base, twin.join(" "));
+        for p in f.params.iter().filter(|p| p.key.ends_with("buffer_kib")) {
+            println!("  buffer: {} ({})", p.value, p.source);
+        }
         for c in &rows {
             let f = |o: Option<f64>| o.map(|v| format!("{v:.3}")).unwrap_or("-".into());
             println!(

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ssdiq_schema::{RunResult, SCHEMA};
+use ssdiq_schema::{RunResult, StudyDoc, SCHEMA};
 
 use crate::error::ResultError;
 
@@ -25,9 +25,28 @@ fn result_file(path: &Path) -> PathBuf {
     }
 }
 
+/// A result document read back: a run or a study.
+#[derive(Clone, Debug)]
+pub enum ResultDoc {
+    Run(Box<RunResult>),
+    Study(Box<StudyDoc>),
+}
+
 /// Reads a run result (a file, or a directory's `run.json`), with one-line errors that say
 /// what is wrong with which file.
 pub fn load_run(path: &Path) -> Result<RunResult, ResultError> {
+    match load(path, &["run"])? {
+        ResultDoc::Run(r) => Ok(*r),
+        ResultDoc::Study(_) => unreachable!("only runs are asked for"),
+    }
+}
+
+/// Reads a run or a study result (a file, or a directory's `run.json`).
+pub fn load_run_or_study(path: &Path) -> Result<ResultDoc, ResultError> {
+    load(path, &["run", "study"])
+}
+
+fn load(path: &Path, kinds: &[&str]) -> Result<ResultDoc, ResultError> {
     let path = &result_file(path);
     let text = ssdiq_engine::textfile::read_text(path, RESULT_LIMIT)
         .map_err(|e| bad(format!("cannot read result \"{}\": {e}", path.display())))?;
@@ -43,9 +62,19 @@ pub fn load_run(path: &Path) -> Result<RunResult, ResultError> {
                 .unwrap_or_else(|| "none".into())
         )));
     }
-    if value.get("kind").and_then(|s| s.as_str()) != Some("run") {
+    let kind = value
+        .get("kind")
+        .and_then(|s| s.as_str())
+        .unwrap_or("")
+        .to_string();
+    if !kinds.contains(&kind.as_str()) {
+        let expected = if kinds == ["run"] {
+            "\"run\" (written by ssdiq run)".to_string()
+        } else {
+            "\"run\" or \"study\" (written by ssdiq run or ssdiq study)".to_string()
+        };
         return Err(bad(format!(
-            "result \"{}\" is of kind {}, expected \"run\" (written by ssdiq run)",
+            "result \"{}\" is of kind {}, expected {expected}",
             path.display(),
             value
                 .get("kind")
@@ -53,11 +82,19 @@ pub fn load_run(path: &Path) -> Result<RunResult, ResultError> {
                 .unwrap_or_else(|| "none".into())
         )));
     }
-    serde_json::from_value(value).map_err(|e| {
+    let schema_error = |e: serde_json::Error| {
         bad(format!(
-            "result \"{}\" does not match the run schema: {e}",
+            "result \"{}\" does not match the {kind} schema: {e}",
             path.display()
         ))
+    };
+    Ok(match kind.as_str() {
+        "run" => ResultDoc::Run(Box::new(
+            serde_json::from_value(value).map_err(schema_error)?,
+        )),
+        _ => ResultDoc::Study(Box::new(
+            serde_json::from_value(value).map_err(schema_error)?,
+        )),
     })
 }
 

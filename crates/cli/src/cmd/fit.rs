@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ssdiq_fit::{check, FitOptions, How, Observed};
+use ssdiq_fit::{check, FitOptions, How, LoadCurve, Observed};
+use ssdiq_suite::result_file::{load_run_or_study, ResultDoc};
 use ssdiq_workload::units::parse_size;
 
 use crate::error::{usage, OrUsage};
@@ -25,7 +26,9 @@ ssdiq study skew emu:mydrive.toml"
 )]
 pub struct Args {
     /// Results of `ssdiq run` on one drive (run.json or its directory); several (e.g.
-    /// repetitions) are fitted by each figure's median.
+    /// repetitions) are fitted by each figure's median. A result of `ssdiq study
+    /// latency-load` on the drive may join them: the buffer is then fitted to its write P99
+    /// at every load.
     inputs: Vec<PathBuf>,
     /// Fit to a paper's published row instead: ssd-iq:NAME, NAME one of pm9a3, pe8110, p5520,
     /// sn640, 7450pro, 7450max, pm1733, cm7r, i4i (Tables 2 and 3).
@@ -101,12 +104,30 @@ fn observed(a: &Args) -> anyhow::Result<Observed> {
         ));
     }
     let mut all = Vec::new();
+    let mut curves = Vec::new();
     for p in &a.inputs {
-        let doc = ssdiq_suite::result_file::load_run(p).or_usage()?;
         let name = p.display().to_string();
-        all.push(Observed::from_run(&doc, &name).or_usage()?);
+        match load_run_or_study(p).or_usage()? {
+            ResultDoc::Run(doc) => all.push(Observed::from_run(&doc, &name).or_usage()?),
+            ResultDoc::Study(doc) => curves.push(LoadCurve::from_study(&doc, &name).or_usage()?),
+        }
     }
-    Observed::merge(all).or_usage()
+    if all.is_empty() {
+        return Err(usage(
+            "no run among the inputs: a study refines a fit to the run.json of `ssdiq run`; give one",
+        ));
+    }
+    if curves.len() > 1 {
+        return Err(usage(format!(
+            "{} latency-load studies given ({} and {}): give one",
+            curves.len(),
+            curves[0].source,
+            curves[1].source
+        )));
+    }
+    let mut obs = Observed::merge(all).or_usage()?;
+    obs.load_curve = curves.pop();
+    Ok(obs)
 }
 
 fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {

@@ -96,6 +96,85 @@ fn a_twin_fitted_from_a_run_works_as_a_target_and_checks_against_it() {
     assert!(html.contains("(prediction)") && html.contains("<svg"));
 }
 
+/// A latency-load study of the drive joins its run: the buffer is then fitted to the study's
+/// write P99 at every load, and says so.
+#[test]
+fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
+    let dir = tempfile::tempdir().unwrap();
+    let drive = "emu:pm9a3,capacity=1GiB,buffer_kib=16384";
+    let run = dir.path().join("r");
+    ok(&["run", drive, "--quick", "--out", s(&run)]);
+    let study = dir.path().join("ll");
+    ok(&[
+        "study",
+        "latency-load",
+        drive,
+        "--quick",
+        "--quiet",
+        "--out",
+        s(&study),
+    ]);
+    let skew = dir.path().join("skew");
+    ok(&[
+        "study",
+        "skew",
+        "emu:pm9a3,capacity=1GiB",
+        "--quick",
+        "--quiet",
+        "--out",
+        s(&skew),
+    ]);
+    let twin = dir.path().join("twin.toml");
+    let fit_json = dir.path().join("fit.json");
+    let study_json = study.join("study.json");
+    ok(&[
+        "fit",
+        s(&run),
+        s(&study_json),
+        "--out",
+        s(&twin),
+        "--json",
+        s(&fit_json),
+    ]);
+    let doc = json(&fit_json);
+    let buffer = doc["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["key"] == "buffer.buffer_kib")
+        .unwrap()
+        .clone();
+    assert_eq!(buffer["how"], "fitted", "{buffer}");
+    // The drive's 16 MiB, not the base profile's 64: the study's 100% load fills one and
+    // not the other.
+    assert_eq!(buffer["value"], "16384", "{buffer}");
+    let source = buffer["source"].as_str().unwrap();
+    assert!(
+        source.contains("latency-load study") && source.contains("study.json"),
+        "{source}"
+    );
+    // Bad mixes: a study alone, a study of another kind, two studies.
+    let out = dir.path().join("t2.toml");
+    let o = s(&out);
+    for (args, needle) in [
+        (
+            vec!["fit", s(&study_json), "--out", o],
+            "no run among the inputs",
+        ),
+        (
+            vec!["fit", s(&run), s(&skew.join("study.json")), "--out", o],
+            "a \"skew\" study",
+        ),
+        (
+            vec!["fit", s(&run), s(&study_json), s(&study_json), "--out", o],
+            "give one",
+        ),
+    ] {
+        usage_error(&args, needle);
+        assert!(!out.exists(), "{args:?} wrote the twin");
+    }
+}
+
 #[test]
 fn bad_input_is_one_line_exit_2_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -72,6 +72,9 @@ struct Work<'a> {
     /// The WA stage's score of each buffer (KiB) under the chosen policy, for the load stage
     /// to weigh beside its own.
     buffer_scores: BTreeMap<u64, f64>,
+    /// The OP the WA stage fitted for each buffer (KiB) under the chosen policy: a buffer's
+    /// pages hold spare space, so each size has its own OP for the same uniform WA.
+    buffer_ops: BTreeMap<u64, f64>,
 }
 
 impl Work<'_> {
@@ -164,6 +167,7 @@ pub fn fit(
         params: BTreeMap::new(),
         seed: o.seed,
         buffer_scores: BTreeMap::new(),
+        buffer_ops: BTreeMap::new(),
     };
     progress(&format!(
         "starting from emu:{base} (the nearest datasheet in the library)"

@@ -5,6 +5,7 @@ use ssdiq_schema::{figures as keys, Spec};
 
 use super::wa::{buffer_candidates, TIE};
 use super::{num, res, How, Work};
+use crate::load_curve::{measure_curve, LoadCurve, WAF_SCALE};
 use crate::observed::{WRITE_IDLE_P50_US, WRITE_IDLE_P999_US};
 use crate::profile_text::set;
 use crate::twin::{measure, Part};
@@ -15,6 +16,9 @@ use crate::FitError;
 /// buffer's size sets how long writes wait; where it does not, a twin's buffer must not fill
 /// either. Stalls stay as fitted so far. Returns whether the buffer changed here.
 pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
+    if let Some(curve) = &w.obs.load_curve {
+        return fit_buffer_to_curve(w, curve);
+    }
     let obs = w.obs;
     let (Some(avg), Some(idle)) = (
         obs.get(keys::WRITE_LAT_LOAD_AVG_US),
@@ -55,6 +59,62 @@ pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
         How::Fitted,
         format!("write latency under load, average {avg:.0} us (twin {m:.0}): {what}; and the skewed WA"),
         Some(res(m, avg)),
+    );
+    Ok(changed)
+}
+
+/// The buffer against a latency-load study of the drive: the size whose twin's write P99
+/// lies nearest the drive's over every load level (and the skewed WA, as above). Returns
+/// whether the buffer changed here.
+fn fit_buffer_to_curve(w: &mut Work, curve: &LoadCurve) -> Result<bool, FitError> {
+    let mut best: Option<(f64, u64, LoadCurve)> = None;
+    for kib in buffer_candidates(w.profile()?.buffer.buffer_kib) {
+        // Each size with the OP that gives it the drive's uniform WA.
+        let mut edits = vec![("buffer", "buffer_kib", kib.to_string())];
+        if let Some(op) = w.buffer_ops.get(&kib) {
+            edits.push(("drive", "op", num(*op)));
+        }
+        let t = w.with(&edits);
+        let twin = measure_curve(&t, curve)?;
+        // The skewed WA's score is a sum of squared log ratios: in the curve's units of WA.
+        let skew = w.buffer_scores.get(&kib).copied().unwrap_or(0.0) / WAF_SCALE.powi(2);
+        let d = curve.distance(&twin) + skew;
+        if d.is_finite() && best.as_ref().is_none_or(|b| d < b.0 - TIE) {
+            best = Some((d, kib, twin));
+        }
+    }
+    let Some((_, kib, twin)) = best else {
+        return Ok(false);
+    };
+    let changed = w.profile()?.buffer.buffer_kib != kib;
+    if let (true, Some(op)) = (changed, w.buffer_ops.get(&kib).copied()) {
+        w.set(
+            "drive",
+            "op",
+            num(op),
+            How::Fitted,
+            format!(
+                "the drive's uniform WA with a buffer of {} MiB (the WA stage's OP for that size)",
+                kib / 1024
+            ),
+            None,
+        );
+    }
+    let (x, ratio) = curve.worst_ratio(&twin).unwrap_or((0.0, 1.0));
+    let at = |c: &LoadCurve| c.at(x).map_or(f64::NAN, |p| p.write_p99_us);
+    w.set(
+        "buffer",
+        "buffer_kib",
+        kib.to_string(),
+        How::Fitted,
+        format!(
+            "{}: write P99 and WA at {} loads of a latency-load study, worst P99 {ratio:.2}x at {x:.0}% (twin {:.0} us, drive {:.0} us); and the skewed WA",
+            curve.source,
+            curve.points.len(),
+            at(&twin),
+            at(curve)
+        ),
+        Some(res(at(&twin), at(curve))),
     );
     Ok(changed)
 }

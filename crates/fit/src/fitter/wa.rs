@@ -157,7 +157,7 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
             .collect()
     };
     let mut best: Option<Scored> = None;
-    let mut scores: Vec<(usize, u64, f64)> = Vec::new();
+    let mut scores: Vec<(usize, u64, f64, f64)> = Vec::new();
     for (i, (_, policy)) in candidates.iter().enumerate() {
         let mut hint = None;
         for &buffer_kib in &buffers {
@@ -191,7 +191,7 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
                 }
             }
             if let Some(b) = buffer_kib {
-                scores.push((i, b, score));
+                scores.push((i, b, score, op));
             }
             if best.as_ref().is_none_or(|b| score < b.score - TIE) {
                 best = Some(Scored {
@@ -213,11 +213,9 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
         skewed: twin,
         ..
     } = best.expect("two candidates");
-    w.buffer_scores = scores
-        .into_iter()
-        .filter(|(p, _, _)| *p == i)
-        .map(|(_, b, sc)| (b, sc))
-        .collect();
+    let chosen: Vec<_> = scores.into_iter().filter(|s| s.0 == i).collect();
+    w.buffer_scores = chosen.iter().map(|s| (s.1, s.2)).collect();
+    w.buffer_ops = chosen.iter().map(|s| (s.1, s.3)).collect();
     let (what, policy) = &candidates[i];
     let skew_text: Vec<String> = skew
         .iter()
