@@ -7,6 +7,7 @@ use ssdiq_schema::{figures as keys, steps, RunResult, Spec};
 
 use crate::load_curve::LoadCurve;
 use crate::FitError;
+use ssdiq_suite::result_file::ResultDoc;
 
 /// The idle QD1 write's median and P99.9 (over the protocol's write-latency steps): keys the
 /// fit reads beside the run's figures. The median is the buffered write's own time; the P99.9
@@ -151,6 +152,35 @@ impl Observed {
         }
         first.source = format!("{} (+{} more)", first.source, rest.len());
         Ok(first)
+    }
+
+    /// The inputs of a fit, each with its name: one or more runs of the drive (merged by
+    /// [`Self::merge`]) and at most one latency-load study.
+    pub fn from_results(inputs: Vec<(String, ResultDoc)>) -> Result<Observed, FitError> {
+        let mut runs = Vec::new();
+        let mut curves = Vec::new();
+        for (name, doc) in inputs {
+            match doc {
+                ResultDoc::Run(r) => runs.push(Observed::from_run(&r, &name)?),
+                ResultDoc::Study(s) => curves.push(LoadCurve::from_study(&s, &name)?),
+            }
+        }
+        if runs.is_empty() {
+            return Err(FitError::Input(
+                "no run among the inputs: a study refines a fit to the run.json of `ssdiq run`; give one".into(),
+            ));
+        }
+        if curves.len() > 1 {
+            return Err(FitError::Input(format!(
+                "{} latency-load studies given ({} and {}): give one",
+                curves.len(),
+                curves[0].source,
+                curves[1].source
+            )));
+        }
+        let mut obs = Observed::merge(runs)?;
+        obs.load_curve = curves.pop();
+        Ok(obs)
     }
 
     pub fn get(&self, key: &str) -> Option<f64> {

@@ -143,7 +143,7 @@ pub fn study_hidden(text: &str, seed: u64) -> Result<LoadCurve, FitError> {
     let s = study::find(crate::load_curve::STUDY).expect("in the catalogue");
     let doc = study::run(s, &mut t, &opts, Arc::new(AtomicBool::new(false)), &Silent)
         .map_err(|e| FitError::Twin(e.to_string()))?;
-    LoadCurve::from_study(&doc, "the hidden drive's latency-load study")
+    LoadCurve::from_study(&doc, "the hidden drive's study")
 }
 
 /// Fits a twin to hidden drive `index` (from its run, and its latency-load study when

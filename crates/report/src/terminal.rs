@@ -1,6 +1,9 @@
 //! Plain-text rendering of tables, with ANSI colours when asked for.
 
 use std::fmt::Write;
+use std::path::Path;
+
+use ssdiq_schema::RunResult;
 
 use crate::colour::Colour;
 use crate::table::{Cell, Table};
@@ -88,5 +91,41 @@ pub fn table(t: &Table, ansi: bool) -> String {
     }) {
         let _ = writeln!(s, "{n}");
     }
+    s
+}
+
+/// What `ssdiq run` prints at its end: Tables 2 and 3 of the run, the load and implied-WA
+/// bases, the time it ran, and where its files are (`ansi`: colour the tables).
+pub fn run_summary(r: &RunResult, out: &Path, ansi: bool) -> String {
+    let (t2, t3) = crate::build_tables(&[r]);
+    let mut s = format!(
+        "{}\n{}\n",
+        table(&t2, ansi),
+        table(&t3, ansi)
+    );
+    if let Some(b) = &r.derived.load_basis {
+        s.push_str(&format!("latency under load: {b}\n"));
+    }
+    if let Some(b) = &r.derived.implied_basis {
+        s.push_str(&format!("implied WA divides {b}\n"));
+    }
+    if let Some(i) = &r.run {
+        s.push_str(&format!(
+            "ran {:.1} s ({} clock){}{}\n",
+            i.elapsed_s,
+            r.clock,
+            i.wall_s
+                .filter(|_| r.clock == "virtual")
+                .map(|w| format!(" in {w:.1} s wall"))
+                .unwrap_or_default(),
+            if r.partial { ", partial" } else { "" }
+        ));
+    }
+    let files = if r.device_log.is_empty() {
+        "run.json,series.csv,report.md,report.html"
+    } else {
+        "run.json,series.csv,device.csv,report.md,report.html"
+    };
+    s.push_str(&format!("results: {}/{{{files}}}\n", out.display()));
     s
 }

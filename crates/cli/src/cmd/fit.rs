@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ssdiq_fit::{check, FitOptions, How, LoadCurve, Observed};
-use ssdiq_suite::result_file::{load_run_or_study, ResultDoc};
+use ssdiq_fit::{check, FitOptions, How, Observed};
+use ssdiq_suite::result_file::load_run_or_study;
 use ssdiq_workload::units::parse_size;
 
 use crate::error::{usage, OrUsage};
@@ -103,31 +103,11 @@ fn observed(a: &Args) -> anyhow::Result<Observed> {
             "no input: give the run.json of `ssdiq run` (or --paper ssd-iq:DRIVE)",
         ));
     }
-    let mut all = Vec::new();
-    let mut curves = Vec::new();
+    let mut docs = Vec::new();
     for p in &a.inputs {
-        let name = p.display().to_string();
-        match load_run_or_study(p).or_usage()? {
-            ResultDoc::Run(doc) => all.push(Observed::from_run(&doc, &name).or_usage()?),
-            ResultDoc::Study(doc) => curves.push(LoadCurve::from_study(&doc, &name).or_usage()?),
-        }
+        docs.push((p.display().to_string(), load_run_or_study(p).or_usage()?));
     }
-    if all.is_empty() {
-        return Err(usage(
-            "no run among the inputs: a study refines a fit to the run.json of `ssdiq run`; give one",
-        ));
-    }
-    if curves.len() > 1 {
-        return Err(usage(format!(
-            "{} latency-load studies given ({} and {}): give one",
-            curves.len(),
-            curves[0].source,
-            curves[1].source
-        )));
-    }
-    let mut obs = Observed::merge(all).or_usage()?;
-    obs.load_curve = curves.pop();
-    Ok(obs)
+    Observed::from_results(docs).or_usage()
 }
 
 fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {

@@ -8,11 +8,10 @@
 //! far are written with `"partial": true` and the exit code is 130.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ssdiq_report::RunResult;
-use ssdiq_report::{build_tables, terminal, Spec};
+use ssdiq_report::Spec;
 use ssdiq_suite::plan::{Plan, PlanOptions};
 use ssdiq_suite::spec::SpecFlags;
 use ssdiq_suite::RunOptions;
@@ -221,7 +220,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if args.quiet {
         println!("{}", out.display());
     } else {
-        print!("{}", summary(&result, &out));
+        print!(
+            "{}",
+            ssdiq_report::terminal::run_summary(&result, &out, std::io::stdout().is_terminal())
+        );
     }
     if let Some(e) = result.run.as_ref().and_then(|r| r.error.as_deref()) {
         eprintln!("ssdiq: error: {e}; the steps before it are saved, marked partial");
@@ -232,39 +234,4 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn summary(r: &RunResult, out: &Path) -> String {
-    let (t2, t3) = build_tables(&[r]);
-    let ansi = std::io::stdout().is_terminal();
-    let mut s = format!(
-        "{}\n{}\n",
-        terminal::table(&t2, ansi),
-        terminal::table(&t3, ansi)
-    );
-    if let Some(b) = &r.derived.load_basis {
-        s.push_str(&format!("latency under load: {b}\n"));
-    }
-    if let Some(b) = &r.derived.implied_basis {
-        s.push_str(&format!("implied WA divides {b}\n"));
-    }
-    if let Some(i) = &r.run {
-        s.push_str(&format!(
-            "ran {:.1} s ({} clock){}{}\n",
-            i.elapsed_s,
-            r.clock,
-            i.wall_s
-                .filter(|_| r.clock == "virtual")
-                .map(|w| format!(" in {w:.1} s wall"))
-                .unwrap_or_default(),
-            if r.partial { ", partial" } else { "" }
-        ));
-    }
-    let files = if r.device_log.is_empty() {
-        "run.json,series.csv,report.md,report.html"
-    } else {
-        "run.json,series.csv,device.csv,report.md,report.html"
-    };
-    s.push_str(&format!("results: {}/{{{files}}}\n", out.display()));
-    s
 }

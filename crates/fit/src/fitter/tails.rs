@@ -11,6 +11,33 @@ use crate::profile_text::set;
 use crate::twin::{measure, Part};
 use crate::FitError;
 
+/// A buffer of `kib` with the OP the WA stage fitted for that size: a buffer's pages hold
+/// spare space, so each size has its own OP for the drive's uniform WA.
+fn buffer_edits(w: &Work, kib: u64) -> Vec<(&'static str, &'static str, String)> {
+    let mut edits = vec![("buffer", "buffer_kib", kib.to_string())];
+    if let Some(op) = w.buffer_ops.get(&kib) {
+        edits.push(("drive", "op", num(*op)));
+    }
+    edits
+}
+
+/// Sets the OP the WA stage fitted for a buffer of `kib`, once that buffer is chosen.
+fn set_op_for(w: &mut Work, kib: u64) {
+    if let Some(op) = w.buffer_ops.get(&kib).copied() {
+        w.set(
+            "drive",
+            "op",
+            num(op),
+            How::Fitted,
+            format!(
+                "the drive's uniform WA with a buffer of {} MiB (the WA stage's OP for that size)",
+                kib / 1024
+            ),
+            None,
+        );
+    }
+}
+
 /// The buffer against the write latency under load: where the protocol's load fills the
 /// drive's buffer (its average write under load above twice its idle QD1 write), the
 /// buffer's size sets how long writes wait; where it does not, a twin's buffer must not fill
@@ -32,7 +59,7 @@ pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
     let fills = avg >= 2.0 * idle;
     let mut best: Option<(f64, u64, f64)> = None;
     for kib in buffer_candidates(w.profile()?.buffer.buffer_kib) {
-        let t = w.with(&[("buffer", "buffer_kib", kib.to_string())]);
+        let t = w.with(&buffer_edits(w, kib));
         let m = measure(&t, &w.spec, Part::Load, w.seed, w.obs.quick)?
             .get(keys::WRITE_LAT_LOAD_AVG_US)
             .copied()
@@ -47,6 +74,9 @@ pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
         return Ok(false);
     };
     let changed = w.profile()?.buffer.buffer_kib != kib;
+    if changed {
+        set_op_for(w, kib);
+    }
     let what = if fills {
         "the protocol's load fills the buffer"
     } else {
@@ -69,12 +99,7 @@ pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
 fn fit_buffer_to_curve(w: &mut Work, curve: &LoadCurve) -> Result<bool, FitError> {
     let mut best: Option<(f64, u64, LoadCurve)> = None;
     for kib in buffer_candidates(w.profile()?.buffer.buffer_kib) {
-        // Each size with the OP that gives it the drive's uniform WA.
-        let mut edits = vec![("buffer", "buffer_kib", kib.to_string())];
-        if let Some(op) = w.buffer_ops.get(&kib) {
-            edits.push(("drive", "op", num(*op)));
-        }
-        let t = w.with(&edits);
+        let t = w.with(&buffer_edits(w, kib));
         let twin = measure_curve(&t, curve)?;
         // The skewed WA's score is a sum of squared log ratios: in the curve's units of WA.
         let skew = w.buffer_scores.get(&kib).copied().unwrap_or(0.0) / WAF_SCALE.powi(2);
@@ -87,18 +112,8 @@ fn fit_buffer_to_curve(w: &mut Work, curve: &LoadCurve) -> Result<bool, FitError
         return Ok(false);
     };
     let changed = w.profile()?.buffer.buffer_kib != kib;
-    if let (true, Some(op)) = (changed, w.buffer_ops.get(&kib).copied()) {
-        w.set(
-            "drive",
-            "op",
-            num(op),
-            How::Fitted,
-            format!(
-                "the drive's uniform WA with a buffer of {} MiB (the WA stage's OP for that size)",
-                kib / 1024
-            ),
-            None,
-        );
+    if changed {
+        set_op_for(w, kib);
     }
     let (x, ratio) = curve.worst_ratio(&twin).unwrap_or((0.0, 1.0));
     let at = |c: &LoadCurve| c.at(x).map_or(f64::NAN, |p| p.write_p99_us);
