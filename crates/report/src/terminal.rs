@@ -98,11 +98,7 @@ pub fn table(t: &Table, ansi: bool) -> String {
 /// bases, the time it ran, and where its files are (`ansi`: colour the tables).
 pub fn run_summary(r: &RunResult, out: &Path, ansi: bool) -> String {
     let (t2, t3) = crate::build_tables(&[r]);
-    let mut s = format!(
-        "{}\n{}\n",
-        table(&t2, ansi),
-        table(&t3, ansi)
-    );
+    let mut s = format!("{}\n{}\n", table(&t2, ansi), table(&t3, ansi));
     if let Some(b) = &r.derived.load_basis {
         s.push_str(&format!("latency under load: {b}\n"));
     }

@@ -271,8 +271,8 @@ fn format_size_short(b: u64) -> String {
     ssdiq_workload::units::format_size_approx(b as f64)
 }
 
-/// Validation and safety checks for a file or block device (`ssdiq_target::open`, once the
-/// job says whether it writes); its executor and what happens to a file target before the job.
+/// Validation and safety checks for a file or block device (`ssdiq_target::open`, told by the
+/// flags whether the job writes); its executor and what happens to a file target before the job.
 fn real_setup(
     args: &Args,
     spec: TargetSpec,
