@@ -10,12 +10,12 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use ssdiq_emu::Profile;
 use ssdiq_schema::StudyDoc;
 use ssdiq_suite::study::{self, StudyOptions};
 use ssdiq_suite::{EmuTarget, Silent};
 
 use crate::error::FitError;
+use crate::twin::emu_target;
 
 /// The study's name, and the series of its load levels.
 pub const STUDY: &str = "latency-load";
@@ -149,26 +149,27 @@ impl LoadCurve {
 
 /// The twin's curve: the latency-load study run on the profile `text` as `drive`'s was.
 pub fn measure_curve(text: &str, drive: &LoadCurve) -> Result<LoadCurve, FitError> {
-    let profile = Profile::parse(text, &[]).map_err(|e| FitError::Profile(e.to_string()))?;
-    let mut target = EmuTarget::from_profile("emu:twin".into(), profile)
-        .map_err(|e| FitError::Profile(e.to_string()))?;
-    let s = study::find(STUDY).expect("the catalogue has latency-load");
+    let mut target = emu_target(text, "emu:twin")?;
     let opts = StudyOptions {
         quick: drive.quick,
         seed: drive.seed,
         spec_rand_write_iops: Some(drive.full_load_iops),
         pts_cell_s: None,
     };
-    let doc = study::run(
-        s,
-        &mut target,
-        &opts,
-        Arc::new(AtomicBool::new(false)),
-        &Silent,
-    )
-    .map_err(|e| FitError::Twin(e.to_string()))?;
+    study_curve(&mut target, &opts, "the twin")
+}
+
+/// The latency-load study on `target` with `opts`, as the curve of `source`.
+pub(crate) fn study_curve(
+    target: &mut EmuTarget,
+    opts: &StudyOptions,
+    source: &str,
+) -> Result<LoadCurve, FitError> {
+    let s = study::find(STUDY).expect("the catalogue has latency-load");
+    let doc = study::run(s, target, opts, Arc::new(AtomicBool::new(false)), &Silent)
+        .map_err(|e| FitError::Twin(e.to_string()))?;
     if let Some(e) = &doc.error {
         return Err(FitError::Twin(e.clone()));
     }
-    LoadCurve::from_study(&doc, "the twin").map_err(|e| FitError::Twin(e.to_string()))
+    LoadCurve::from_study(&doc, source).map_err(|e| FitError::Twin(e.to_string()))
 }

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use ssdiq_emu::Profile;
 use ssdiq_engine::{Arrivals, Job};
 use ssdiq_suite::study::Bench;
-use ssdiq_suite::{EmuTarget, Silent};
+use ssdiq_suite::Silent;
 use ssdiq_workload::units::Rate;
 use ssdiq_workload::Op;
 
+use crate::twin::emu_target;
 use crate::FitError;
 
 const BS: u64 = 4096;
@@ -28,11 +29,6 @@ pub struct Outcome {
     pub write_p99_us: Option<f64>,
 }
 
-fn target(text: &str) -> Result<EmuTarget, FitError> {
-    let p = Profile::parse(text, &[]).map_err(|e| FitError::Profile(e.to_string()))?;
-    EmuTarget::from_profile("emu:twin".into(), p).map_err(|e| FitError::Profile(e.to_string()))
-}
-
 fn twin_err(e: ssdiq_suite::SuiteError) -> FitError {
     FitError::Twin(e.to_string())
 }
@@ -45,7 +41,7 @@ fn after_warm_up(
     seed: u64,
     last: impl FnOnce(Job) -> Job,
 ) -> Result<Outcome, FitError> {
-    let mut t = target(text)?;
+    let mut t = emu_target(text, "emu:twin")?;
     let stop = Arc::new(AtomicBool::new(false));
     let mut b = Bench::new(&mut t, stop, &Silent, seed, false);
     b.reset().map_err(twin_err)?;

@@ -9,12 +9,14 @@ use std::sync::Arc;
 use ssdiq_emu::Profile;
 use ssdiq_schema::figures as keys;
 use ssdiq_suite::plan::{Plan, PlanOptions};
-use ssdiq_suite::study::{self, StudyOptions};
-use ssdiq_suite::{EmuTarget, RunOptions, Silent};
+use ssdiq_suite::study::StudyOptions;
+use ssdiq_suite::{RunOptions, Silent};
 use ssdiq_workload::SeededRng;
 
+use crate::load_curve::study_curve;
 use crate::predict::{steady_writes, under_load, Outcome};
 use crate::profile_text::{set, size_literal};
+use crate::twin::emu_target;
 use crate::{fit, FitError, FitOptions, LoadCurve, Observed};
 
 /// The library profiles hidden drives are built from (the paper's nine drives).
@@ -101,9 +103,7 @@ pub fn hidden(seed: u64, index: u64, capacity: u64) -> Hidden {
 /// The SSD-iq protocol, once, on the hidden drive (what a user's `ssdiq run` would give;
 /// `quick`: `ssdiq run --quick`).
 pub fn measure_hidden(text: &str, seed: u64, quick: bool) -> Result<Observed, FitError> {
-    let p = Profile::parse(text, &[]).map_err(|e| FitError::Profile(e.to_string()))?;
-    let mut t = EmuTarget::from_profile("emu:hidden".into(), p)
-        .map_err(|e| FitError::Profile(e.to_string()))?;
+    let mut t = emu_target(text, "emu:hidden")?;
     let opts = RunOptions {
         plan: Plan::ssd_iq(PlanOptions { repeat: 1 }),
         spec: ssdiq_suite::SuiteTarget::builtin_spec(&t),
@@ -129,9 +129,7 @@ pub struct Compared {
 /// A latency-load study of the hidden drive (what `ssdiq study latency-load` would give),
 /// at its datasheet's random-write rate.
 pub fn study_hidden(text: &str, seed: u64) -> Result<LoadCurve, FitError> {
-    let p = Profile::parse(text, &[]).map_err(|e| FitError::Profile(e.to_string()))?;
-    let mut t = EmuTarget::from_profile("emu:hidden".into(), p)
-        .map_err(|e| FitError::Profile(e.to_string()))?;
+    let mut t = emu_target(text, "emu:hidden")?;
     let opts = StudyOptions {
         quick: false,
         seed,
@@ -140,10 +138,7 @@ pub fn study_hidden(text: &str, seed: u64) -> Result<LoadCurve, FitError> {
             .map(|k| k * 1e3),
         pts_cell_s: None,
     };
-    let s = study::find(crate::load_curve::STUDY).expect("in the catalogue");
-    let doc = study::run(s, &mut t, &opts, Arc::new(AtomicBool::new(false)), &Silent)
-        .map_err(|e| FitError::Twin(e.to_string()))?;
-    LoadCurve::from_study(&doc, "the hidden drive's study")
+    study_curve(&mut t, &opts, "the hidden drive's study")
 }
 
 /// Fits a twin to hidden drive `index` (from its run, and its latency-load study when

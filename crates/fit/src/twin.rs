@@ -26,6 +26,12 @@ pub enum Part {
     All,
 }
 
+/// The emulated drive of profile `text`, named `name` (`emu:twin`, `emu:hidden`) in results.
+pub(crate) fn emu_target(text: &str, name: &str) -> Result<EmuTarget, FitError> {
+    let profile = Profile::parse(text, &[]).map_err(|e| FitError::Profile(e.to_string()))?;
+    EmuTarget::from_profile(name.into(), profile).map_err(|e| FitError::Profile(e.to_string()))
+}
+
 /// The twin's figures (each figure's median) for `part` of the protocol.
 pub fn measure(
     text: &str,
@@ -34,9 +40,7 @@ pub fn measure(
     seed: u64,
     quick: bool,
 ) -> Result<BTreeMap<String, f64>, FitError> {
-    let profile = Profile::parse(text, &[]).map_err(|e| FitError::Profile(e.to_string()))?;
-    let mut target = EmuTarget::from_profile("emu:twin".into(), profile)
-        .map_err(|e| FitError::Profile(e.to_string()))?;
+    let mut target = emu_target(text, "emu:twin")?;
     let opts = RunOptions {
         plan: plan(part),
         spec: Some(spec.clone()),

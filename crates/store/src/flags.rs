@@ -1,7 +1,7 @@
 //! The store's options from its flags as the user typed them (`ssdiq store`'s), checked:
 //! every error is a `FlagError` naming the flag, its value and what was expected.
 
-use ssdiq_workload::units::{format_size, parse_size};
+use ssdiq_workload::units::{format_size, parse_share, parse_size};
 
 use crate::driver::{Until, Workload};
 use crate::error::FlagError;
@@ -55,12 +55,7 @@ fn invalid(msg: String) -> FlagError {
 
 /// A fraction: 0.9 or 90%.
 pub fn parse_fraction(flag: &str, s: &str) -> Result<f64, FlagError> {
-    let t = s.trim();
-    let v = match t.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|x| x / 100.0),
-        None => t.parse::<f64>(),
-    };
-    v.ok().filter(|v| v.is_finite()).ok_or_else(|| {
+    parse_share(s).ok_or_else(|| {
         invalid(format!(
             "invalid {flag} \"{s}\": expected a number like 0.9 or 90%"
         ))

@@ -52,14 +52,18 @@ fn load(path: &Path, kinds: &[&str]) -> Result<ResultDoc, ResultError> {
         .map_err(|e| bad(format!("cannot read result \"{}\": {e}", path.display())))?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| bad(format!("result \"{}\" is not JSON: {e}", path.display())))?;
+    // A field as the file has it, for a message: quoted JSON, or "none".
+    let shown = |key: &str| {
+        value
+            .get(key)
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| "none".into())
+    };
     if value.get("schema").and_then(|s| s.as_str()) != Some(SCHEMA) {
         return Err(bad(format!(
             "result \"{}\" has schema {}, expected \"{SCHEMA}\"",
             path.display(),
-            value
-                .get("schema")
-                .map(|s| s.to_string())
-                .unwrap_or_else(|| "none".into())
+            shown("schema")
         )));
     }
     let kind = value
@@ -69,17 +73,14 @@ fn load(path: &Path, kinds: &[&str]) -> Result<ResultDoc, ResultError> {
         .to_string();
     if !kinds.contains(&kind.as_str()) {
         let expected = if kinds == ["run"] {
-            "\"run\" (written by ssdiq run)".to_string()
+            "\"run\" (written by ssdiq run)"
         } else {
-            "\"run\" or \"study\" (written by ssdiq run or ssdiq study)".to_string()
+            "\"run\" or \"study\" (written by ssdiq run or ssdiq study)"
         };
         return Err(bad(format!(
             "result \"{}\" is of kind {}, expected {expected}",
             path.display(),
-            value
-                .get("kind")
-                .map(|s| s.to_string())
-                .unwrap_or_else(|| "none".into())
+            shown("kind")
         )));
     }
     let schema_error = |e: serde_json::Error| {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use ssdiq_flash::{GcMode, GcPolicy, Provision};
 use ssdiq_trace::{Format, MapKind, TraceOptions};
-use ssdiq_workload::units::{parse_fraction, parse_size};
+use ssdiq_workload::units::{parse_fraction, parse_share, parse_size};
 use ssdiq_workload::Pattern;
 
 use crate::axes::{Axes, BufSpec, TraceWorkload, Warmup, Workload, Writes};
@@ -82,15 +82,7 @@ fn size(s: &str, what: &str) -> Result<u64, SweepError> {
 }
 
 fn number(s: &str, what: &str) -> Result<f64, SweepError> {
-    let (v, pct) = match s.strip_suffix('%') {
-        Some(p) => (p.trim().parse::<f64>(), true),
-        None => (s.parse::<f64>(), false),
-    };
-    let v = v
-        .ok()
-        .filter(|v| v.is_finite())
-        .ok_or_else(|| invalid(format!("invalid {what} \"{s}\": expected a number")))?;
-    Ok(if pct { v / 100.0 } else { v })
+    parse_share(s).ok_or_else(|| invalid(format!("invalid {what} \"{s}\": expected a number")))
 }
 
 /// `--write-buffer`: "0", a fraction ("0.02%", "0.0002") of the physical capacity, or a size.

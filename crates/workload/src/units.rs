@@ -252,6 +252,18 @@ pub fn parse_duration_ns(input: &str) -> Result<u64, UnitError> {
     Ok(total as u64)
 }
 
+/// `90%` or `0.9` -> 0.9: a finite number, or a percentage of one, with no range; `None` if
+/// it is neither. Callers name the flag and bound the value in their own errors.
+pub fn parse_share(input: &str) -> Option<f64> {
+    let t = input.trim();
+    match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|x| x / 100.0),
+        None => t.parse::<f64>(),
+    }
+    .ok()
+    .filter(|v| v.is_finite())
+}
+
 /// `25%` or `0.25` -> 0.25. `what` names the quantity in errors.
 pub fn parse_fraction(input: &str, what: &'static str) -> Result<f64, UnitError> {
     let s = input.trim();
@@ -371,5 +383,11 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("fill"));
+        // A share has no range; it is a finite number or a percentage of one.
+        assert_eq!(parse_share(" 90% "), Some(0.9));
+        assert_eq!(parse_share("1.5"), Some(1.5));
+        assert_eq!(parse_share("-0.1"), Some(-0.1));
+        assert_eq!(parse_share("inf"), None);
+        assert_eq!(parse_share("x%"), None);
     }
 }

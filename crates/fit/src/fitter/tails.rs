@@ -38,6 +38,43 @@ fn set_op_for(w: &mut Work, kib: u64) {
     }
 }
 
+/// The buffer size nearest the drive by `score` (of a candidate twin's text and its size;
+/// lower is nearer) plus the WA stage's skew score of that size, times `skew_weight`. Each
+/// size runs with its own OP ([`buffer_edits`]); the base's size comes first and wins a tie.
+fn nearest_buffer<T>(
+    w: &Work,
+    skew_weight: f64,
+    mut score: impl FnMut(&str) -> Result<(f64, T), FitError>,
+) -> Result<Option<(u64, T)>, FitError> {
+    let mut best: Option<(f64, u64, T)> = None;
+    for kib in buffer_candidates(w.profile()?.buffer.buffer_kib) {
+        let (d, found) = score(&w.with(&buffer_edits(w, kib)))?;
+        let d = d + skew_weight * w.buffer_scores.get(&kib).copied().unwrap_or(0.0);
+        if d.is_finite() && best.as_ref().is_none_or(|b| d < b.0 - TIE) {
+            best = Some((d, kib, found));
+        }
+    }
+    Ok(best.map(|(_, kib, found)| (kib, found)))
+}
+
+/// Sets the chosen buffer, with its OP if it is not the buffer the twin had; returns whether
+/// the buffer changed.
+fn choose_buffer(w: &mut Work, kib: u64, source: String, residual: f64) -> Result<bool, FitError> {
+    let changed = w.profile()?.buffer.buffer_kib != kib;
+    if changed {
+        set_op_for(w, kib);
+    }
+    w.set(
+        "buffer",
+        "buffer_kib",
+        kib.to_string(),
+        How::Fitted,
+        source,
+        Some(residual),
+    );
+    Ok(changed)
+}
+
 /// The buffer against the write latency under load: where the protocol's load fills the
 /// drive's buffer (its average write under load above twice its idle QD1 write), the
 /// buffer's size sets how long writes wait; where it does not, a twin's buffer must not fill
@@ -57,71 +94,46 @@ pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
     // the reverse) is contradicted by the drive's average write under load. The skewed WA
     // weighs too, since a drive's own stalls also lengthen writes under load.
     let fills = avg >= 2.0 * idle;
-    let mut best: Option<(f64, u64, f64)> = None;
-    for kib in buffer_candidates(w.profile()?.buffer.buffer_kib) {
-        let t = w.with(&buffer_edits(w, kib));
-        let m = measure(&t, &w.spec, Part::Load, w.seed, w.obs.quick)?
+    let nearest = nearest_buffer(w, 1.0, |t| {
+        let m = measure(t, &w.spec, Part::Load, w.seed, w.obs.quick)?
             .get(keys::WRITE_LAT_LOAD_AVG_US)
             .copied()
             .unwrap_or(f64::NAN);
-        let skew = w.buffer_scores.get(&kib).copied().unwrap_or(0.0);
-        let d = (m / avg).ln().powi(2) + skew;
-        if d.is_finite() && best.is_none_or(|b| d < b.0 - TIE) {
-            best = Some((d, kib, m));
-        }
-    }
-    let Some((_, kib, m)) = best else {
+        Ok(((m / avg).ln().powi(2), m))
+    })?;
+    let Some((kib, m)) = nearest else {
         return Ok(false);
     };
-    let changed = w.profile()?.buffer.buffer_kib != kib;
-    if changed {
-        set_op_for(w, kib);
-    }
     let what = if fills {
         "the protocol's load fills the buffer"
     } else {
         "the protocol's load does not fill the buffer"
     };
-    w.set(
-        "buffer",
-        "buffer_kib",
-        kib.to_string(),
-        How::Fitted,
+    choose_buffer(
+        w,
+        kib,
         format!("write latency under load, average {avg:.0} us (twin {m:.0}): {what}; and the skewed WA"),
-        Some(res(m, avg)),
-    );
-    Ok(changed)
+        res(m, avg),
+    )
 }
 
 /// The buffer against a latency-load study of the drive: the size whose twin's write P99
-/// lies nearest the drive's over every load level (and the skewed WA, as above). Returns
-/// whether the buffer changed here.
+/// and WA lie nearest the drive's over every load level (and the skewed WA, as above).
+/// Returns whether the buffer changed here.
 fn fit_buffer_to_curve(w: &mut Work, curve: &LoadCurve) -> Result<bool, FitError> {
-    let mut best: Option<(f64, u64, LoadCurve)> = None;
-    for kib in buffer_candidates(w.profile()?.buffer.buffer_kib) {
-        let t = w.with(&buffer_edits(w, kib));
-        let twin = measure_curve(&t, curve)?;
-        // The skewed WA's score is a sum of squared log ratios: in the curve's units of WA.
-        let skew = w.buffer_scores.get(&kib).copied().unwrap_or(0.0) / WAF_SCALE.powi(2);
-        let d = curve.distance(&twin) + skew;
-        if d.is_finite() && best.as_ref().is_none_or(|b| d < b.0 - TIE) {
-            best = Some((d, kib, twin));
-        }
-    }
-    let Some((_, kib, twin)) = best else {
+    // The skewed WA's score is a sum of squared log ratios: in the curve's units of WA.
+    let nearest = nearest_buffer(w, WAF_SCALE.powi(-2), |t| {
+        let twin = measure_curve(t, curve)?;
+        Ok((curve.distance(&twin), twin))
+    })?;
+    let Some((kib, twin)) = nearest else {
         return Ok(false);
     };
-    let changed = w.profile()?.buffer.buffer_kib != kib;
-    if changed {
-        set_op_for(w, kib);
-    }
     let (x, ratio) = curve.worst_ratio(&twin).unwrap_or((0.0, 1.0));
     let at = |c: &LoadCurve| c.at(x).map_or(f64::NAN, |p| p.write_p99_us);
-    w.set(
-        "buffer",
-        "buffer_kib",
-        kib.to_string(),
-        How::Fitted,
+    choose_buffer(
+        w,
+        kib,
         format!(
             "{}: write P99 and WA at {} loads of a latency-load study, worst P99 {ratio:.2}x at {x:.0}% (twin {:.0} us, drive {:.0} us); and the skewed WA",
             curve.source,
@@ -129,9 +141,8 @@ fn fit_buffer_to_curve(w: &mut Work, curve: &LoadCurve) -> Result<bool, FitError
             at(&twin),
             at(curve)
         ),
-        Some(res(at(&twin), at(curve))),
-    );
-    Ok(changed)
+        res(at(&twin), at(curve)),
+    )
 }
 
 /// Firmware stalls, from the idle QD1 write: alone on the drive, a write waits only for
