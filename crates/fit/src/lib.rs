@@ -7,6 +7,7 @@
 //! parses command lines.
 
 pub mod check;
+mod emu_target;
 mod error;
 mod fitter;
 mod load_curve;

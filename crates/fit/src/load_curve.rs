@@ -14,8 +14,8 @@ use ssdiq_schema::StudyDoc;
 use ssdiq_suite::study::{self, StudyOptions};
 use ssdiq_suite::{EmuTarget, Silent};
 
+use crate::emu_target::emu_target;
 use crate::error::FitError;
-use crate::twin::emu_target;
 
 /// The study's name, and the series of its load levels.
 pub const STUDY: &str = "latency-load";

@@ -12,7 +12,7 @@ use ssdiq_suite::Silent;
 use ssdiq_workload::units::Rate;
 use ssdiq_workload::Op;
 
-use crate::twin::emu_target;
+use crate::emu_target::emu_target;
 use crate::FitError;
 
 const BS: u64 = 4096;

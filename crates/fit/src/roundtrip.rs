@@ -13,10 +13,10 @@ use ssdiq_suite::study::StudyOptions;
 use ssdiq_suite::{RunOptions, Silent};
 use ssdiq_workload::SeededRng;
 
+use crate::emu_target::emu_target;
 use crate::load_curve::study_curve;
 use crate::predict::{steady_writes, under_load, Outcome};
 use crate::profile_text::{set, size_literal};
-use crate::twin::emu_target;
 use crate::{fit, FitError, FitOptions, LoadCurve, Observed};
 
 /// The library profiles hidden drives are built from (the paper's nine drives).

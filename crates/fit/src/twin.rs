@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use ssdiq_emu::Profile;
 use ssdiq_schema::{steps, Spec};
 use ssdiq_suite::plan::{Phase, Plan, PlanOptions, Stage};
-use ssdiq_suite::{EmuTarget, RunOptions, Silent};
+use ssdiq_suite::{RunOptions, Silent};
 
+use crate::emu_target::emu_target;
 use crate::FitError;
 
 /// Which parts of the protocol a measurement runs.
@@ -24,12 +24,6 @@ pub enum Part {
     Load,
     /// The whole protocol, every pass.
     All,
-}
-
-/// The emulated drive of profile `text`, named `name` (`emu:twin`, `emu:hidden`) in results.
-pub(crate) fn emu_target(text: &str, name: &str) -> Result<EmuTarget, FitError> {
-    let profile = Profile::parse(text, &[]).map_err(|e| FitError::Profile(e.to_string()))?;
-    EmuTarget::from_profile(name.into(), profile).map_err(|e| FitError::Profile(e.to_string()))
 }
 
 /// The twin's figures (each figure's median) for `part` of the protocol.
