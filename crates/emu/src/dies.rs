@@ -7,10 +7,17 @@
 //!   programs and wait only for the operation in progress (or suspend it).
 //! - `ev` is the die's next event: the end of its background operation (`kind != Idle`), a
 //!   wake-up to start one once reads drain (`kind == Idle`, `ev < MAX`), or `MAX` (idle).
-//! - A read arriving during a suspendable program or erase waits for it to be suspended
-//!   (`program_ns` / `erase_ns`), or for its end if that comes sooner; the suspended operation
-//!   is extended by that wait plus the reads it let through (the die spends the wait
-//!   suspending). Erases are scaled down with the block (see `profile`), so an erase's
+//! - A read arriving during a suspendable program waits for the program to reach its next
+//!   suspend point, or for its end if that comes sooner. Suspend points lie every
+//!   `2 * program_ns` of the program's own progress (a program is a series of ISPP loops and
+//!   stops only between them: Wu & He, FAST'12; US patent 6,930,925 "advance to the next break
+//!   point"), so a read arriving at a random moment waits `program_ns` on average (MQSim's
+//!   constant) and up to twice that. The program keeps programming until the point, so it is
+//!   extended only by the reads it lets through. `origin` is where its points are counted
+//!   from, moved by each extension.
+//! - A read arriving during a suspendable erase waits `erase_ns` for it to be suspended (or for
+//!   its end if that comes sooner); the erase is extended by that wait plus the reads it let
+//!   through (the die spends the wait suspending). Erases are scaled down with the block (see `profile`), so an erase's
 //!   remaining time is read at full size (`erase_stretch` times the scaled one): a read then
 //!   waits what it would on the full-size drive, and when that outlasts the scaled erase the
 //!   die idles until the read (the one place die time is added, at the rate reads meet
@@ -42,7 +49,7 @@ pub enum Kind {
 #[derive(Clone, Copy, Debug)]
 pub struct Suspend {
     pub enabled: bool,
-    /// Time for a read to get a program suspended.
+    /// A read's mean wait for a program to reach its next suspend point (half their spacing).
     pub program_ns: u64,
     /// Time for a read to get an erase suspended.
     pub erase_ns: u64,
@@ -61,6 +68,9 @@ pub struct Die {
     pub host_pages: u32,
     pub read_free: u64,
     suspends: u32,
+    /// Start of the operation in progress, moved by the time it was suspended: its suspend
+    /// points lie every `2 * Suspend::program_ns` from here.
+    origin: u64,
     /// The read unit in the page register (`NEVER`: none) and when its sensing ends.
     sensed: u64,
     sensed_ready: u64,
@@ -75,6 +85,7 @@ impl Die {
             host_pages: 0,
             read_free: now,
             suspends: 0,
+            origin: now,
             sensed: NEVER,
             sensed_ready: 0,
         }
@@ -111,22 +122,33 @@ impl Die {
             _ => self.ev - t,
         };
         let latency = match self.kind {
-            Kind::Program | Kind::SlcProgram | Kind::FoldProgram => s.program_ns,
+            Kind::Program | Kind::SlcProgram | Kind::FoldProgram => {
+                let spacing = 2 * s.program_ns;
+                if spacing == 0 {
+                    0
+                } else {
+                    spacing - (t - self.origin) % spacing
+                }
+            }
             Kind::Erase => s.erase_ns,
             _ => u64::MAX,
         };
+        // An erase spends the wait suspending; a program goes on to its suspend point.
+        let lost = if self.kind == Kind::Erase { latency } else { 0 };
         let suspendable = latency != u64::MAX && s.enabled && self.read_free <= self.ev;
         if suspendable && self.read_free > t {
             // Reads already let through by this suspension queue behind each other.
             let end = self.read_free + dur;
             self.ev += dur;
+            self.origin += dur;
             self.read_free = end;
             return end;
         }
         if suspendable && self.suspends < s.max_per_op && latency < remaining {
             self.suspends += 1;
             let end = t + latency + dur;
-            self.ev += latency + dur;
+            self.ev += lost + dur;
+            self.origin += lost + dur;
             self.read_free = end;
             return end;
         }
@@ -145,6 +167,7 @@ impl Die {
         self.pages = pages;
         self.host_pages = host_pages;
         self.suspends = 0;
+        self.origin = t;
         self.sensed = NEVER;
     }
 
@@ -193,21 +216,39 @@ mod tests {
 
     #[test]
     fn suspension_lets_reads_through_and_extends_the_program() {
+        // Suspend points every 60 (2 x 30) of the program's progress.
         let mut d = Die::new(0);
         d.start(0, Kind::Program, 2000, 48, 48);
-        assert_eq!(d.read(100, 50, ON, NEVER), 180);
-        assert_eq!(d.ev, 2080);
+        // At 100 the next point is 120: the read runs 120-170 and the program ends 50 later.
+        assert_eq!(d.read(100, 50, ON, NEVER), 170);
+        assert_eq!(d.ev, 2050);
         // Queued behind the first read, no second suspension.
-        assert_eq!(d.read(120, 50, ON, NEVER), 230);
-        assert_eq!(d.ev, 2130);
-        assert_eq!(d.read(500, 50, ON, NEVER), 580);
+        assert_eq!(d.read(120, 50, ON, NEVER), 220);
+        assert_eq!(d.ev, 2100);
+        // The points moved with the 100 the program was suspended: 460, 520, ...
+        assert_eq!(d.read(500, 50, ON, NEVER), 570);
+        assert_eq!(d.ev, 2150);
         // Third separate suspension exceeds max_per_op = 2: waits for the end.
-        assert_eq!(d.read(1000, 50, ON, NEVER), 2210 + 50);
+        assert_eq!(d.read(1000, 50, ON, NEVER), 2150 + 50);
         // Near its end a program is not suspended: the read waits for it.
         let mut d = Die::new(0);
         d.start(0, Kind::Program, 2000, 48, 48);
         assert_eq!(d.read(1990, 50, ON, NEVER), 2050);
         assert_eq!(d.ev, 2000);
+    }
+
+    #[test]
+    fn a_read_waits_for_the_next_suspend_point_up_to_twice_the_mean() {
+        let wait = |at: u64| {
+            let mut d = Die::new(0);
+            d.start(0, Kind::Program, 2000, 48, 48);
+            d.read(at, 50, ON, NEVER) - 50 - at
+        };
+        assert_eq!(wait(59), 1);
+        assert_eq!(wait(60), 60);
+        assert_eq!(wait(61), 59);
+        let mean = (1..=600).map(wait).sum::<u64>() as f64 / 600.0;
+        assert!((mean - 30.5).abs() < 1e-9, "mean wait {mean}");
     }
 
     #[test]

@@ -186,8 +186,10 @@ pub struct NandParams {
     pub erase_us: f64,
     pub channel_mb_s: f64,
     pub suspend: bool,
-    /// Time for a read to get a program, or an erase, suspended.
+    /// A read's mean wait for a program to reach its next suspend point: the points lie
+    /// twice this apart in the program's progress, so the wait runs from 0 to twice this.
     pub program_suspend_us: f64,
+    /// Time for a read to get an erase suspended.
     pub erase_suspend_us: f64,
     pub max_suspends: u32,
     /// Fraction of flash reads that need read-retry, and the most extra read steps one takes
