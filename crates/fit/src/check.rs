@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use ssdiq_schema::figures as keys;
 
+use crate::load_curve::LoadCurve;
 use crate::observed::{Observed, WORKLOADS};
 
 pub use ssdiq_schema::CheckRow as Row;
@@ -62,4 +63,73 @@ pub fn compare(drive: &Observed, twin: &BTreeMap<String, f64>) -> Vec<Row> {
             })
         })
         .collect()
+}
+
+/// A latency-load study of the drive beside the same study on its twin: write P99 (and WA,
+/// where the drive reports it) at each load both measured. The keys name the load, e.g.
+/// `load_50%.write_p99_us`.
+pub fn curve_rows(drive: &LoadCurve, twin: &LoadCurve) -> Vec<Row> {
+    let row = |key: String, d: f64, t: Option<f64>| Row {
+        residual: t.map(|t| (t - d) / d),
+        key,
+        drive: d,
+        twin: t,
+    };
+    let mut rows = Vec::new();
+    for p in &drive.points {
+        let t = twin.at(p.load_percent);
+        let at = format!("load_{}%", p.load_percent);
+        rows.push(row(
+            format!("{at}.write_p99_us"),
+            p.write_p99_us,
+            t.map(|t| t.write_p99_us),
+        ));
+        if let Some(w) = p.waf {
+            rows.push(row(format!("{at}.waf"), w, t.and_then(|t| t.waf)));
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load_curve::LoadPoint;
+
+    fn curve(points: &[(f64, f64, Option<f64>)]) -> LoadCurve {
+        LoadCurve {
+            source: "s".into(),
+            full_load_iops: 1e5,
+            quick: true,
+            seed: 1,
+            points: points
+                .iter()
+                .map(|&(load_percent, write_p99_us, waf)| LoadPoint {
+                    load_percent,
+                    write_p99_us,
+                    waf,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_curve_is_checked_at_every_load_the_drive_measured() {
+        let drive = curve(&[(25.0, 10.0, Some(4.0)), (90.0, 100.0, None)]);
+        let twin = curve(&[(25.0, 12.0, Some(3.0))]);
+        let rows = curve_rows(&drive, &twin);
+        let keys: Vec<&str> = rows.iter().map(|r| r.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "load_25%.write_p99_us",
+                "load_25%.waf",
+                "load_90%.write_p99_us"
+            ]
+        );
+        assert!((rows[0].residual.unwrap() - 0.2).abs() < 1e-12);
+        assert!((rows[1].residual.unwrap() + 0.25).abs() < 1e-12);
+        assert_eq!(rows[2].twin, None, "the twin has no 90% level");
+        assert_eq!(rows[2].residual, None);
+    }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use ssdiq_schema::{figures as keys, steps, RunResult, Spec};
+use ssdiq_schema::{figures as keys, steps, RunResult, Spec, StudyDoc};
 
 use crate::load_curve::LoadCurve;
 use crate::FitError;
@@ -72,8 +72,11 @@ pub struct Observed {
     /// The figures were measured on an emulated drive of exactly this capacity (a twin of it
     /// runs at the same size); false for real drives and published rows, whose twin is scaled.
     pub emulated: bool,
-    /// The drive's GC unit (superblock) in bytes, when the run knew it.
+    /// The drive's GC unit (superblock) in bytes, when the run knew it or a `study gc-unit`
+    /// of the drive found it.
     pub gc_unit_bytes: Option<u64>,
+    /// The `study gc-unit` result the GC unit comes from (`None`: the run's own).
+    pub gc_unit_study: Option<String>,
     pub spec: Spec,
     /// The WA figures are measured from media-write counters; else they are implied.
     pub media_counters: bool,
@@ -110,6 +113,7 @@ impl Observed {
             capacity_bytes: doc.target.capacity_bytes,
             emulated: doc.target.emulated,
             gc_unit_bytes: doc.target.gc_unit_bytes,
+            gc_unit_study: None,
             spec: doc.spec.clone().unwrap_or_default(),
             media_counters: doc.target.reports_media_writes,
             quick: doc.run.as_ref().is_some_and(|r| r.quick),
@@ -155,14 +159,22 @@ impl Observed {
     }
 
     /// The inputs of a fit, each with its name: one or more runs of the drive (merged by
-    /// [`Self::merge`]) and at most one latency-load study.
+    /// [`Self::merge`]), and at most one latency-load study and one gc-unit study of the same
+    /// drive.
     pub fn from_results(inputs: Vec<(String, ResultDoc)>) -> Result<Observed, FitError> {
         let mut runs = Vec::new();
         let mut curves = Vec::new();
+        let mut units = Vec::new();
         for (name, doc) in inputs {
             match doc {
                 ResultDoc::Run(r) => runs.push(Observed::from_run(&r, &name)?),
-                ResultDoc::Study(s) => curves.push(LoadCurve::from_study(&s, &name)?),
+                ResultDoc::Study(s) if s.study == GC_UNIT_STUDY => {
+                    units.push((gc_unit(&s, &name)?, name, s.target.capacity_bytes))
+                }
+                ResultDoc::Study(s) => {
+                    let c = LoadCurve::from_study(&s, &name)?;
+                    curves.push((c, s.target.capacity_bytes));
+                }
             }
         }
         if runs.is_empty() {
@@ -170,16 +182,43 @@ impl Observed {
                 "no run among the inputs: a study refines a fit to the run.json of `ssdiq run`; give one".into(),
             ));
         }
-        if curves.len() > 1 {
-            return Err(FitError::Input(format!(
-                "{} latency-load studies given ({} and {}): give one",
-                curves.len(),
-                curves[0].source,
-                curves[1].source
-            )));
+        for (kind, given) in [
+            (
+                "latency-load",
+                curves
+                    .iter()
+                    .map(|c| c.0.source.as_str())
+                    .collect::<Vec<_>>(),
+            ),
+            ("gc-unit", units.iter().map(|u| u.1.as_str()).collect()),
+        ] {
+            if given.len() > 1 {
+                return Err(FitError::Input(format!(
+                    "{} {kind} studies given ({} and {}): give one",
+                    given.len(),
+                    given[0],
+                    given[1]
+                )));
+            }
         }
         let mut obs = Observed::merge(runs)?;
-        obs.load_curve = curves.pop();
+        let studied = curves
+            .iter()
+            .map(|(c, cap)| (c.source.as_str(), *cap))
+            .chain(units.iter().map(|(_, name, cap)| (name.as_str(), *cap)));
+        for (name, cap) in studied {
+            if cap != obs.capacity_bytes {
+                return Err(FitError::Input(format!(
+                    "{name} measured a drive of {cap} bytes, the run one of {} bytes: give studies of the drive the run measured",
+                    obs.capacity_bytes
+                )));
+            }
+        }
+        obs.load_curve = curves.pop().map(|c| c.0);
+        if let Some((unit, name, _)) = units.pop() {
+            obs.gc_unit_bytes = Some(unit);
+            obs.gc_unit_study = Some(name);
+        }
         Ok(obs)
     }
 
@@ -196,5 +235,23 @@ impl Observed {
             keys::WAF_IMPLIED
         };
         self.get(&keys::of(family, workload))
+    }
+}
+
+/// The study whose result is the drive's GC unit.
+const GC_UNIT_STUDY: &str = "gc-unit";
+
+/// The GC unit a finished gc-unit study found.
+fn gc_unit(doc: &StudyDoc, source: &str) -> Result<u64, FitError> {
+    if doc.partial {
+        return Err(FitError::Input(format!(
+            "{source}: the gc-unit study was stopped before its end (partial); run it to the end"
+        )));
+    }
+    match doc.result.get("gc_unit_bytes") {
+        Some(&u) if u >= 1.0 => Ok(u as u64),
+        _ => Err(FitError::Input(format!(
+            "{source}: the gc-unit study found no GC unit (no zone size it tried reached WAF 1); fit without it"
+        ))),
     }
 }

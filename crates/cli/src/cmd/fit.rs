@@ -26,9 +26,10 @@ ssdiq study skew emu:mydrive.toml"
 )]
 pub struct Args {
     /// Results of `ssdiq run` on one drive (run.json or its directory); several (e.g.
-    /// repetitions) are fitted by each figure's median. A result of `ssdiq study
-    /// latency-load` on the drive may join them: the buffer is then fitted to its write P99
-    /// at every load.
+    /// repetitions) are fitted by each figure's median. Studies of the same drive may join
+    /// them: `study latency-load` (the buffer is then fitted to its write P99 at every load,
+    /// and --check compares the twin's curve) and `study gc-unit` (its GC unit sets the
+    /// twin's superblock).
     inputs: Vec<PathBuf>,
     /// Fit to a paper's published row instead: ssd-iq:NAME, NAME one of pm9a3, pe8110, p5520,
     /// sn640, 7450pro, 7450max, pm1733, cm7r, i4i (Tables 2 and 3).
@@ -203,7 +204,12 @@ fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Resul
         a.seed,
         obs.quick,
     )?;
-    let rows = check::compare(obs, &figures);
+    let mut rows = check::compare(obs, &figures);
+    if let Some(curve) = &obs.load_curve {
+        eprintln!("check: running the latency-load study on the twin");
+        let twin_curve = ssdiq_fit::measure_curve(&text, curve)?;
+        rows.extend(check::curve_rows(curve, &twin_curve));
+    }
     println!("{} beside its twin {}:", obs.name, twin.display());
     println!(
         "  {:<30} {:>10} {:>10} {:>9}",

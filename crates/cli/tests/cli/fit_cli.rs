@@ -114,6 +114,17 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         "--out",
         s(&study),
     ]);
+    let other = dir.path().join("gcu2");
+    ok(&[
+        "study",
+        "gc-unit",
+        "emu:pm9a3,capacity=2GiB",
+        "--quick",
+        "--quiet",
+        "--out",
+        s(&other),
+    ]);
+    let other_gc_unit = other.join("study.json");
     let skew = dir.path().join("skew");
     ok(&[
         "study",
@@ -124,6 +135,17 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         "--out",
         s(&skew),
     ]);
+    let gc_unit = dir.path().join("gcu");
+    ok(&[
+        "study",
+        "gc-unit",
+        drive,
+        "--quick",
+        "--quiet",
+        "--out",
+        s(&gc_unit),
+    ]);
+    let gc_unit_json = gc_unit.join("study.json");
     let twin = dir.path().join("twin.toml");
     let fit_json = dir.path().join("fit.json");
     let study_json = study.join("study.json");
@@ -131,6 +153,7 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         "fit",
         s(&run),
         s(&study_json),
+        s(&gc_unit_json),
         "--out",
         s(&twin),
         "--json",
@@ -153,6 +176,41 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         source.contains("latency-load study") && source.contains("study.json"),
         "{source}"
     );
+    let unit = doc["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["key"] == "nand.units_per_block")
+        .unwrap()
+        .clone();
+    let source = unit["source"].as_str().unwrap();
+    assert!(
+        source.contains("GC unit, 3 MiB (study gc-unit") && source.contains("gcu"),
+        "{source}"
+    );
+    // The check runs the study on the twin too: the curve beside the drive's, load by load.
+    let check = dir.path().join("check.json");
+    ok(&[
+        "fit",
+        "--check",
+        s(&twin),
+        s(&run),
+        s(&study_json),
+        "--json",
+        s(&check),
+    ]);
+    let c = json(&check);
+    let at_load: Vec<&serde_json::Value> = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["key"].as_str().unwrap().starts_with("load_"))
+        .collect();
+    assert!(at_load.len() >= 4, "{at_load:?}");
+    for r in &at_load {
+        let res = r["residual"].as_f64().unwrap();
+        assert!(res.is_finite(), "{r}");
+    }
     // Bad mixes: a study alone, a study of another kind, two studies.
     let out = dir.path().join("t2.toml");
     let o = s(&out);
@@ -168,6 +226,21 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         (
             vec!["fit", s(&run), s(&study_json), s(&study_json), "--out", o],
             "give one",
+        ),
+        (
+            vec![
+                "fit",
+                s(&run),
+                s(&gc_unit_json),
+                s(&gc_unit_json),
+                "--out",
+                o,
+            ],
+            "2 gc-unit studies given",
+        ),
+        (
+            vec!["fit", s(&run), s(&other_gc_unit), "--out", o],
+            "give studies of the drive the run measured",
         ),
     ] {
         usage_error(&args, needle);
