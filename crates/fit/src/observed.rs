@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use ssdiq_schema::info::InfoReport;
 use ssdiq_schema::{figures as keys, steps, RunResult, Spec, StudyDoc};
 
 use crate::load_curve::LoadCurve;
@@ -75,8 +76,9 @@ pub struct Observed {
     /// The drive's GC unit (superblock) in bytes, when the run knew it or a `study gc-unit`
     /// of the drive found it.
     pub gc_unit_bytes: Option<u64>,
-    /// The `study gc-unit` result the GC unit comes from (`None`: the run's own).
-    pub gc_unit_study: Option<String>,
+    /// Where the GC unit comes from when not from the run: a `study gc-unit` result, or the
+    /// FDP reclaim unit of `ssdiq info` (`None`: the run's own).
+    pub gc_unit_source: Option<String>,
     pub spec: Spec,
     /// The WA figures are measured from media-write counters; else they are implied.
     pub media_counters: bool,
@@ -113,7 +115,7 @@ impl Observed {
             capacity_bytes: doc.target.capacity_bytes,
             emulated: doc.target.emulated,
             gc_unit_bytes: doc.target.gc_unit_bytes,
-            gc_unit_study: None,
+            gc_unit_source: None,
             spec: doc.spec.clone().unwrap_or_default(),
             media_counters: doc.target.reports_media_writes,
             quick: doc.run.as_ref().is_some_and(|r| r.quick),
@@ -165,6 +167,7 @@ impl Observed {
         let mut runs = Vec::new();
         let mut curves = Vec::new();
         let mut units = Vec::new();
+        let mut infos = Vec::new();
         for (name, doc) in inputs {
             match doc {
                 ResultDoc::Run(r) => runs.push(Observed::from_run(&r, &name)?),
@@ -174,6 +177,9 @@ impl Observed {
                 ResultDoc::Study(s) => {
                     let c = LoadCurve::from_study(&s, &name)?;
                     curves.push((c, s.target.capacity_bytes));
+                }
+                ResultDoc::Info(i) => {
+                    infos.push((reclaim_unit(&i, &name)?, name, i.capacity_bytes))
                 }
             }
         }
@@ -191,10 +197,11 @@ impl Observed {
                     .collect::<Vec<_>>(),
             ),
             ("gc-unit", units.iter().map(|u| u.1.as_str()).collect()),
+            ("info", infos.iter().map(|u| u.1.as_str()).collect()),
         ] {
             if given.len() > 1 {
                 return Err(FitError::Input(format!(
-                    "{} {kind} studies given ({} and {}): give one",
+                    "{} {kind} results given ({} and {}): give one",
                     given.len(),
                     given[0],
                     given[1]
@@ -205,19 +212,33 @@ impl Observed {
         let studied = curves
             .iter()
             .map(|(c, cap)| (c.source.as_str(), *cap))
-            .chain(units.iter().map(|(_, name, cap)| (name.as_str(), *cap)));
+            .chain(units.iter().map(|(_, name, cap)| (name.as_str(), *cap)))
+            .chain(
+                infos
+                    .iter()
+                    .map(|(_, name, cap)| (name.as_str(), cap.map_or(0, |c| c as u64))),
+            );
         for (name, cap) in studied {
             if cap != obs.capacity_bytes {
                 return Err(FitError::Input(format!(
-                    "{name} measured a drive of {cap} bytes, the run one of {} bytes: give studies of the drive the run measured",
+                    "{name} measured a drive of {cap} bytes, the run one of {} bytes: give results of the drive the run measured",
                     obs.capacity_bytes
                 )));
             }
         }
         obs.load_curve = curves.pop().map(|c| c.0);
-        if let Some((unit, name, _)) = units.pop() {
+        // What GC did (a gc-unit study) over what the drive declares (FDP's reclaim unit).
+        let unit = units
+            .pop()
+            .map(|(u, name, _)| (u, format!("study gc-unit: {name}")))
+            .or_else(|| {
+                infos
+                    .pop()
+                    .map(|(u, name, _)| (u, format!("FDP reclaim unit in ssdiq info: {name}")))
+            });
+        if let Some((unit, source)) = unit {
             obs.gc_unit_bytes = Some(unit);
-            obs.gc_unit_study = Some(name);
+            obs.gc_unit_source = Some(source);
         }
         Ok(obs)
     }
@@ -253,5 +274,87 @@ fn gc_unit(doc: &StudyDoc, source: &str) -> Result<u64, FitError> {
         _ => Err(FitError::Input(format!(
             "{source}: the gc-unit study found no GC unit (no zone size it tried reached WAF 1); fit without it"
         ))),
+    }
+}
+
+/// The reclaim unit an FDP drive declares (`ssdiq info --json`): the unit its GC erases.
+fn reclaim_unit(info: &InfoReport, source: &str) -> Result<u64, FitError> {
+    let mut sizes: Vec<u64> = info
+        .fdp
+        .iter()
+        .filter(|f| f.supported)
+        .flat_map(|f| f.configs.iter().filter(|c| c.valid && c.runs > 0))
+        .map(|c| c.runs)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    match sizes[..] {
+        [runs] => Ok(runs),
+        [] => Err(FitError::Input(format!(
+            "{source}: the drive reports no FDP reclaim unit, the one figure the fit takes from ssdiq info; fit without it"
+        ))),
+        _ => Err(FitError::Input(format!(
+            "{source}: the drive's FDP configurations have reclaim units of {} sizes ({}); the fit cannot tell which is in use: fit without it, or with a study gc-unit",
+            sizes.len(),
+            sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ssdiq_schema::info::{FdpConfig, FdpInfo};
+
+    fn fdp(sizes: &[u64]) -> InfoReport {
+        InfoReport {
+            capacity_bytes: Some(1 << 30),
+            fdp: Some(FdpInfo {
+                supported: true,
+                configs: sizes
+                    .iter()
+                    .map(|&runs| FdpConfig {
+                        valid: true,
+                        rgif: 0,
+                        fdpvwc: false,
+                        nrg: 1,
+                        nruh: 8,
+                        max_pids: 8,
+                        nnss: 1,
+                        runs,
+                        erutl: 0,
+                        ruh_types: vec![],
+                    })
+                    .collect(),
+                ..FdpInfo::default()
+            }),
+            ..InfoReport::default()
+        }
+    }
+
+    #[test]
+    fn an_fdp_drive_declares_its_reclaim_unit() {
+        assert_eq!(reclaim_unit(&fdp(&[96 << 20]), "i").unwrap(), 96 << 20);
+        // Configurations that agree are one size.
+        assert_eq!(
+            reclaim_unit(&fdp(&[96 << 20, 96 << 20]), "i").unwrap(),
+            96 << 20
+        );
+        let e = reclaim_unit(&fdp(&[96 << 20, 48 << 20]), "i.json").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("reclaim units of 2 sizes (50331648, 100663296)"),
+            "{e}"
+        );
+        let e = reclaim_unit(&InfoReport::default(), "i.json").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("i.json: the drive reports no FDP reclaim unit"),
+            "{e}"
+        );
+        // An invalid configuration's size does not count.
+        let mut i = fdp(&[96 << 20]);
+        i.fdp.as_mut().unwrap().configs[0].valid = false;
+        assert!(reclaim_unit(&i, "i").is_err());
     }
 }

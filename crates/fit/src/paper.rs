@@ -75,7 +75,7 @@ pub fn from_paper(d: &DriveFigures, source: &str) -> Observed {
         capacity_bytes: (d.capacity_gb.unwrap_or(960.0) * 1e9) as u64,
         emulated: false,
         gc_unit_bytes: None,
-        gc_unit_study: None,
+        gc_unit_source: None,
         spec: d.spec.clone(),
         media_counters: d.media_counters.unwrap_or(false),
         quick: false,

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use ssdiq_schema::info::InfoReport;
 use ssdiq_schema::{RunResult, StudyDoc, SCHEMA};
 
 use crate::error::ResultError;
@@ -25,11 +26,12 @@ fn result_file(path: &Path) -> PathBuf {
     }
 }
 
-/// A result document read back: a run or a study.
+/// A result document read back: a run, a study, or a drive's `ssdiq info --json`.
 #[derive(Clone, Debug)]
 pub enum ResultDoc {
     Run(Box<RunResult>),
     Study(Box<StudyDoc>),
+    Info(Box<InfoReport>),
 }
 
 /// Reads a run result (a file, or a directory's `run.json`), with one-line errors that say
@@ -37,13 +39,14 @@ pub enum ResultDoc {
 pub fn load_run(path: &Path) -> Result<RunResult, ResultError> {
     match load(path, &["run"])? {
         ResultDoc::Run(r) => Ok(*r),
-        ResultDoc::Study(_) => unreachable!("only runs are asked for"),
+        _ => unreachable!("only runs are asked for"),
     }
 }
 
-/// Reads a run or a study result (a file, or a directory's `run.json`).
-pub fn load_run_or_study(path: &Path) -> Result<ResultDoc, ResultError> {
-    load(path, &["run", "study"])
+/// Reads what `ssdiq fit` takes: a run or a study result (a file, or a directory's
+/// `run.json`), or the JSON of `ssdiq info` on a drive.
+pub fn load_fit_input(path: &Path) -> Result<ResultDoc, ResultError> {
+    load(path, &["run", "study", "info"])
 }
 
 fn load(path: &Path, kinds: &[&str]) -> Result<ResultDoc, ResultError> {
@@ -75,7 +78,7 @@ fn load(path: &Path, kinds: &[&str]) -> Result<ResultDoc, ResultError> {
         let expected = if kinds == ["run"] {
             "\"run\" (written by ssdiq run)"
         } else {
-            "\"run\" or \"study\" (written by ssdiq run or ssdiq study)"
+            "\"run\", \"study\" or \"info\" (written by ssdiq run, ssdiq study or ssdiq info --json)"
         };
         return Err(bad(format!(
             "result \"{}\" is of kind {}, expected {expected}",
@@ -92,6 +95,10 @@ fn load(path: &Path, kinds: &[&str]) -> Result<ResultDoc, ResultError> {
     Ok(match kind.as_str() {
         "run" => ResultDoc::Run(Box::new(
             serde_json::from_value(value).map_err(schema_error)?,
+        )),
+        "info" => ResultDoc::Info(Box::new(
+            serde_json::from_value(value.get("info").cloned().unwrap_or_default())
+                .map_err(schema_error)?,
         )),
         _ => ResultDoc::Study(Box::new(
             serde_json::from_value(value).map_err(schema_error)?,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ssdiq_fit::{check, FitOptions, How, Observed};
-use ssdiq_suite::result_file::load_run_or_study;
+use ssdiq_suite::result_file::load_fit_input;
 use ssdiq_workload::units::parse_size;
 
 use crate::error::{usage, OrUsage};
@@ -29,7 +29,8 @@ pub struct Args {
     /// repetitions) are fitted by each figure's median. Studies of the same drive may join
     /// them: `study latency-load` (the buffer is then fitted to its write P99 at every load,
     /// and --check compares the twin's curve) and `study gc-unit` (its GC unit sets the
-    /// twin's superblock).
+    /// twin's superblock); so may `ssdiq info --json` of an FDP drive (its reclaim unit
+    /// sets the superblock where no gc-unit study is given).
     inputs: Vec<PathBuf>,
     /// Fit to a paper's published row instead: ssd-iq:NAME, NAME one of pm9a3, pe8110, p5520,
     /// sn640, 7450pro, 7450max, pm1733, cm7r, i4i (Tables 2 and 3).
@@ -106,7 +107,7 @@ fn observed(a: &Args) -> anyhow::Result<Observed> {
     }
     let mut docs = Vec::new();
     for p in &a.inputs {
-        docs.push((p.display().to_string(), load_run_or_study(p).or_usage()?));
+        docs.push((p.display().to_string(), load_fit_input(p).or_usage()?));
     }
     Observed::from_results(docs).or_usage()
 }

@@ -188,6 +188,44 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         source.contains("GC unit, 3 MiB (study gc-unit") && source.contains("gcu"),
         "{source}"
     );
+    // An FDP drive's `ssdiq info` declares its reclaim unit: the GC unit, without a study.
+    let info = dir.path().join("info.json");
+    ok(&["info", drive, "--json", s(&info)]);
+    let mut doc: serde_json::Value = json(&info);
+    doc["info"]["fdp"] = serde_json::json!({
+        "supported": true, "enabled": true, "endurance_group": 1, "stats": null, "handles": [],
+        "configs": [{"valid": true, "rgif": 0, "fdpvwc": false, "nrg": 1, "nruh": 8,
+                     "max_pids": 8, "nnss": 1, "runs": 3 << 20, "erutl": 0, "ruh_types": []}]
+    });
+    std::fs::write(&info, doc.to_string()).unwrap();
+    let twin2 = dir.path().join("twin2.toml");
+    let fit2_json = dir.path().join("fit2.json");
+    ok(&[
+        "fit",
+        s(&run),
+        s(&info),
+        "--out",
+        s(&twin2),
+        "--json",
+        s(&fit2_json),
+    ]);
+    let unit = json(&fit2_json)["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["key"] == "nand.units_per_block")
+        .unwrap()
+        .clone();
+    let source = unit["source"].as_str().unwrap();
+    assert!(
+        source.contains("GC unit, 3 MiB (FDP reclaim unit in ssdiq info")
+            && source.contains("info.json"),
+        "{source}"
+    );
+    let mut no_fdp = doc.clone();
+    no_fdp["info"]["fdp"] = serde_json::Value::Null;
+    let no_fdp_json = dir.path().join("no-fdp.json");
+    std::fs::write(&no_fdp_json, no_fdp.to_string()).unwrap();
     // The check runs the study on the twin too: the curve beside the drive's, load by load.
     let check = dir.path().join("check.json");
     ok(&[
@@ -236,11 +274,15 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
                 "--out",
                 o,
             ],
-            "2 gc-unit studies given",
+            "2 gc-unit results given",
         ),
         (
             vec!["fit", s(&run), s(&other_gc_unit), "--out", o],
-            "give studies of the drive the run measured",
+            "give results of the drive the run measured",
+        ),
+        (
+            vec!["fit", s(&run), s(&no_fdp_json), "--out", o],
+            "the drive reports no FDP reclaim unit",
         ),
     ] {
         usage_error(&args, needle);

@@ -273,11 +273,8 @@ fn size_and_spec(w: &mut Work, o: &FitOptions) -> Result<(), FitError> {
             "units_per_block",
             full.to_string(),
             How::Input,
-            match &obs.gc_unit_study {
-                Some(study) => format!(
-                    "the drive's GC unit, {} MiB (study gc-unit: {study})",
-                    unit >> 20
-                ),
+            match &obs.gc_unit_source {
+                Some(from) => format!("the drive's GC unit, {} MiB ({from})", unit >> 20),
                 None => format!("the drive's GC unit, {} MiB", unit >> 20),
             },
             None,
