@@ -12,6 +12,32 @@ pub fn usage(msg: impl Into<String>) -> anyhow::Error {
     ssdiq_target::refused(msg)
 }
 
+/// clap's own usage error (an unknown flag, a missing argument) as one line, like every other
+/// bad input: its text before the usage block, lines joined, and where to read more
+/// (`command`: the subcommand given, if any).
+pub fn clap_line(e: &clap::Error, command: Option<&str>) -> String {
+    let text = e.render().to_string();
+    let message: Vec<&str> = text
+        .split("\n\n")
+        .filter(|p| !p.starts_with("Usage:") && !p.starts_with("For more information"))
+        .collect();
+    let message = message.join("\n");
+    let message = message.trim_start_matches("error: ");
+    // A line ending in ':' introduces the next ("not provided:" / "<TARGET>"); others are
+    // separate remarks ("... found" / "tip: ...").
+    let mut joined = String::new();
+    for line in message.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if !joined.is_empty() {
+            joined.push_str(if joined.ends_with(':') { " " } else { "; " });
+        }
+        joined.push_str(line);
+    }
+    match command {
+        Some(c) => format!("{joined}; see 'ssdiq {c} --help'"),
+        None => format!("{joined}; see 'ssdiq --help'"),
+    }
+}
+
 /// A sweep's error: bad input (exit 2) or a failure while running (exit 1).
 pub fn sweep_error(e: ssdiq_sweep::SweepError) -> anyhow::Error {
     if e.is_input() {

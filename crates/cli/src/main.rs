@@ -7,7 +7,7 @@ mod signals;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -43,7 +43,22 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help, --version and a bare `ssdiq` (its help) print as clap has them.
+        Err(e)
+            if !e.use_stderr()
+                || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            e.exit()
+        }
+        Err(e) => {
+            let sub = std::env::args()
+                .nth(1)
+                .filter(|a| Cli::command().find_subcommand(a).is_some());
+            return error::report(&error::usage(error::clap_line(&e, sub.as_deref())));
+        }
+    };
     // `run`, `io`, `store`, `sim` and `study` drain their job at the first Ctrl-C; the others just end
     // (but never while a result file is being written).
     if !matches!(

@@ -159,8 +159,8 @@ impl EmuExecutor {
         }
         if job.extent() > self.capacity_bytes() {
             return Err(invalid(format!(
-                "invalid --size \"{}\": beyond the emulated drive's capacity of {}",
-                format_size(job.extent()),
+                "invalid {}: beyond the emulated drive's capacity of {}",
+                job.extent_flags(),
                 format_size(self.capacity_bytes())
             )));
         }

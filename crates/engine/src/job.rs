@@ -390,6 +390,21 @@ impl Job {
         self.offset_bytes.saturating_add(self.range_bytes)
     }
 
+    /// The flags that set [`Self::extent`], for a message that says it is too far:
+    /// `--size "4MiB"`, or `--offset "2MiB" with --size "4MiB" (ending at 6MiB)`.
+    pub fn extent_flags(&self) -> String {
+        let size = format_size(self.range_bytes);
+        if self.offset_bytes == 0 {
+            format!("--size \"{size}\"")
+        } else {
+            format!(
+                "--offset \"{}\" with --size \"{size}\" (ending at {})",
+                format_size(self.offset_bytes),
+                format_size(self.extent())
+            )
+        }
+    }
+
     /// Units the pattern draws: `offset_align`-sized slots at which a `bs` request fits.
     pub fn slots(&self) -> u64 {
         (self.range_bytes - self.bs) / self.offset_align + 1

@@ -50,15 +50,21 @@ fn or_invalid<T, E: std::fmt::Display>(r: Result<T, E>) -> Result<T, EngineError
     r.map_err(|e| invalid(e.to_string()))
 }
 
+/// A flag's value parsed by a parser whose message names only the value: the message then
+/// names the flag too (`--bs: invalid size "abc": ...`).
+fn of_flag<T, E: std::fmt::Display>(flag: &str, r: Result<T, E>) -> Result<T, EngineError> {
+    r.map_err(|e| invalid(format!("{flag}: {e}")))
+}
+
 impl JobFlags<'_> {
     /// `--offset` in bytes (0 without it).
     pub fn offset(&self) -> Result<u64, EngineError> {
-        Ok(or_invalid(self.offset.map(parse_size).transpose())?.unwrap_or(0))
+        Ok(of_flag("--offset", self.offset.map(parse_size).transpose())?.unwrap_or(0))
     }
 
     /// `--size` in bytes.
     pub fn size(&self) -> Result<Option<u64>, EngineError> {
-        or_invalid(self.size.map(parse_size).transpose())
+        of_flag("--size", self.size.map(parse_size).transpose())
     }
 
     /// [`Job::writes`] from the flags alone, so a target can be checked before its facts
@@ -105,7 +111,7 @@ impl JobFlags<'_> {
         default_range: &dyn Fn(u64) -> Result<u64, EngineError>,
     ) -> Result<Job, EngineError> {
         let mix = or_invalid(RwMix::parse(self.rw))?;
-        let bs = or_invalid(parse_size(self.bs))?;
+        let bs = of_flag("--bs", parse_size(self.bs))?;
         if bs == 0 {
             return Err(invalid(format!(
                 "invalid --bs \"{}\": must be > 0",
@@ -137,13 +143,13 @@ impl JobFlags<'_> {
             job.pattern = or_invalid(Pattern::parse(p))?;
         }
         if let Some(a) = self.offset_align {
-            job.offset_align = or_invalid(parse_size(a))?;
+            job.offset_align = of_flag("--offset-align", parse_size(a))?;
         }
         job.qd = self.qd;
         job.threads = self.threads;
         job.own_regions = self.own_regions;
-        let time_ns = or_invalid(self.time.map(parse_duration_ns).transpose())?;
-        let io_size = or_invalid(self.io_size.map(parse_size).transpose())?;
+        let time_ns = of_flag("--time", self.time.map(parse_duration_ns).transpose())?;
+        let io_size = of_flag("--io-size", self.io_size.map(parse_size).transpose())?;
         job.bound.time_ns = time_ns;
         job.bound.bytes = match (io_size, time_ns) {
             (Some(b), _) => Some(b),
@@ -152,7 +158,7 @@ impl JobFlags<'_> {
             (None, None) if self.replay_writes.is_some() => None,
             (None, None) => Some(range),
         };
-        job.rate = or_invalid(self.rate.map(parse_rate).transpose())?;
+        job.rate = of_flag("--rate", self.rate.map(parse_rate).transpose())?;
         job.arrivals = Arrivals::parse(self.arrivals).map_err(invalid)?;
         if let Some(p) = self.probe {
             job.probes = parse_probes(p)?;
@@ -172,7 +178,7 @@ impl JobFlags<'_> {
             .map(parse_rate)
             .transpose()
             .map_err(|e| invalid(format!("--probe-rate: {e}")))?;
-        job.engine = EngineKind::parse(self.engine).map_err(invalid)?;
+        job.engine = of_flag("--engine", EngineKind::parse(self.engine))?;
         job.direct = !self.buffered;
         job.fill = match self.fill {
             None => None,
@@ -182,7 +188,7 @@ impl JobFlags<'_> {
             }
         };
         job.seed = self.seed;
-        job.data = or_invalid(DataPattern::parse(self.data))?;
+        job.data = of_flag("--data", DataPattern::parse(self.data))?;
         job.on_error = match self.on_error {
             "stop" => OnError::Stop,
             "continue" => OnError::Continue,

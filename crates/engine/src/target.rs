@@ -16,7 +16,6 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use ssdiq_workload::units::format_size;
 use ssdiq_workload::Op;
 
 use crate::error::EngineError;
@@ -167,8 +166,8 @@ impl TargetFacts {
             let size = self.size.unwrap_or(0);
             if job.extent() > size {
                 return Err(EngineError::Invalid(format!(
-                    "invalid --size \"{}\": beyond the end of {} ({} bytes)",
-                    format_size(job.extent()),
+                    "invalid {}: beyond the end of {} ({} bytes)",
+                    job.extent_flags(),
                     self.path.display(),
                     size
                 )));

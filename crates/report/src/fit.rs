@@ -114,6 +114,43 @@ pub fn page(doc: &FitCheckDoc) -> String {
     p.finish("Written by ssdiq fit --check (docs/fit.md).")
 }
 
+/// The check as terminal text: every figure of the drive beside its twin's, with the
+/// residual, then the twin's predictions.
+pub fn check_text(doc: &FitCheckDoc) -> String {
+    use std::fmt::Write;
+    let mut t = String::new();
+    let _ = writeln!(t, "{} beside its twin {}:", doc.drive, doc.twin);
+    let _ = writeln!(
+        t,
+        "  {:<30} {:>10} {:>10} {:>9}",
+        "figure", "drive", "twin", "residual"
+    );
+    for r in &doc.rows {
+        let twin = r.twin.map_or_else(|| "-".into(), |v| format!("{v:.2}"));
+        let res = r
+            .residual
+            .map_or_else(|| "-".into(), |x| format!("{:+.1}%", x * 100.0));
+        let _ = writeln!(t, "  {:<30} {:>10.2} {twin:>10} {res:>9}", r.key, r.drive);
+    }
+    let _ = writeln!(t, "the twin's predictions (not measured on the drive):");
+    for p in &doc.predictions {
+        let pts: Vec<String> = p
+            .points
+            .iter()
+            .map(|(x, y)| format!("{x}: {y:.2}"))
+            .collect();
+        let _ = writeln!(
+            t,
+            "  {} ({} -> {}): {}",
+            p.title,
+            p.x_axis,
+            p.y_axis,
+            pts.join(", ")
+        );
+    }
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,5 +186,21 @@ mod tests {
             "read latency under load, P99.9 [us]"
         );
         assert!(h.contains("WA under Zipf skew (prediction)") && h.contains("<svg"));
+        let mut doc = doc;
+        doc.rows.push(CheckRow {
+            key: "load_90%.write_p99_us".into(),
+            drive: 50.0,
+            twin: None,
+            residual: None,
+        });
+        let t = check_text(&doc);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "drive <x> beside its twin t.toml:");
+        assert!(lines[2].contains("waf_measured.uniform") && lines[2].ends_with("-4.8%"));
+        assert!(lines[3].contains("50.00") && lines[3].trim_end().ends_with("-"));
+        assert_eq!(
+            lines[5],
+            "  WA under Zipf skew (Zipf exponent -> WA): 0.6: 4.00, 1.2: 3.00"
+        );
     }
 }

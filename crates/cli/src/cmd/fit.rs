@@ -211,40 +211,9 @@ fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Resul
         let twin_curve = ssdiq_fit::measure_curve(&text, curve)?;
         rows.extend(check::curve_rows(curve, &twin_curve));
     }
-    println!("{} beside its twin {}:", obs.name, twin.display());
-    println!(
-        "  {:<30} {:>10} {:>10} {:>9}",
-        "figure", "drive", "twin", "residual"
-    );
-    for r in &rows {
-        let t = r
-            .twin
-            .map(|t| format!("{t:.2}"))
-            .unwrap_or_else(|| "-".into());
-        let res = r
-            .residual
-            .map(|x| format!("{:+.1}%", x * 100.0))
-            .unwrap_or_else(|| "-".into());
-        println!("  {:<30} {:>10.2} {t:>10} {res:>9}", r.key, r.drive);
-    }
     let predictions = ssdiq_fit::predict::predictions(&text, a.seed, &mut |s| {
         eprintln!("check: predicting {s}")
     })?;
-    println!("the twin's predictions (not measured on the drive):");
-    for p in &predictions {
-        let pts: Vec<String> = p
-            .points
-            .iter()
-            .map(|(x, y)| format!("{x}: {y:.2}"))
-            .collect();
-        println!(
-            "  {} ({} -> {}): {}",
-            p.title,
-            p.x_axis,
-            p.y_axis,
-            pts.join(", ")
-        );
-    }
     let doc = ssdiq_schema::FitCheckDoc {
         schema: ssdiq_schema::SCHEMA.into(),
         kind: "fit-check".into(),
@@ -254,6 +223,7 @@ fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Resul
         rows,
         predictions,
     };
+    print!("{}", ssdiq_report::fit::check_text(&doc));
     if let Some(j) = &a.json {
         write_json(j, &doc)?;
     }

@@ -1,7 +1,7 @@
 //! End-to-end checks of the `ssdiq` binary that every subcommand shares.
 
 use crate::common;
-use common::ssdiq;
+use common::{ssdiq, usage_error};
 
 #[test]
 fn every_subcommand_has_help_with_a_purpose_and_an_example() {
@@ -34,10 +34,34 @@ fn every_subcommand_has_help_with_a_purpose_and_an_example() {
 }
 
 #[test]
-fn unknown_subcommand_and_flag_exit_2() {
-    assert_eq!(ssdiq(&["frobnicate"]).status.code(), Some(2));
-    assert_eq!(
-        ssdiq(&["pattern", "uniform", "--nope"]).status.code(),
-        Some(2)
-    );
+fn unknown_subcommand_and_flag_exit_2_in_one_line() {
+    // clap's own errors read like every other bad input: one line, exit 2, where to look.
+    for (args, needle) in [
+        (
+            &["frobnicate"][..],
+            "unrecognized subcommand 'frobnicate'; see 'ssdiq --help'",
+        ),
+        (&["fi"], "tip: a similar subcommand exists: 'fit'"),
+        (
+            &["pattern", "uniform", "--nope"],
+            "unexpected argument '--nope' found; tip: ",
+        ),
+        (
+            &["io"],
+            "required arguments were not provided: <TARGET>; see 'ssdiq io --help'",
+        ),
+        (
+            &["sim", "--writes"],
+            "a value is required for '--writes <WRITES>'",
+        ),
+        (&["sim", "--op", "-1"], "see 'ssdiq sim --help'"),
+    ] {
+        usage_error(args, needle);
+        let err = String::from_utf8_lossy(&ssdiq(args).stderr).to_string();
+        assert!(err.starts_with("ssdiq: error: "), "{err}");
+    }
+    // Help is not an error.
+    let o = ssdiq(&["sim", "--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("Usage:"));
 }
