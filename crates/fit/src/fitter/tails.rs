@@ -78,22 +78,23 @@ fn choose_buffer(w: &mut Work, kib: u64, source: String, residual: f64) -> Resul
 /// The buffer against the write latency under load: where the protocol's load fills the
 /// drive's buffer (its average write under load above twice its idle QD1 write), the
 /// buffer's size sets how long writes wait; where it does not, a twin's buffer must not fill
-/// either. Stalls stay as fitted so far. Returns whether the buffer changed here.
+/// either. A published row has no idle write to tell which: its average under load still
+/// rules out a buffer that fills where the drive's writes did not wait. Stalls stay as fitted
+/// so far. Returns whether the buffer changed here.
 pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
     if let Some(curve) = &w.obs.load_curve {
         return fit_buffer_to_curve(w, curve);
     }
     let obs = w.obs;
-    let (Some(avg), Some(idle)) = (
-        obs.get(keys::WRITE_LAT_LOAD_AVG_US),
-        obs.get(keys::WRITE_LAT_IDLE_US),
-    ) else {
+    let Some(avg) = obs.get(keys::WRITE_LAT_LOAD_AVG_US) else {
         return Ok(false);
     };
     // Every candidate runs the load: one whose buffer fills where the drive's did not (or
     // the reverse) is contradicted by the drive's average write under load. The skewed WA
     // weighs too, since a drive's own stalls also lengthen writes under load.
-    let fills = avg >= 2.0 * idle;
+    let fills = obs
+        .get(keys::WRITE_LAT_IDLE_US)
+        .map(|idle| avg >= 2.0 * idle);
     let nearest = nearest_buffer(w, 1.0, |t| {
         let m = measure(t, &w.spec, Part::Load, w.seed, w.obs.quick)?
             .get(keys::WRITE_LAT_LOAD_AVG_US)
@@ -104,10 +105,10 @@ pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
     let Some((kib, m)) = nearest else {
         return Ok(false);
     };
-    let what = if fills {
-        "the protocol's load fills the buffer"
-    } else {
-        "the protocol's load does not fill the buffer"
+    let what = match fills {
+        Some(true) => "the protocol's load fills the buffer",
+        Some(false) => "the protocol's load does not fill the buffer",
+        None => "no idle write to say whether the load fills the buffer (a published row)",
     };
     choose_buffer(
         w,
