@@ -165,6 +165,7 @@ impl Observed {
     /// drive.
     pub fn from_results(inputs: Vec<(String, ResultDoc)>) -> Result<Observed, FitError> {
         let mut runs = Vec::new();
+        // Each beside the run: (what it gives, its name, the capacity of the drive it measured).
         let mut curves = Vec::new();
         let mut units = Vec::new();
         let mut infos = Vec::new();
@@ -176,10 +177,11 @@ impl Observed {
                 }
                 ResultDoc::Study(s) => {
                     let c = LoadCurve::from_study(&s, &name)?;
-                    curves.push((c, s.target.capacity_bytes));
+                    curves.push((c, name, s.target.capacity_bytes));
                 }
                 ResultDoc::Info(i) => {
-                    infos.push((reclaim_unit(&i, &name)?, name, i.capacity_bytes))
+                    let cap = i.capacity_bytes.map_or(0, |c| c as u64);
+                    infos.push((reclaim_unit(&i, &name)?, name, cap))
                 }
             }
         }
@@ -188,53 +190,19 @@ impl Observed {
                 "no run among the inputs: a study refines a fit to the run.json of `ssdiq run`; give one".into(),
             ));
         }
-        for (kind, given) in [
-            (
-                "latency-load",
-                curves
-                    .iter()
-                    .map(|c| c.0.source.as_str())
-                    .collect::<Vec<_>>(),
-            ),
-            ("gc-unit", units.iter().map(|u| u.1.as_str()).collect()),
-            ("info", infos.iter().map(|u| u.1.as_str()).collect()),
-        ] {
-            if given.len() > 1 {
-                return Err(FitError::Input(format!(
-                    "{} {kind} results given ({} and {}): give one",
-                    given.len(),
-                    given[0],
-                    given[1]
-                )));
-            }
-        }
+        at_most_one("latency-load", &curves)?;
+        at_most_one("gc-unit", &units)?;
+        at_most_one("info", &infos)?;
         let mut obs = Observed::merge(runs)?;
-        let studied = curves
-            .iter()
-            .map(|(c, cap)| (c.source.as_str(), *cap))
-            .chain(units.iter().map(|(_, name, cap)| (name.as_str(), *cap)))
-            .chain(
-                infos
-                    .iter()
-                    .map(|(_, name, cap)| (name.as_str(), cap.map_or(0, |c| c as u64))),
-            );
-        for (name, cap) in studied {
-            if cap != obs.capacity_bytes {
-                return Err(FitError::Input(format!(
-                    "{name} measured a drive of {cap} bytes, the run one of {} bytes: give results of the drive the run measured",
-                    obs.capacity_bytes
-                )));
-            }
-        }
-        obs.load_curve = curves.pop().map(|c| c.0);
+        let curve = of_drive(curves, obs.capacity_bytes)?;
+        let unit = of_drive(units, obs.capacity_bytes)?;
+        let info = of_drive(infos, obs.capacity_bytes)?;
+        obs.load_curve = curve.map(|c| c.0);
         // What GC did (a gc-unit study) over what the drive declares (FDP's reclaim unit).
-        let unit = units
-            .pop()
-            .map(|(u, name, _)| (u, format!("study gc-unit: {name}")))
+        let unit = unit
+            .map(|(u, name)| (u, format!("study gc-unit: {name}")))
             .or_else(|| {
-                infos
-                    .pop()
-                    .map(|(u, name, _)| (u, format!("FDP reclaim unit in ssdiq info: {name}")))
+                info.map(|(u, name)| (u, format!("FDP reclaim unit in ssdiq info: {name}")))
             });
         if let Some((unit, source)) = unit {
             obs.gc_unit_bytes = Some(unit);
@@ -256,6 +224,34 @@ impl Observed {
             keys::WAF_IMPLIED
         };
         self.get(&keys::of(family, workload))
+    }
+}
+
+/// Inputs beside the run are `(what it gives, its name, the capacity of the drive it
+/// measured)`: at most one of a kind.
+fn at_most_one<T>(kind: &str, given: &[(T, String, u64)]) -> Result<(), FitError> {
+    match given {
+        [first, second, ..] => Err(FitError::Input(format!(
+            "{} {kind} results given ({} and {}): give one",
+            given.len(),
+            first.1,
+            second.1
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The one input of a kind, if given, when it measured the drive the run did (`capacity`).
+fn of_drive<T>(
+    mut given: Vec<(T, String, u64)>,
+    capacity: u64,
+) -> Result<Option<(T, String)>, FitError> {
+    match given.pop() {
+        Some((_, name, cap)) if cap != capacity => Err(FitError::Input(format!(
+            "{name} measured a drive of {cap} bytes, the run one of {capacity} bytes: give results of the drive the run measured"
+        ))),
+        Some((v, name, _)) => Ok(Some((v, name))),
+        None => Ok(None),
     }
 }
 

@@ -160,13 +160,7 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         s(&fit_json),
     ]);
     let doc = json(&fit_json);
-    let buffer = doc["params"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["key"] == "buffer.buffer_kib")
-        .unwrap()
-        .clone();
+    let buffer = param(&doc, "buffer.buffer_kib");
     assert_eq!(buffer["how"], "fitted", "{buffer}");
     // The drive's 16 MiB, not the base profile's 64: the study's 100% load fills one and
     // not the other.
@@ -176,13 +170,7 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         source.contains("latency-load study") && source.contains("study.json"),
         "{source}"
     );
-    let unit = doc["params"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["key"] == "nand.units_per_block")
-        .unwrap()
-        .clone();
+    let unit = param(&doc, "nand.units_per_block");
     let source = unit["source"].as_str().unwrap();
     assert!(
         source.contains("GC unit, 3 MiB (study gc-unit") && source.contains("gcu"),
@@ -209,13 +197,7 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         "--json",
         s(&fit2_json),
     ]);
-    let unit = json(&fit2_json)["params"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["key"] == "nand.units_per_block")
-        .unwrap()
-        .clone();
+    let unit = param(&json(&fit2_json), "nand.units_per_block");
     let source = unit["source"].as_str().unwrap();
     assert!(
         source.contains("GC unit, 3 MiB (FDP reclaim unit in ssdiq info")
@@ -359,4 +341,15 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
     }
     let o = ssdiq(&["fit", "--check", s(&not_json)]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// The fitted parameter `key` of a `fit --json` document.
+fn param(doc: &serde_json::Value, key: &str) -> serde_json::Value {
+    doc["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["key"] == key)
+        .unwrap_or_else(|| panic!("no parameter {key} in {doc}"))
+        .clone()
 }
