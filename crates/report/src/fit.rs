@@ -8,6 +8,15 @@ use crate::page::{simple_table, Page, Panel};
 
 /// What a figure key means, for the table.
 fn label(key: &str) -> String {
+    // A level of a latency-load study, as the fit's check names it: "load_50%.write_p99_us".
+    if let Some((load, metric)) = key.strip_prefix("load_").and_then(|k| k.split_once("%.")) {
+        let what = match metric {
+            "write_p99_us" => "write P99 [us]",
+            "waf" => "WA",
+            other => other,
+        };
+        return format!("{what} at {load}% write load (latency-load study)");
+    }
     // Only the per-workload families carry a workload after a dot ("p99.9" is no workload).
     let (metric, workload) = [
         keys::RAND_WRITE_KIOPS,
@@ -184,6 +193,14 @@ mod tests {
         assert_eq!(
             label("read_lat_load_p99.9_us"),
             "read latency under load, P99.9 [us]"
+        );
+        assert_eq!(
+            label("load_50%.write_p99_us"),
+            "write P99 [us] at 50% write load (latency-load study)"
+        );
+        assert_eq!(
+            label("load_5%.waf"),
+            "WA at 5% write load (latency-load study)"
         );
         assert!(h.contains("WA under Zipf skew (prediction)") && h.contains("<svg"));
         let mut doc = doc;
