@@ -65,6 +65,7 @@ use serde::Serialize;
 use ssdiq_flash::{Ftl, FtlConfig, Geometry};
 use ssdiq_workload::SeededRng;
 
+use crate::channels::Channels;
 use crate::dies::{Die, Kind, Suspend, NEVER};
 use crate::gc::Gc;
 use crate::map_cache::{MapCache, MapMiss};
@@ -183,8 +184,8 @@ pub struct Drive {
     dirty: bool,
     buf: WriteBuf,
     gc: Gc,
-    /// When each channel is next free.
-    chan_free: Vec<u64>,
+    /// What each channel carries when.
+    channels: Channels,
     rng: SeededRng,
     stall_rng: SeededRng,
     link_in: u64,
@@ -395,7 +396,7 @@ impl Drive {
             dirty: false,
             buf: WriteBuf::new(t.buffer_pages, logical, t.window_pages),
             gc: Gc::new(dies as usize),
-            chan_free: vec![0; n.channels as usize],
+            channels: Channels::new(n.channels as usize),
             rng: SeededRng::new(p.drive.seed ^ RETRY_SEED),
             stall_rng: SeededRng::new(p.drive.seed ^ STALL_SEED),
             link_in: 0,
@@ -467,7 +468,7 @@ impl Drive {
             self.t.window_pages,
         );
         self.dies = vec![Die::new(self.now); self.t.dies as usize];
-        self.chan_free = vec![self.now; self.t.channels as usize];
+        self.channels.clear();
         self.idle = self.t.dies;
         self.dirty = true;
         self.gc = Gc::new(self.t.dies as usize);
@@ -769,10 +770,8 @@ impl Drive {
     /// returns the end of the transfer.
     #[inline]
     fn channel(&mut self, die: usize, t: u64, x: u64) -> u64 {
-        let c = die % self.chan_free.len();
-        let s = t.max(self.chan_free[c]);
-        self.chan_free[c] = s + x;
-        s + x
+        let c = die % self.channels.len();
+        self.channels.carry(c, t, x, self.now)
     }
 
     /// A host write of `pages` pages from `lpn` arriving at `now`: its completion time, or

@@ -21,6 +21,7 @@
 //! page is the FTL's (about 9 bytes); everything else is O(dies + buffer + blocks).
 
 mod bits;
+mod channels;
 mod dies;
 mod drive;
 mod error;

@@ -20,6 +20,11 @@ const BS: u64 = 4096;
 /// application's would, when the drive stalls.
 const QD: u32 = 256;
 
+/// In flight at most per probe: the SSD-iq artifact's latency thread has the job's queue
+/// depth (iob.cpp's `--latencythread`, IO_DEPTH=64 in benchlat.sh). At QD 1 an open-loop
+/// probe would charge one slow read (a read-retry of 2 ms) to the probes due behind it too.
+const PROBE_QD: u32 = 64;
+
 fn loads(quick: bool) -> &'static [u32] {
     if quick {
         &[10, 50, 100]
@@ -93,7 +98,7 @@ pub fn run(b: &mut Bench<'_>, spec_iops: Option<f64>) -> Result<(), SuiteError> 
         j.arrivals = Arrivals::Poisson;
         j.probes = vec![Probe::READ, Probe::WRITE];
         j.probe_rate = Some(Rate::IoPerSec((full * 0.01).max(10.0)));
-        j.probe_qd = 1;
+        j.probe_qd = PROBE_QD;
         let m = b.run(j)?;
         if b.stopped() {
             return Ok(());
