@@ -42,6 +42,16 @@ pub struct FitDoc {
     /// The library profile the twin started from.
     pub base: String,
     pub params: Vec<FitParam>,
+    /// Emulator runs of protocol steps on candidate twins, per stage of the fit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub twin_runs: Vec<StageRuns>,
+}
+
+/// How many emulator runs one stage of the fit took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StageRuns {
+    pub stage: String,
+    pub runs: u32,
 }
 
 /// One figure of the drive and of its twin (keys of [`crate::figures`]).

@@ -24,7 +24,7 @@ pub mod store;
 mod study;
 pub mod trace;
 
-pub use fit::{CheckRow, FitCheckDoc, FitDoc, FitParam, Prediction};
+pub use fit::{CheckRow, FitCheckDoc, FitDoc, FitParam, Prediction, StageRuns};
 pub use gc_policy::{GcPolicy, PolicyError};
 pub use job::JobSecond;
 pub use latency::{CdfPoint, LatencySummary, OpSummary};

@@ -175,9 +175,21 @@ fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
                 source: obs.source.clone(),
                 base: f.base.clone(),
                 params: f.params.clone(),
+                twin_runs: f.runs.clone(),
             },
         )?;
     }
+    let runs: Vec<String> = f
+        .runs
+        .iter()
+        .filter(|r| r.runs > 0)
+        .map(|r| format!("{} {}", r.runs, stage_name(&r.stage)))
+        .collect();
+    println!(
+        "emulator runs of protocol steps on candidate twins: {} ({})",
+        f.runs.iter().map(|r| r.runs).sum::<u32>(),
+        runs.join(", ")
+    );
     println!(
         "twin: {} ({:.0} s wall); use it as emu:{}; check it with ssdiq fit --check {} ...",
         out.display(),
@@ -186,6 +198,18 @@ fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
         out.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// A stage's progress line as a short name: "fitting OP and the GC policy to ..." -> "OP and
+/// the GC policy".
+fn stage_name(stage: &str) -> &str {
+    let s = stage.strip_prefix("fitting ").unwrap_or(stage);
+    s.split(" to the ")
+        .next()
+        .unwrap_or(s)
+        .split(", with")
+        .next()
+        .unwrap_or(s)
 }
 
 fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Result<ExitCode> {

@@ -14,6 +14,7 @@
 //! - Among candidates the figures cannot tell apart, the nearest profile's wins (`wa::TIE`).
 //! - Deterministic: the twin's measurements take the given seed.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use ssdiq_emu::Profile;
@@ -30,7 +31,7 @@ mod tails;
 mod wa;
 
 pub use base::{bases, nearest_base};
-pub use ssdiq_schema::fit::{FitParam as Param, How};
+pub use ssdiq_schema::fit::{FitParam as Param, How, StageRuns};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FitOptions {
@@ -60,6 +61,8 @@ pub struct Fit {
     /// The twin's profile, as TOML (works as `emu:FILE.toml`).
     pub text: String,
     pub params: Vec<Param>,
+    /// Emulator runs of protocol steps on candidate twins, per stage (what the fit cost).
+    pub runs: Vec<StageRuns>,
 }
 
 /// The working state: the twin's text and the record of what was set.
@@ -75,6 +78,8 @@ struct Work<'a> {
     /// The OP the WA stage fitted for each buffer (KiB) under the chosen policy: a buffer's
     /// pages hold spare space, so each size has its own OP for the same uniform WA.
     buffer_ops: BTreeMap<u64, f64>,
+    /// Emulator runs so far.
+    runs: Cell<u32>,
 }
 
 impl Work<'_> {
@@ -111,7 +116,13 @@ impl Work<'_> {
     }
 
     fn measure(&self, part: Part) -> Result<BTreeMap<String, f64>, FitError> {
-        measure(&self.text, &self.spec, part, self.seed, self.obs.quick)
+        self.twin(&self.text, part)
+    }
+
+    /// Runs `part` of the protocol on the twin `text`, counted.
+    fn twin(&self, text: &str, part: Part) -> Result<BTreeMap<String, f64>, FitError> {
+        self.runs.set(self.runs.get() + 1);
+        measure(text, &self.spec, part, self.seed, self.obs.quick)
     }
 
     fn with(&self, edits: &[(&str, &str, String)]) -> String {
@@ -168,6 +179,7 @@ pub fn fit(
         seed: o.seed,
         buffer_scores: BTreeMap::new(),
         buffer_ops: BTreeMap::new(),
+        runs: Cell::new(0),
     };
     progress(&format!(
         "starting from emu:{base} (the nearest datasheet in the library)"
@@ -187,31 +199,67 @@ pub fn fit(
         "shown by `ssdiq info`",
     );
     size_and_spec(&mut w, o)?;
-    progress("fitting OP and the GC policy to the WA of the three workloads");
-    wa::fit_wa(&mut w)?;
-    progress("fitting the read path to the sequential and random reads and QD1 latencies");
-    path::fit_reads(&mut w)?;
-    progress("fitting program time to the uniform random-write throughput");
-    path::fit_program(&mut w)?;
-    progress("fitting firmware stalls to the idle QD1 write's tail");
-    let stalls_at_qd1 = tails::fit_stalls(&mut w)?;
-    progress("fitting the write buffer to the write latency under load");
-    if tails::fit_buffer_to_load(&mut w)? {
-        progress("fitting program time again, with that buffer");
-        path::fit_program(&mut w)?;
+    let mut runs = Vec::new();
+    let mut stage = |w: &mut Work, label: &str, f: &dyn Fn(&mut Work) -> Result<bool, FitError>| {
+        progress(label);
+        let before = w.runs.get();
+        let r = f(w);
+        runs.push(StageRuns {
+            stage: label.to_string(),
+            runs: w.runs.get() - before,
+        });
+        r
+    };
+    stage(
+        &mut w,
+        "fitting OP and the GC policy to the WA of the three workloads",
+        &|w| wa::fit_wa(w).map(|_| true),
+    )?;
+    stage(
+        &mut w,
+        "fitting the read path to the sequential and random reads and QD1 latencies",
+        &|w| path::fit_reads(w).map(|_| true),
+    )?;
+    stage(
+        &mut w,
+        "fitting program time to the uniform random-write throughput",
+        &|w| path::fit_program(w).map(|_| true),
+    )?;
+    let stalls_at_qd1 = stage(
+        &mut w,
+        "fitting firmware stalls to the idle QD1 write's tail",
+        &tails::fit_stalls,
+    )?;
+    if stage(
+        &mut w,
+        "fitting the write buffer to the write latency under load",
+        &tails::fit_buffer_to_load,
+    )? {
+        stage(
+            &mut w,
+            "fitting program time again, with that buffer",
+            &|w| path::fit_program(w).map(|_| true),
+        )?;
     }
-    progress("fitting suspension and write stalls to the tails under load");
-    tails::fit_tails(&mut w, stalls_at_qd1)?;
+    stage(
+        &mut w,
+        "fitting suspension and write stalls to the tails under load",
+        &|w| tails::fit_tails(w, stalls_at_qd1).map(|_| true),
+    )?;
     // Stalls lengthen the average QD1 write: the buffered write's time is fitted again
     // with them in place.
-    progress("fitting the read path and the buffered write again, with the stalls");
-    path::fit_reads(&mut w)?;
+    stage(
+        &mut w,
+        "fitting the read path and the buffered write again, with the stalls",
+        &|w| path::fit_reads(w).map(|_| true),
+    )?;
     mark_kept(&mut w, &base);
     w.profile()?;
     Ok(Fit {
         base,
         text: w.text,
         params: w.params.into_values().collect(),
+        runs,
     })
 }
 

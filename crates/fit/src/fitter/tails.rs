@@ -1,14 +1,14 @@
 //! The tails: firmware stalls from the idle QD1 writes, the buffer against the write latency
 //! under load, suspension (and, for a published row, stalls) against the P99.9 under load.
 
-use ssdiq_schema::{figures as keys, Spec};
+use ssdiq_schema::figures as keys;
 
 use super::wa::{buffer_candidates, TIE};
 use super::{num, res, How, Work};
 use crate::load_curve::{measure_curve, LoadCurve, WAF_SCALE};
 use crate::observed::{WRITE_IDLE_P50_US, WRITE_IDLE_P999_US};
 use crate::profile_text::set;
-use crate::twin::{measure, Part};
+use crate::twin::Part;
 use crate::FitError;
 
 /// A buffer of `kib` with the OP the WA stage fitted for that size: a buffer's pages hold
@@ -96,7 +96,8 @@ pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
         .get(keys::WRITE_LAT_IDLE_US)
         .map(|idle| avg >= 2.0 * idle);
     let nearest = nearest_buffer(w, 1.0, |t| {
-        let m = measure(t, &w.spec, Part::Load, w.seed, w.obs.quick)?
+        let m = w
+            .twin(t, Part::Load)?
             .get(keys::WRITE_LAT_LOAD_AVG_US)
             .copied()
             .unwrap_or(f64::NAN);
@@ -124,6 +125,8 @@ pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
 fn fit_buffer_to_curve(w: &mut Work, curve: &LoadCurve) -> Result<bool, FitError> {
     // The skewed WA's score is a sum of squared log ratios: in the curve's units of WA.
     let nearest = nearest_buffer(w, WAF_SCALE.powi(-2), |t| {
+        // One run of the study's levels on the candidate.
+        w.runs.set(w.runs.get() + 1);
         let twin = measure_curve(t, curve)?;
         Ok((curve.distance(&twin), twin))
     })?;
@@ -171,7 +174,7 @@ pub(super) fn fit_stalls(w: &mut Work) -> Result<bool, FitError> {
         w,
         p999,
         |w, t| {
-            Ok(measure(t, &w.spec, Part::Reads, w.seed, w.obs.quick)?
+            Ok(w.twin(t, Part::Reads)?
                 .get(WRITE_IDLE_P999_US)
                 .copied()
                 .unwrap_or(f64::NAN))
@@ -242,7 +245,7 @@ pub(super) fn fit_tails(w: &mut Work, stalls_fitted: bool) -> Result<(), FitErro
                 &(!suspend).to_string(),
                 "candidate",
             );
-            let other = measure(&t, &w.spec, Part::Load, w.seed, w.obs.quick)?;
+            let other = w.twin(&t, Part::Load)?;
             let m2 = other
                 .get(keys::READ_LAT_LOAD_P999_US)
                 .copied()
@@ -270,14 +273,11 @@ pub(super) fn fit_tails(w: &mut Work, stalls_fitted: bool) -> Result<(), FitErro
         // What the twin's buffer and dies give without stalls: a tail beyond twice that is
         // the drive's own (firmware) stalls; a tail the buffer explains needs none.
         let calm = w.with(&[("host", "write_stall_rate", "0".into())]);
-        let without = write_p999(&calm, &w.spec, w.seed, w.obs.quick)?;
+        let without = write_p999(w, &calm)?;
         if o > 2.0 * without {
-            fit_stall_length(
-                w,
-                o,
-                |w, t| write_p999(t, &w.spec, w.seed, w.obs.quick),
-                |m| format!("write P99.9 under load {o:.0} us (twin {m:.0})"),
-            )?;
+            fit_stall_length(w, o, write_p999, |m| {
+                format!("write P99.9 under load {o:.0} us (twin {m:.0})")
+            })?;
         } else {
             w.text = calm;
             w.set(
@@ -294,8 +294,8 @@ pub(super) fn fit_tails(w: &mut Work, stalls_fitted: bool) -> Result<(), FitErro
 }
 
 /// The write P99.9 under load of twin `text` (NaN if it measured none).
-fn write_p999(text: &str, spec: &Spec, seed: u64, quick: bool) -> Result<f64, FitError> {
-    Ok(measure(text, spec, Part::Load, seed, quick)?
+fn write_p999(w: &Work, text: &str) -> Result<f64, FitError> {
+    Ok(w.twin(text, Part::Load)?
         .get(keys::WRITE_LAT_LOAD_P999_US)
         .copied()
         .unwrap_or(f64::NAN))

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use ssdiq_schema::figures as keys;
 
 use super::{num, res, How, Work};
-use crate::twin::{measure, Part};
+use crate::twin::Part;
 use crate::FitError;
 
 /// OP by the secant method on ln WA, for one GC policy; returns (op, twin's uniform WA).
@@ -20,15 +20,12 @@ fn op_for(
         let mut edits = policy.to_vec();
         edits.push(("drive", "op", num(op)));
         let t = w.with(&edits);
-        let f = measure(
+        let f = w.twin(
             &t,
-            &w.spec,
             Part::Writes {
                 uniform: true,
                 skewed: false,
             },
-            w.seed,
-            w.obs.quick,
         )?;
         f.get(&keys::of(keys::WAF_MEASURED, "uniform"))
             .copied()
@@ -144,15 +141,12 @@ fn score_candidate(
     if !skew.is_empty() {
         let mut edits = with_buffer;
         edits.push(("drive", "op", num(op)));
-        skewed = measure(
+        skewed = w.twin(
             &w.with(&edits),
-            &w.spec,
             Part::Writes {
                 uniform: false,
                 skewed: true,
             },
-            w.seed,
-            w.obs.quick,
         )?;
         for (k, v) in skew {
             let t = skewed
