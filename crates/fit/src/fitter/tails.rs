@@ -3,7 +3,7 @@
 
 use ssdiq_schema::figures as keys;
 
-use super::wa::{buffer_candidates, TIE};
+use super::wa::{buffers_of, TIE};
 use super::{num, res, How, Work};
 use crate::load_curve::{measure_curve, LoadCurve, WAF_SCALE};
 use crate::observed::{WRITE_IDLE_P50_US, WRITE_IDLE_P999_US};
@@ -47,7 +47,7 @@ fn nearest_buffer<T>(
     mut score: impl FnMut(&str) -> Result<(f64, T), FitError>,
 ) -> Result<Option<(u64, T)>, FitError> {
     let mut best: Option<(f64, u64, T)> = None;
-    for kib in buffer_candidates(w.profile()?.buffer.buffer_kib) {
+    for kib in buffers_of(w)? {
         let (d, found) = score(&w.with(&buffer_edits(w, kib)))?;
         let d = d + skew_weight * w.buffer_scores.get(&kib).copied().unwrap_or(0.0);
         if d.is_finite() && best.as_ref().is_none_or(|b| d < b.0 - TIE) {

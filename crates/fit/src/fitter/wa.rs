@@ -174,8 +174,17 @@ const BUFFERS_MIB: [u64; 6] = [8, 16, 32, 64, 128, 256];
 /// apart leave the nearest profile's choice, which comes first.
 pub(super) const TIE: f64 = 1e-4;
 
-/// The candidate buffers in KiB, the base's first.
-pub(super) fn buffer_candidates(base_kib: u64) -> Vec<u64> {
+/// The largest share of the twin's capacity a buffer candidate may take. The emulator keeps a
+/// buffer's size at any capacity (docs/emulator.md), so on a scaled twin a buffer stands for a
+/// larger share of the drive than it has: 64 MiB is 6% of a 1 GiB twin, where a real drive's
+/// buffer is a few hundredths of a percent. Larger ones hold so much of a small drive's spare
+/// space that they would fit the skewed WA through it (a 1 GiB twin took 256 MiB).
+const BUFFER_SHARE_MAX: u64 = 16;
+
+/// The candidate buffers in KiB, the base's first, none above 1/16 of `capacity` bytes but
+/// at least the smallest.
+pub(super) fn buffer_candidates(base_kib: u64, capacity: u64) -> Vec<u64> {
+    let max_kib = (capacity / BUFFER_SHARE_MAX / 1024).max(BUFFERS_MIB[0] * 1024);
     let mut v = vec![base_kib];
     v.extend(
         BUFFERS_MIB
@@ -183,7 +192,17 @@ pub(super) fn buffer_candidates(base_kib: u64) -> Vec<u64> {
             .map(|m| m * 1024)
             .filter(|k| *k != base_kib),
     );
+    v.retain(|k| *k <= max_kib);
     v
+}
+
+/// [`buffer_candidates`] of the twin as it stands.
+pub(super) fn buffers_of(w: &Work) -> Result<Vec<u64>, FitError> {
+    let p = w.profile()?;
+    let capacity = p
+        .capacity_bytes()
+        .map_err(|e| FitError::Profile(e.to_string()))?;
+    Ok(buffer_candidates(p.buffer.buffer_kib, capacity))
 }
 
 pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
@@ -227,10 +246,7 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
     let buffers: Vec<Option<u64>> = if skew.is_empty() {
         vec![None]
     } else {
-        buffer_candidates(w.profile()?.buffer.buffer_kib)
-            .into_iter()
-            .map(Some)
-            .collect()
+        buffers_of(w)?.into_iter().map(Some).collect()
     };
     let eval = |policy: &Edits, buffer_kib: Option<u64>, hint: Option<f64>| {
         score_candidate(w, policy, buffer_kib, hint, target, &skew)
@@ -364,7 +380,23 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
 
 #[cfg(test)]
 mod tests {
-    use super::parabola_min;
+    use super::{buffer_candidates, parabola_min};
+
+    #[test]
+    fn buffer_candidates_stay_within_a_sixteenth_of_the_capacity() {
+        let gib = 1u64 << 30;
+        assert_eq!(
+            buffer_candidates(65536, gib),
+            vec![65536, 8192, 16384, 32768]
+        );
+        assert_eq!(
+            buffer_candidates(65536, 16 * gib),
+            vec![65536, 8192, 16384, 32768, 131072, 262144]
+        );
+        // A base above the limit is dropped; the smallest candidate always stays.
+        assert_eq!(buffer_candidates(65536, gib / 2), vec![8192, 16384, 32768]);
+        assert_eq!(buffer_candidates(65536, gib / 64), vec![8192]);
+    }
 
     #[test]
     fn the_share_is_the_vertex_of_the_scores_parabola_on_a_005_grid() {
