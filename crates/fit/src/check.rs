@@ -30,6 +30,7 @@ pub fn figure_keys() -> Vec<String> {
             crate::observed::WRITE_IDLE_P999_US,
             keys::WRITE_LAT_LOAD_AVG_US,
             keys::WRITE_LAT_LOAD_P999_US,
+            keys::WRITE_BURST_FAST_MIB,
         ]
         .map(String::from),
     );

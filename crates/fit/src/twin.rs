@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use ssdiq_schema::{steps, Spec};
-use ssdiq_suite::plan::{Phase, Plan, PlanOptions, Stage};
+use ssdiq_suite::plan::{write_burst, Phase, Plan, PlanOptions, Stage, IDLE_S};
 use ssdiq_suite::{RunOptions, Silent};
 
 use crate::emu_target::emu_target;
@@ -22,6 +22,8 @@ pub enum Part {
     Reads,
     /// Pass 1's random writes, then latency under load.
     Load,
+    /// Pass 1's random writes, then the idle pause and write burst that end the protocol.
+    Burst,
     /// The whole protocol, every pass.
     All,
 }
@@ -69,7 +71,9 @@ pub fn plan(part: Part) -> Plan {
             let u = pass.workload == steps::RAND_WRITE_UNIFORM;
             (u && uniform) || (!u && skewed)
         }
-        Part::Reads | Part::Load | Part::All => pass.workload == steps::RAND_WRITE_UNIFORM,
+        Part::Reads | Part::Load | Part::Burst | Part::All => {
+            pass.workload == steps::RAND_WRITE_UNIFORM
+        }
     });
     for pass in &mut p.passes {
         pass.phases.retain(|ph| match ph {
@@ -91,8 +95,13 @@ pub fn plan(part: Part) -> Plan {
                 Part::Load => {
                     s.name == steps::RAND_WRITE_UNIFORM || s.name == steps::LATENCY_UNDER_LOAD
                 }
+                Part::Burst => s.name == steps::RAND_WRITE_UNIFORM,
             },
         });
+        if part == Part::Burst {
+            pass.phases.push(Phase::Idle(IDLE_S));
+            pass.phases.push(Phase::Step(write_burst()));
+        }
     }
     p
 }
@@ -133,7 +142,14 @@ mod tests {
             names(&plan(Part::Load)),
             ["rand_write_uniform", "latency_under_load"]
         );
-        for part in [Part::Reads, Part::Load] {
+        assert_eq!(
+            names(&plan(Part::Burst)),
+            ["rand_write_uniform", "write_burst"]
+        );
+        let burst = plan(Part::Burst);
+        let phases = &burst.passes[0].phases;
+        assert_eq!(phases[phases.len() - 2], Phase::Idle(IDLE_S));
+        for part in [Part::Reads, Part::Load, Part::Burst] {
             let p = plan(part);
             assert!(matches!(p.passes[0].phases[0], Phase::Reset));
             let init = p.passes[0]

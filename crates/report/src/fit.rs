@@ -40,6 +40,7 @@ fn label(key: &str) -> String {
         "write_lat_idle_p99.9_us" => "write latency, idle QD1, P99.9 [us]",
         keys::WRITE_LAT_LOAD_AVG_US => "write latency under load, avg [us]",
         keys::WRITE_LAT_LOAD_P999_US => "write latency under load, P99.9 [us]",
+        keys::WRITE_BURST_FAST_MIB => "write burst after idle, before writes wait [MiB]",
         keys::WAF_MEASURED => "WA, measured",
         keys::WAF_IMPLIED => "WA, implied",
         other => other,

@@ -409,6 +409,9 @@ pub mod figures {
     /// 1/(2 WAF) and the greedy-model OP, from the uniform workload's WAF.
     pub const OP_ESTIMATE: &str = "op_estimate";
     pub const OP_ESTIMATE_GREEDY: &str = "op_estimate_greedy";
+    /// The write burst after idle: MiB written before a millisecond's average write latency
+    /// first exceeds 4 times the first millisecond's (the write buffer filling).
+    pub const WRITE_BURST_FAST_MIB: &str = "write_burst_fast_mib";
 
     /// `rand_write_kiops.uniform` etc.
     pub fn of(metric: &str, workload: &str) -> String {
@@ -428,4 +431,7 @@ pub mod steps {
     /// QD1 latency on an otherwise idle drive (the reference's `read-lat` / `write-lat`).
     pub const READ_LATENCY: &str = "read_latency";
     pub const WRITE_LATENCY: &str = "write_latency";
+    /// Not in the paper: 4 KiB random writes at QD 32 right after an idle pause, timed per
+    /// millisecond, which shows how much the drive takes before its write buffer is full.
+    pub const WRITE_BURST: &str = "write_burst";
 }

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use ssdiq_schema::{figures as keys, steps, Figure, RunResult, StepResult};
+use ssdiq_schema::{figures as keys, steps, Figure, RunResult, SecondPoint, StepResult};
 
 use crate::derived::{op_from_greedy, op_from_waf_formula};
 use crate::plan::{workload_key, WORKLOADS};
@@ -125,6 +125,10 @@ pub fn compute(r: &RunResult) -> BTreeMap<String, Figure> {
             }),
         );
     }
+    put(
+        keys::WRITE_BURST_FAST_MIB.into(),
+        collect(steps::WRITE_BURST, &|s| burst_fast_mib(&s.seconds)),
+    );
     let wafs = uniform_wafs(r);
     put(
         keys::OP_ESTIMATE.into(),
@@ -139,9 +143,61 @@ pub fn compute(r: &RunResult) -> BTreeMap<String, Figure> {
     f
 }
 
+/// A write burst's intervals before its write latency jumps: how many MiB the drive took
+/// before the first interval whose mean write latency exceeds [`BURST_JUMP`] times the first
+/// interval's (its buffer full: writes then wait for programs). `None` without a jump (the
+/// burst did not fill the buffer) or without intervals.
+pub fn burst_fast_mib(points: &[SecondPoint]) -> Option<f64> {
+    let mut writes = points.iter().filter(|p| p.stream == "write" && p.ios > 0);
+    let first = writes.next()?;
+    let limit = BURST_JUMP * first.lat_mean_ns;
+    let mut bytes = first.bytes;
+    for p in writes {
+        if p.lat_mean_ns > limit {
+            return Some(bytes as f64 / (1u64 << 20) as f64);
+        }
+        bytes += p.bytes;
+    }
+    None
+}
+
+/// How much slower than at the burst's start a write must be to count as waiting for the
+/// flash: a buffered write takes its firmware and link time (10-30 us at QD 32), one that
+/// waits for a program unit takes the queue over the drive's program rate (hundreds of us).
+pub const BURST_JUMP: f64 = 4.0;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn ms(i: u64, mib: u64, lat_us: f64) -> SecondPoint {
+        SecondPoint {
+            t_s: i as f64 / 1e3,
+            stream: "write".into(),
+            ios: mib * 256,
+            bytes: mib << 20,
+            iops: 0.0,
+            mb_s: 0.0,
+            lat_mean_ns: lat_us * 1e3,
+            lat_p99_ns: 0,
+            span_s: None,
+            partial: false,
+        }
+    }
+
+    #[test]
+    fn a_burst_counts_what_went_in_before_the_latency_jump() {
+        let p = vec![
+            ms(0, 6, 20.0),
+            ms(1, 6, 22.0),
+            ms(2, 6, 70.0),
+            ms(3, 1, 400.0),
+        ];
+        assert_eq!(burst_fast_mib(&p), Some(18.0));
+        // No jump: the burst did not fill the buffer, so it says nothing of its size.
+        assert_eq!(burst_fast_mib(&p[..3]), None);
+        assert_eq!(burst_fast_mib(&[]), None);
+    }
 
     #[test]
     fn min_median_max() {

@@ -37,6 +37,16 @@ pub const LOAD_FRACTION: f64 = 0.25;
 pub const LOAD_RUNTIME_S: f64 = 1000.0;
 pub const PROBE_IOPS: f64 = 10_000.0;
 pub const PROBE_READ_PERCENT: u8 = 50;
+/// The write burst (ssdiq's, not the paper's): after the last pass and an idle pause, this
+/// many bytes of 4 KiB random writes at QD 32, timed per [`BURST_INTERVAL_S`]. It runs last
+/// so that no step of the paper sees the drive it leaves; it identifies the write buffer,
+/// which the paper's steps do not (`ssdiq fit`).
+pub const BURST_BYTES: u64 = 1 << 30;
+/// At most this share of the capacity (a burst must not rewrite a small drive).
+pub const BURST_SHARE_MAX: f64 = 0.125;
+pub const BURST_INTERVAL_S: f64 = 1e-3;
+pub const BURST_QD: u32 = 32;
+
 /// iob's `threadStatsInterval`.
 pub const PROBE_INTERVAL_S: f64 = 60.0;
 /// `THREADS=8` with `LATENCYTHREAD=1`: thread 0 is the probe, 7 threads load.
@@ -64,6 +74,7 @@ pub enum Role {
     WriteLatency,
     Workload,
     LatencyUnderLoad,
+    WriteBurst,
 }
 
 /// Before or after the pass's write workload.
@@ -89,6 +100,8 @@ pub enum Bound {
     Seconds(f64),
     /// Host writes of this many times the capacity, before scaling.
     DriveWrites(f64),
+    /// Host writes of this many bytes, at most [`BURST_SHARE_MAX`] of the capacity, unscaled.
+    Bytes(u64),
 }
 
 /// The load and probe of latency under load.
@@ -319,6 +332,21 @@ fn reads_and_writes(stage: Stage) -> Vec<Phase> {
     ]
 }
 
+/// The write burst after idle (see [`BURST_BYTES`]).
+pub fn write_burst() -> Step {
+    step(
+        steps::WRITE_BURST,
+        Role::WriteBurst,
+        None,
+        "randwrite",
+        "uniform",
+        SMALL_BS,
+        BURST_QD,
+        1,
+        Bound::Bytes(BURST_BYTES),
+    )
+}
+
 impl Plan {
     /// The SSD-iq benchmark (`scripts/benchbench.sh`).
     pub fn ssd_iq(o: PlanOptions) -> Plan {
@@ -368,6 +396,10 @@ impl Plan {
                     probe_interval_s: PROBE_INTERVAL_S,
                 });
                 phases.push(Phase::Step(lat));
+                if rep == o.repeat.max(1) && i + 1 == WORKLOADS.len() {
+                    phases.push(Phase::Idle(IDLE_S));
+                    phases.push(Phase::Step(write_burst()));
+                }
                 passes.push(Pass {
                     repetition: rep,
                     pass: i as u32 + 1,
@@ -422,6 +454,7 @@ mod tests {
                 match s.bound {
                     Bound::Seconds(x) => format!("{x}s"),
                     Bound::DriveWrites(x) => format!("{x}dw"),
+                    Bound::Bytes(x) => format!("{x}B"),
                 },
                 match s.load {
                     Some(l) => format!(
@@ -503,6 +536,19 @@ mod tests {
         );
         // Every pass starts from a reset.
         assert!(p.passes.iter().all(|x| x.phases[0] == Phase::Reset));
+        // The write burst runs once, last, after an idle pause: no step of the paper's sees
+        // the drive it leaves.
+        let last = &p.passes[5].phases;
+        let tail: Vec<String> = last[last.len() - 2..].iter().map(describe).collect();
+        assert_eq!(
+            tail,
+            [
+                "idle 300s",
+                "write_burst randwrite uniform bs=4096 1x32 1073741824B"
+            ]
+        );
+        let bursts = p.steps().filter(|s| s.role == Role::WriteBurst).count();
+        assert_eq!(bursts, 1);
     }
 
     #[test]

@@ -26,7 +26,10 @@ use ssdiq_workload::{Pattern, RwMix};
 use crate::devlog::DeviceLog;
 use crate::figures;
 use crate::observe::{Observer, Phase as ObsPhase, StepReport, Unit};
-use crate::plan::{Bound, Pass, Phase, Plan, Role, Scales, Step, LARGE_BS, UNTIL_STEADY_CAP};
+use crate::plan::{
+    Bound, Pass, Phase, Plan, Role, Scales, Step, BURST_INTERVAL_S, BURST_SHARE_MAX, LARGE_BS,
+    UNTIL_STEADY_CAP,
+};
 use crate::step::{run_job, run_step, StepContext};
 use crate::step_outcome::StepRun;
 use crate::summary::{implied_waf, step_result, StepMeta};
@@ -281,13 +284,21 @@ impl Ctx<'_> {
                 let b = (dw * self.scales.drive_writes * self.capacity as f64) as u64;
                 (None, Some((b / step.bs).max(1) * step.bs))
             }
+            Bound::Bytes(b) => {
+                let b = b.min((self.capacity as f64 * BURST_SHARE_MAX) as u64);
+                (None, Some((b / step.bs).max(1) * step.bs))
+            }
         };
         let est_s = match (seconds, bytes) {
             (Some(s), _) => s,
             (None, Some(b)) => b as f64 / self.expected_write_bytes_per_s(step.bs),
             _ => 1.0,
         };
-        let interval_ns = (interval_for(est_s) * 1e9) as u64;
+        let interval_ns = if step.role == Role::WriteBurst {
+            (BURST_INTERVAL_S * 1e9) as u64
+        } else {
+            (interval_for(est_s) * 1e9) as u64
+        };
         let (rate_iops, probe_iops) = match step.load {
             Some(_) => {
                 let (b, p) = self.load(step)?;

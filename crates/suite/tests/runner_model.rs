@@ -279,8 +279,10 @@ fn three_passes_reference_values_and_figures() {
     let mut t = target(1.0 / 3.0);
     let r = run_with(&mut t, &options());
     assert!(!r.partial);
-    // Per pass: 5 steps before, the workload, 5 after, latency under load.
-    assert_eq!(r.steps.len(), 3 * 12);
+    // Per pass: 5 steps before, the workload, 5 after, latency under load; then the write
+    // burst, once, last.
+    assert_eq!(r.steps.len(), 3 * 12 + 1);
+    assert_eq!(r.steps.last().unwrap().name, steps::WRITE_BURST);
     let workloads: Vec<(&str, Option<u32>)> = r
         .steps
         .iter()
@@ -417,7 +419,7 @@ fn fill_and_repeat() {
     let mut t = target(1.0 / 3.0);
     let r = run_with(&mut t, &o);
     assert!(t.0.ranges.iter().all(|&b| b == CAP / 2), "{:?}", t.0.ranges);
-    assert_eq!(r.steps.len(), 2 * 3 * 12);
+    assert_eq!(r.steps.len(), 2 * 3 * 12 + 1);
     assert_eq!(r.figure(keys::SEQ_READ_MB_S).unwrap().samples.len(), 12);
     assert_eq!(
         r.figure("rand_write_kiops.uniform").unwrap().samples.len(),

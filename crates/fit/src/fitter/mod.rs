@@ -80,6 +80,8 @@ struct Work<'a> {
     buffer_ops: BTreeMap<u64, f64>,
     /// Emulator runs so far.
     runs: Cell<u32>,
+    /// The buffer was identified by the drive's write burst: later stages keep it.
+    buffer_from_burst: bool,
 }
 
 impl Work<'_> {
@@ -180,6 +182,7 @@ pub fn fit(
         buffer_scores: BTreeMap::new(),
         buffer_ops: BTreeMap::new(),
         runs: Cell::new(0),
+        buffer_from_burst: false,
     };
     progress(&format!(
         "starting from emu:{base} (the nearest datasheet in the library)"
@@ -210,6 +213,11 @@ pub fn fit(
         });
         r
     };
+    stage(
+        &mut w,
+        "fitting the write buffer to the write burst after idle",
+        &tails::fit_buffer_to_burst,
+    )?;
     stage(
         &mut w,
         "fitting OP and the GC policy to the WA of the three workloads",

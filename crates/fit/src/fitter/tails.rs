@@ -57,6 +57,49 @@ fn nearest_buffer<T>(
     Ok(best.map(|(_, kib, found)| (kib, found)))
 }
 
+/// The buffer from the drive's write burst after idle (`ssdiq run`'s last step): the
+/// candidate whose twin takes as many MiB as the drive before its writes wait for the flash.
+/// That figure is the buffer plus what the dies program meanwhile, so it is matched on the
+/// twin rather than read as the size. Returns whether the figure was there to fit.
+pub(super) fn fit_buffer_to_burst(w: &mut Work) -> Result<bool, FitError> {
+    let Some(mib) = w.obs.get(keys::WRITE_BURST_FAST_MIB) else {
+        return Ok(false);
+    };
+    let mut best: Option<(f64, u64, f64)> = None;
+    for kib in buffers_of(w)? {
+        let t = w.with(&[("buffer", "buffer_kib", kib.to_string())]);
+        // A twin whose burst never filled its buffer took at least the whole burst.
+        let m = w
+            .twin(&t, Part::Burst)?
+            .get(keys::WRITE_BURST_FAST_MIB)
+            .copied()
+            .unwrap_or(f64::INFINITY);
+        let d = (m / mib).ln().abs();
+        if best.is_none_or(|b| d < b.0 - BURST_TIE) {
+            best = Some((d, kib, m));
+        }
+    }
+    let Some((_, kib, m)) = best.filter(|b| b.0.is_finite()) else {
+        return Ok(false);
+    };
+    w.set(
+        "buffer",
+        "buffer_kib",
+        kib.to_string(),
+        How::Fitted,
+        format!(
+            "write burst after idle: {mib:.1} MiB before writes waited for the flash (twin {m:.1})"
+        ),
+        Some(res(m, mib)),
+    );
+    w.buffer_from_burst = true;
+    Ok(true)
+}
+
+/// Buffers whose bursts differ by less than this (in ln) are alike: the earlier (the base's)
+/// stays.
+const BURST_TIE: f64 = 0.01;
+
 /// Sets the chosen buffer, with its OP if it is not the buffer the twin had; returns whether
 /// the buffer changed.
 fn choose_buffer(w: &mut Work, kib: u64, source: String, residual: f64) -> Result<bool, FitError> {
@@ -82,6 +125,9 @@ fn choose_buffer(w: &mut Work, kib: u64, source: String, residual: f64) -> Resul
 /// rules out a buffer that fills where the drive's writes did not wait. Stalls stay as fitted
 /// so far. Returns whether the buffer changed here.
 pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
+    if w.buffer_from_burst {
+        return Ok(false);
+    }
     if let Some(curve) = &w.obs.load_curve {
         return fit_buffer_to_curve(w, curve);
     }

@@ -243,7 +243,9 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
     // A buffer holds pages whose old copies stay valid on the flash until they are
     // programmed, so on a small (scaled) drive it takes spare space, and where it absorbs
     // rewrites it keeps the hottest pages off the flash: both move the skewed workloads' WA.
-    let buffers: Vec<Option<u64>> = if skew.is_empty() {
+    let buffers: Vec<Option<u64>> = if w.buffer_from_burst {
+        vec![Some(w.profile()?.buffer.buffer_kib)]
+    } else if skew.is_empty() {
         vec![None]
     } else {
         buffers_of(w)?.into_iter().map(Some).collect()
@@ -362,7 +364,7 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
             w.set(s, k, v.clone(), How::Fitted, why.clone(), None);
         }
     }
-    if let Some(b) = buffer_kib {
+    if let Some(b) = buffer_kib.filter(|_| !w.buffer_from_burst) {
         w.set(
             "buffer",
             "buffer_kib",
