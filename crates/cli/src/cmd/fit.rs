@@ -201,15 +201,24 @@ fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
 }
 
 /// A stage's progress line as a short name: "fitting OP and the GC policy to ..." -> "OP and
-/// the GC policy".
-fn stage_name(stage: &str) -> &str {
+/// the GC policy"; a stage run once more says so ("... again").
+fn stage_name(stage: &str) -> String {
     let s = stage.strip_prefix("fitting ").unwrap_or(stage);
-    s.split(" to the ")
+    let name = s
+        .split(" to the ")
+        .next()
+        .unwrap_or(s)
+        .split(" again")
         .next()
         .unwrap_or(s)
         .split(", with")
         .next()
-        .unwrap_or(s)
+        .unwrap_or(s);
+    if s.contains(" again") && !name.ends_with("again") {
+        format!("{name} again")
+    } else {
+        name.to_string()
+    }
 }
 
 fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Result<ExitCode> {

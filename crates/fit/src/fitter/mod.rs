@@ -223,6 +223,23 @@ pub fn fit(
         "fitting OP and the GC policy to the WA of the three workloads",
         &|w| wa::fit_wa(w).map(|_| true),
     )?;
+    // The first burst ran with the base's OP and policy, which move what GC does during it:
+    // once more with the fitted ones, and the WA again if the buffer changes.
+    if w.buffer_from_burst {
+        let before = w.profile()?.buffer.buffer_kib;
+        stage(
+            &mut w,
+            "fitting the write buffer to the write burst again, with that OP and policy",
+            &tails::fit_buffer_to_burst,
+        )?;
+        if w.profile()?.buffer.buffer_kib != before {
+            stage(
+                &mut w,
+                "fitting OP and the GC policy again, with that buffer",
+                &|w| wa::fit_wa(w).map(|_| true),
+            )?;
+        }
+    }
     stage(
         &mut w,
         "fitting the read path to the sequential and random reads and QD1 latencies",

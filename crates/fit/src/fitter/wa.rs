@@ -83,10 +83,14 @@ struct Scored {
     eval: Eval,
 }
 
-/// Above this score (about 3% off on one skewed WA), the GC frontier's shares between none
+/// Above this score (about 5% off on one skewed WA), the GC frontier's shares between none
 /// and all are tried too: real drives sit between naive greedy and 2R (SSD-iq Fig 3b), and
-/// the library's P5520 and SN640 keep 0.75 and 0.85 of relocated data apart.
-const SHARE_TRIED: f64 = 9e-4;
+/// the library's P5520 and SN640 keep 0.75 and 0.85 of relocated data apart. A share is one
+/// more degree of freedom, so it must also at least halve the score (`SHARE_GAIN`): on a
+/// drive whose policy is all-or-nothing, the residual left by everything else (a few %) would
+/// otherwise pick a share by chance.
+const SHARE_TRIED: f64 = 2.5e-3;
+const SHARE_GAIN: f64 = 0.5;
 
 fn with_host(policy: &str) -> String {
     format!("{policy}, relocated data with the host's")
@@ -273,7 +277,11 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
     }
     // Shares between none and all: tried only where all-or-nothing leaves a skewed WA more
     // than SHARE_TRIED off, so a drive the two ends explain costs no more runs.
-    if best.as_ref().is_some_and(|b| b.eval.score > SHARE_TRIED) {
+    if let Some(ends_best) = best
+        .as_ref()
+        .map(|b| b.eval.score)
+        .filter(|s| *s > SHARE_TRIED)
+    {
         for p in &policies {
             let ends = [
                 candidates.iter().position(|c| c.0 == with_host(p)),
@@ -301,7 +309,9 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
                 candidates.push((share_label(p, share), share_edits(p, share)));
                 let e = eval(&candidates[i].1, Some(kib), Some(op))?;
                 tried.push((share, e.score));
-                keep(i, e, &mut best, &mut scores);
+                if e.score < SHARE_GAIN * ends_best {
+                    keep(i, e, &mut best, &mut scores);
+                }
                 if tried.len() == 3 {
                     next = parabola_min(&tried).filter(|x| (x - 0.5).abs() > 0.05);
                 }
