@@ -223,23 +223,6 @@ pub fn fit(
         "fitting OP and the GC policy to the WA of the three workloads",
         &|w| wa::fit_wa(w).map(|_| true),
     )?;
-    // The first burst ran with the base's OP and policy, which move what GC does during it:
-    // once more with the fitted ones, and the WA again if the buffer changes.
-    if w.buffer_from_burst {
-        let before = w.profile()?.buffer.buffer_kib;
-        stage(
-            &mut w,
-            "fitting the write buffer to the write burst again, with that OP and policy",
-            &tails::fit_buffer_to_burst,
-        )?;
-        if w.profile()?.buffer.buffer_kib != before {
-            stage(
-                &mut w,
-                "fitting OP and the GC policy again, with that buffer",
-                &|w| wa::fit_wa(w).map(|_| true),
-            )?;
-        }
-    }
     stage(
         &mut w,
         "fitting the read path to the sequential and random reads and QD1 latencies",
@@ -250,6 +233,30 @@ pub fn fit(
         "fitting program time to the uniform random-write throughput",
         &|w| path::fit_program(w).map(|_| true),
     )?;
+    // The first burst ran with the base's OP, policy and program time, which set what the
+    // dies drain during it (where the host link is barely faster, most of what the burst
+    // measures): once more with the fitted ones, and WA and program time again if the
+    // buffer changes.
+    if w.buffer_from_burst {
+        let before = w.profile()?.buffer.buffer_kib;
+        stage(
+            &mut w,
+            "fitting the write buffer to the write burst again, with that OP, policy and program time",
+            &tails::fit_buffer_to_burst,
+        )?;
+        if w.profile()?.buffer.buffer_kib != before {
+            stage(
+                &mut w,
+                "fitting OP and the GC policy again, with that buffer",
+                &|w| wa::fit_wa(w).map(|_| true),
+            )?;
+            stage(
+                &mut w,
+                "fitting program time again, with that buffer",
+                &|w| path::fit_program(w).map(|_| true),
+            )?;
+        }
+    }
     let stalls_at_qd1 = stage(
         &mut w,
         "fitting firmware stalls to the idle QD1 write's tail",

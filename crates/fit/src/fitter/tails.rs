@@ -49,7 +49,14 @@ fn nearest_buffer<T>(
     let mut best: Option<(f64, u64, T)> = None;
     for kib in buffers_of(w)? {
         let (d, found) = score(&w.with(&buffer_edits(w, kib)))?;
-        let d = d + skew_weight * w.buffer_scores.get(&kib).copied().unwrap_or(0.0);
+        // With the buffer from the burst the WA stage scored that one alone: no skew weight
+        // then, or the unscored sizes would look better.
+        let skew = if w.buffer_from_burst {
+            0.0
+        } else {
+            w.buffer_scores.get(&kib).copied().unwrap_or(0.0)
+        };
+        let d = d + skew_weight * skew;
         if d.is_finite() && best.as_ref().is_none_or(|b| d < b.0 - TIE) {
             best = Some((d, kib, found));
         }
@@ -125,11 +132,12 @@ fn choose_buffer(w: &mut Work, kib: u64, source: String, residual: f64) -> Resul
 /// rules out a buffer that fills where the drive's writes did not wait. Stalls stay as fitted
 /// so far. Returns whether the buffer changed here.
 pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
-    if w.buffer_from_burst {
-        return Ok(false);
-    }
+    // A study of the drive is more evidence than the burst: it decides where it is given.
     if let Some(curve) = &w.obs.load_curve {
         return fit_buffer_to_curve(w, curve);
+    }
+    if w.buffer_from_burst {
+        return Ok(false);
     }
     let obs = w.obs;
     let Some(avg) = obs.get(keys::WRITE_LAT_LOAD_AVG_US) else {
