@@ -143,17 +143,18 @@ pub fn compute(r: &RunResult) -> BTreeMap<String, Figure> {
     f
 }
 
-/// A write burst's intervals before its write latency jumps: how many MiB the drive took
-/// before the first interval whose mean write latency exceeds [`BURST_JUMP`] times the first
-/// interval's (its buffer full: writes then wait for programs). `None` without a jump (the
-/// burst did not fill the buffer) or without intervals.
+/// A write burst's intervals before its writes wait: how many MiB the drive took before the
+/// first interval in which no write completed (every write waiting for the flash) or whose
+/// mean write latency exceeds [`BURST_JUMP`] times the first interval's (its buffer full:
+/// writes then wait for programs). `None` without either (the burst did not fill the buffer)
+/// or without intervals.
 pub fn burst_fast_mib(points: &[SecondPoint]) -> Option<f64> {
-    let mut writes = points.iter().filter(|p| p.stream == "write" && p.ios > 0);
-    let first = writes.next()?;
+    let mut writes = points.iter().filter(|p| p.stream == "write");
+    let first = writes.next().filter(|p| p.ios > 0)?;
     let limit = BURST_JUMP * first.lat_mean_ns;
     let mut bytes = first.bytes;
     for p in writes {
-        if p.lat_mean_ns > limit {
+        if p.ios == 0 || p.lat_mean_ns > limit {
             return Some(bytes as f64 / (1u64 << 20) as f64);
         }
         bytes += p.bytes;
@@ -194,6 +195,15 @@ mod tests {
             ms(3, 1, 400.0),
         ];
         assert_eq!(burst_fast_mib(&p), Some(18.0));
+        // A millisecond in which no write completed is the buffer full too, even if the
+        // writes after it are quick again for a while.
+        let stall = vec![
+            ms(0, 6, 20.0),
+            ms(1, 2, 21.0),
+            ms(2, 0, 0.0),
+            ms(3, 3, 55.0),
+        ];
+        assert_eq!(burst_fast_mib(&stall), Some(8.0));
         // No jump: the burst did not fill the buffer, so it says nothing of its size.
         assert_eq!(burst_fast_mib(&p[..3]), None);
         assert_eq!(burst_fast_mib(&[]), None);
