@@ -257,6 +257,15 @@ pub fn fit(
             )?;
         }
     }
+    if stage(
+        &mut w,
+        "fitting OP again to the uniform WA, with that program time",
+        &wa::refit_op,
+    )? {
+        stage(&mut w, "fitting program time again, with that OP", &|w| {
+            path::fit_program(w).map(|_| true)
+        })?;
+    }
     let stalls_at_qd1 = stage(
         &mut w,
         "fitting firmware stalls to the idle QD1 write's tail",
