@@ -4,13 +4,17 @@
 //! - Every value the fit sets is measured on the twin by the protocol's own steps
 //!   ([`crate::twin`]) and moved until the twin's figure meets the drive's, so a fitted value
 //!   carries the figure it was fitted to, the twin's figure and their residual.
-//! - What the figures cannot identify (geometry, buffer, GC watermarks, idle-time GC, erase
-//!   and retry times) is the nearest library profile's value, and the twin's text says so.
-//! - Order matters and is fixed: WA, policy and buffer first (`wa`: they set how much GC work
-//!   each write costs), then the read and write paths (`path`), program time against the
-//!   random-write throughput (which pays GC's reads), then the tails (`tails`: stalls from
-//!   the idle writes, the buffer against the load, suspension), and the paths once more with
-//!   the stalls in place. Each stage keeps what the earlier ones set.
+//! - What the figures cannot identify (geometry, GC watermarks, idle-time GC, erase and retry
+//!   times; the buffer when the input has no write burst) is the nearest library profile's
+//!   value, and the twin's text says so.
+//! - Order matters and is fixed: the buffer from the run's write burst first (it holds spare
+//!   space and absorbs rewrites, so it moves the WA), then WA and policy (`wa`: they set how
+//!   much GC work each write costs; without a burst the buffer is chosen with them), then the
+//!   read and write paths (`path`), program time against the random-write throughput (which
+//!   pays GC's reads), the burst and OP once more with that program time (it sets what the
+//!   dies drain), then the tails (`tails`: stalls from the idle writes, the buffer against the
+//!   load when no burst gave it, suspension), and the paths once more with the stalls in
+//!   place. Each stage keeps what the earlier ones set.
 //! - Among candidates the figures cannot tell apart, the nearest profile's wins (`wa::TIE`).
 //! - Deterministic: the twin's measurements take the given seed.
 
