@@ -84,6 +84,8 @@ struct Work<'a> {
     buffer_ops: BTreeMap<u64, f64>,
     /// Emulator runs so far.
     runs: Cell<u32>,
+    /// The emulator runs of each stage done.
+    stages: Vec<StageRuns>,
     /// The buffer was identified by the drive's write burst: later stages keep it.
     buffer_from_burst: bool,
 }
@@ -123,6 +125,24 @@ impl Work<'_> {
 
     fn measure(&self, part: Part) -> Result<BTreeMap<String, f64>, FitError> {
         self.twin(&self.text, part)
+    }
+
+    /// Runs one stage of the fit, announced to `progress`, and records how many emulator
+    /// runs it took.
+    fn stage<T>(
+        &mut self,
+        progress: &mut dyn FnMut(&str),
+        label: &str,
+        f: impl FnOnce(&mut Self) -> Result<T, FitError>,
+    ) -> Result<T, FitError> {
+        progress(label);
+        let before = self.runs.get();
+        let r = f(self);
+        self.stages.push(StageRuns {
+            stage: label.to_string(),
+            runs: self.runs.get() - before,
+        });
+        r
     }
 
     /// Runs `part` of the protocol on the twin `text`, counted.
@@ -186,6 +206,7 @@ pub fn fit(
         buffer_scores: BTreeMap::new(),
         buffer_ops: BTreeMap::new(),
         runs: Cell::new(0),
+        stages: Vec::new(),
         buffer_from_burst: false,
     };
     progress(&format!(
@@ -206,36 +227,26 @@ pub fn fit(
         "shown by `ssdiq info`",
     );
     size_and_spec(&mut w, o)?;
-    let mut runs = Vec::new();
-    let mut stage = |w: &mut Work, label: &str, f: &dyn Fn(&mut Work) -> Result<bool, FitError>| {
-        progress(label);
-        let before = w.runs.get();
-        let r = f(w);
-        runs.push(StageRuns {
-            stage: label.to_string(),
-            runs: w.runs.get() - before,
-        });
-        r
-    };
-    stage(
-        &mut w,
+    let p = progress;
+    w.stage(
+        p,
         "fitting the write buffer to the write burst after idle",
-        &tails::fit_buffer_to_burst,
+        tails::fit_buffer_to_burst,
     )?;
-    stage(
-        &mut w,
+    w.stage(
+        p,
         "fitting OP and the GC policy to the WA of the three workloads",
-        &|w| wa::fit_wa(w).map(|_| true),
+        wa::fit_wa,
     )?;
-    stage(
-        &mut w,
+    w.stage(
+        p,
         "fitting the read path to the sequential and random reads and QD1 latencies",
-        &|w| path::fit_reads(w).map(|_| true),
+        path::fit_reads,
     )?;
-    stage(
-        &mut w,
+    w.stage(
+        p,
         "fitting program time to the uniform random-write throughput",
-        &|w| path::fit_program(w).map(|_| true),
+        path::fit_program,
     )?;
     // The first burst ran with the base's OP, policy and program time, which set what the
     // dies drain during it (where the host link is barely faster, most of what the burst
@@ -243,60 +254,62 @@ pub fn fit(
     // buffer changes.
     if w.buffer_from_burst {
         let before = w.profile()?.buffer.buffer_kib;
-        stage(
-            &mut w,
+        w.stage(
+            p,
             "fitting the write buffer to the write burst again, with that OP, policy and program time",
-            &tails::fit_buffer_to_burst,
+            tails::fit_buffer_to_burst,
         )?;
         if w.profile()?.buffer.buffer_kib != before {
-            stage(
-                &mut w,
+            w.stage(
+                p,
                 "fitting OP and the GC policy again, with that buffer",
-                &|w| wa::fit_wa(w).map(|_| true),
+                wa::fit_wa,
             )?;
-            stage(
-                &mut w,
+            w.stage(
+                p,
                 "fitting program time again, with that buffer",
-                &|w| path::fit_program(w).map(|_| true),
+                path::fit_program,
             )?;
         }
     }
-    if stage(
-        &mut w,
+    if w.stage(
+        p,
         "fitting OP again to the uniform WA, with that program time",
-        &wa::refit_op,
+        wa::refit_op,
     )? {
-        stage(&mut w, "fitting program time again, with that OP", &|w| {
-            path::fit_program(w).map(|_| true)
-        })?;
-    }
-    let stalls_at_qd1 = stage(
-        &mut w,
-        "fitting firmware stalls to the idle QD1 write's tail",
-        &tails::fit_stalls,
-    )?;
-    if stage(
-        &mut w,
-        "fitting the write buffer to the write latency under load",
-        &tails::fit_buffer_to_load,
-    )? {
-        stage(
-            &mut w,
-            "fitting program time again, with that buffer",
-            &|w| path::fit_program(w).map(|_| true),
+        w.stage(
+            p,
+            "fitting program time again, with that OP",
+            path::fit_program,
         )?;
     }
-    stage(
-        &mut w,
+    let stalls_at_qd1 = w.stage(
+        p,
+        "fitting firmware stalls to the idle QD1 write's tail",
+        tails::fit_stalls,
+    )?;
+    if w.stage(
+        p,
+        "fitting the write buffer to the write latency under load",
+        tails::fit_buffer_to_load,
+    )? {
+        w.stage(
+            p,
+            "fitting program time again, with that buffer",
+            path::fit_program,
+        )?;
+    }
+    w.stage(
+        p,
         "fitting suspension and write stalls to the tails under load",
-        &|w| tails::fit_tails(w, stalls_at_qd1).map(|_| true),
+        |w| tails::fit_tails(w, stalls_at_qd1),
     )?;
     // Stalls lengthen the average QD1 write: the buffered write's time is fitted again
     // with them in place.
-    stage(
-        &mut w,
+    w.stage(
+        p,
         "fitting the read path and the buffered write again, with the stalls",
-        &|w| path::fit_reads(w).map(|_| true),
+        path::fit_reads,
     )?;
     mark_kept(&mut w, &base);
     w.profile()?;
@@ -304,7 +317,7 @@ pub fn fit(
         base,
         text: w.text,
         params: w.params.into_values().collect(),
-        runs,
+        runs: w.stages,
     })
 }
 

@@ -40,10 +40,12 @@ fn set_op_for(w: &mut Work, kib: u64) {
 
 /// The buffer size nearest the drive by `score` (of a candidate twin's text and its size;
 /// lower is nearer) plus the WA stage's skew score of that size, times `skew_weight`. Each
-/// size runs with its own OP ([`buffer_edits`]); the base's size comes first and wins a tie.
+/// size runs with its own OP ([`buffer_edits`]); the base's size comes first and wins a tie
+/// (a later size must be nearer by more than `tie`). Sizes scored infinite are never nearest.
 fn nearest_buffer<T>(
     w: &Work,
     skew_weight: f64,
+    tie: f64,
     mut score: impl FnMut(&str) -> Result<(f64, T), FitError>,
 ) -> Result<Option<(u64, T)>, FitError> {
     let mut best: Option<(f64, u64, T)> = None;
@@ -57,7 +59,7 @@ fn nearest_buffer<T>(
             w.buffer_scores.get(&kib).copied().unwrap_or(0.0)
         };
         let d = d + skew_weight * skew;
-        if d.is_finite() && best.as_ref().is_none_or(|b| d < b.0 - TIE) {
+        if d.is_finite() && best.as_ref().is_none_or(|b| d < b.0 - tie) {
             best = Some((d, kib, found));
         }
     }
@@ -72,21 +74,16 @@ pub(super) fn fit_buffer_to_burst(w: &mut Work) -> Result<bool, FitError> {
     let Some(mib) = w.obs.get(keys::WRITE_BURST_FAST_MIB) else {
         return Ok(false);
     };
-    let mut best: Option<(f64, u64, f64)> = None;
-    for kib in buffers_of(w)? {
-        let t = w.with(&[("buffer", "buffer_kib", kib.to_string())]);
+    let nearest = nearest_buffer(w, 0.0, BURST_TIE, |t| {
         // A twin whose burst never filled its buffer took at least the whole burst.
         let m = w
-            .twin(&t, Part::Burst)?
+            .twin(t, Part::Burst)?
             .get(keys::WRITE_BURST_FAST_MIB)
             .copied()
             .unwrap_or(f64::INFINITY);
-        let d = (m / mib).ln().abs();
-        if best.is_none_or(|b| d < b.0 - BURST_TIE) {
-            best = Some((d, kib, m));
-        }
-    }
-    let Some((_, kib, m)) = best.filter(|b| b.0.is_finite()) else {
+        Ok(((m / mib).ln().abs(), m))
+    })?;
+    let Some((kib, m)) = nearest else {
         return Ok(false);
     };
     w.set(
@@ -149,7 +146,7 @@ pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
     let fills = obs
         .get(keys::WRITE_LAT_IDLE_US)
         .map(|idle| avg >= 2.0 * idle);
-    let nearest = nearest_buffer(w, 1.0, |t| {
+    let nearest = nearest_buffer(w, 1.0, TIE, |t| {
         let m = w
             .twin(t, Part::Load)?
             .get(keys::WRITE_LAT_LOAD_AVG_US)
@@ -178,7 +175,7 @@ pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
 /// Returns whether the buffer changed here.
 fn fit_buffer_to_curve(w: &mut Work, curve: &LoadCurve) -> Result<bool, FitError> {
     // The skewed WA's score is a sum of squared log ratios: in the curve's units of WA.
-    let nearest = nearest_buffer(w, WAF_SCALE.powi(-2), |t| {
+    let nearest = nearest_buffer(w, WAF_SCALE.powi(-2), TIE, |t| {
         // One run of the study's levels on the candidate.
         w.runs.set(w.runs.get() + 1);
         let twin = measure_curve(t, curve)?;

@@ -100,14 +100,6 @@ struct Scored {
 const SHARE_TRIED: f64 = 2.5e-3;
 const SHARE_GAIN: f64 = 0.5;
 
-fn with_host(policy: &str) -> String {
-    format!("{policy}, relocated data with the host's")
-}
-
-fn apart(policy: &str) -> String {
-    format!("{policy} + GC frontier (relocated data apart)")
-}
-
 fn share_label(policy: &str, share: f64) -> String {
     format!(
         "{policy} + GC frontier ({:.0}% of relocated data apart)",
@@ -267,14 +259,17 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
     let mut candidates: Vec<(String, Edits)> = Vec::new();
     for p in &policies {
         candidates.push((
-            with_host(p),
+            format!("{p}, relocated data with the host's"),
             vec![
                 ("drive", "policy", format!("\"{p}\"")),
                 ("drive", "gc_frontier", "false".into()),
                 ("drive", "gc_frontier_share", String::new()),
             ],
         ));
-        candidates.push((apart(p), share_edits(p, 1.0)));
+        candidates.push((
+            format!("{p} + GC frontier (relocated data apart)"),
+            share_edits(p, 1.0),
+        ));
     }
     // A buffer holds pages whose old copies stay valid on the flash until they are
     // programmed, so on a small (scaled) drive it takes spare space, and where it absorbs
@@ -314,14 +309,9 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
         .map(|b| b.eval.score)
         .filter(|s| *s > SHARE_TRIED)
     {
-        for p in &policies {
-            let ends = [
-                candidates.iter().position(|c| c.0 == with_host(p)),
-                candidates.iter().position(|c| c.0 == apart(p)),
-            ];
-            let [Some(none_i), Some(all_i)] = ends else {
-                continue;
-            };
+        for (pi, p) in policies.iter().enumerate() {
+            // Each policy's two ends, in the order they were pushed above.
+            let (none_i, all_i) = (2 * pi, 2 * pi + 1);
             // The policy's best buffer, and both ends' scores with it.
             let Some(&(_, kib, _, op)) = scores
                 .iter()
