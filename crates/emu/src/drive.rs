@@ -308,6 +308,7 @@ impl Drive {
             gc_frontier: p.drive.gc_frontier,
             gc_frontier_share: p.drive.gc_frontier_share.unwrap_or(1.0),
             mode: p.drive.gc_mode.parse().map_err(bad)?,
+            wear_level_gap: p.gc.wear_level_gap,
             seed: p.drive.seed,
         };
         let ftl = Ftl::new(cfg).map_err(|e| {

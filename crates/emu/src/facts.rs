@@ -68,15 +68,24 @@ pub fn facts(e: &EmuExecutor) -> EmulatedFacts {
         profile_op: p.drive.op,
         gc_timing: if p.in_place() {
             "none: pages are rewritten in place".into()
-        } else if p.gc.idle_mb_s > 0.0 {
-            format!(
-                "GC paced against host writes; idle-time GC after {} ms idle at {} MB/s, up to {:.0}% of the spare free",
-                p.gc.idle_delay_ms,
-                p.gc.idle_mb_s,
-                p.gc.idle_spare * 100.0
-            )
         } else {
-            "GC paced against host writes; no idle-time GC".into()
+            let idle = if p.gc.idle_mb_s > 0.0 {
+                format!(
+                    "idle-time GC after {} ms idle at {} MB/s, up to {:.0}% of the spare free",
+                    p.gc.idle_delay_ms,
+                    p.gc.idle_mb_s,
+                    p.gc.idle_spare * 100.0
+                )
+            } else {
+                "no idle-time GC".into()
+            };
+            let levelling = match p.gc.wear_level_gap {
+                0 => String::new(),
+                gap => format!(
+                    "; static wear levelling once a superblock lags the mean by more than {gap} erases"
+                ),
+            };
+            format!("GC paced against host writes; {idle}{levelling}")
         },
         host_interface: host_interface(p),
         readahead: (p.host.readahead_kib > 0).then(|| {

@@ -291,6 +291,12 @@ pub struct GcParams {
     pub idle_mb_s: f64,
     #[serde(default)]
     pub idle_spare: f64,
+    /// Static wear levelling (what-does-the-ftl-do §2.2.2): once the full superblock of
+    /// fewest erases lags the mean erase count by more than this many erases, GC moves its
+    /// data next, so cold data GC would never pick does not hold its block's invalid pages
+    /// for good. 0: off. Optional.
+    #[serde(default)]
+    pub wear_level_gap: u32,
 }
 
 /// A dynamic SLC cache: host data is programmed in SLC mode into free flash while the cache
@@ -322,7 +328,7 @@ pub struct MapParams {
 
 /// Keys a profile may leave out (they have defaults), by section, with a value of their type:
 /// an override may still set them.
-const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 24] = [
+const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 25] = [
     ("spec", "seq_read_mb_s", OptionalKind::Number),
     ("spec", "seq_write_mb_s", OptionalKind::Number),
     ("spec", "rand_read_kiops", OptionalKind::Number),
@@ -344,6 +350,7 @@ const OPTIONAL_KEYS: [(&str, &str, OptionalKind); 24] = [
     ("gc", "idle_delay_ms", OptionalKind::Number),
     ("gc", "idle_mb_s", OptionalKind::Number),
     ("gc", "idle_spare", OptionalKind::Number),
+    ("gc", "wear_level_gap", OptionalKind::Whole),
     ("slc", "slc_share", OptionalKind::Number),
     ("slc", "slc_program_us", OptionalKind::Number),
     ("map", "map_cache_kib", OptionalKind::Whole),

@@ -36,6 +36,8 @@ pub struct Counters {
     pub erases: u64,
     /// Logical pages trimmed while mapped.
     pub trims: u64,
+    /// Victims static wear levelling chose instead of the policy.
+    pub wear_level_victims: u64,
     /// `victim_valid[v]`: victims that held `v` valid pages.
     pub victim_valid: Vec<u64>,
 }

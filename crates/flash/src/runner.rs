@@ -30,6 +30,8 @@ pub struct SimConfig {
     pub gc_frontier_share: f64,
     /// When GC stops collecting (naive single log or batched).
     pub gc_mode: GcMode,
+    /// Static wear levelling's erase-count gap (0: off; [`FtlConfig::wear_level_gap`]).
+    pub wear_level_gap: u32,
     pub pattern: Pattern,
     /// Workload writes after the fill that are not measured, in units of the logical capacity
     /// (SSD-iq's simulator warms up with one physical capacity: 1 / fill).
@@ -152,6 +154,7 @@ fn run<S: DrawSource>(
         gc_frontier: cfg.gc_frontier,
         gc_frontier_share: cfg.gc_frontier_share,
         mode: cfg.gc_mode,
+        wear_level_gap: cfg.wear_level_gap,
         seed: cfg.seed ^ 0x5EED_0F6C,
     })?;
     // Sequential fill (SSD-iq §3.1: steady state within about one more drive write).

@@ -16,11 +16,21 @@ const SCAN_UTIL: f64 = 0.7;
 const SCAN_DEPTH: f64 = 0.7;
 const SCAN_STEP: f64 = 0.05;
 
+/// Wear levelling moves at most this many blocks in a row, then the policy picks one. Moved in
+/// runs, cold blocks fill GC frontier blocks with cold data alone (one move between every two
+/// policy victims mixes it with their survivors again, which keeps it in blocks GC never
+/// picks); the policy's victims keep the pool from starving behind a run of full blocks.
+const WEAR_LEVEL_RUN: u32 = 16;
+
 impl Ftl {
     pub(crate) fn pick_victim(&mut self) -> Option<u32> {
         if self.full_set.is_empty() {
             return None;
         }
+        if let Some(b) = self.wear_level_victim() {
+            return Some(b);
+        }
+        self.wear_levelled_run = 0;
         Some(match self.policy {
             GcPolicy::Greedy => self.greedy_victim(),
             GcPolicy::Fifo => self.fifo.head(0),
@@ -46,6 +56,23 @@ impl Ftl {
             }
             GcPolicy::SeparatedModel => unreachable!("the separated model is never simulated"),
         })
+    }
+
+    /// Static wear levelling (module docs of `ftl`): the full block of fewest erases, if
+    /// that count lags the mean by more than the gap and fewer than [`WEAR_LEVEL_RUN`]
+    /// victims in a row were wear levelling's.
+    fn wear_level_victim(&mut self) -> Option<u32> {
+        let &(erases, least) = self.by_erases.as_ref()?.first()?;
+        if self.wear_levelled_run >= WEAR_LEVEL_RUN {
+            return None;
+        }
+        let mean = self.counters.erases / self.erase_count.len() as u64;
+        if mean.saturating_sub(u64::from(erases)) <= u64::from(self.wear_level_gap) {
+            return None;
+        }
+        self.wear_levelled_run += 1;
+        self.counters.wear_level_victims += 1;
+        Some(least)
     }
 
     fn greedy_victim(&mut self) -> u32 {

@@ -39,6 +39,7 @@ fn estimates_bound_what_is_allocated() {
             gc_frontier: false,
             gc_frontier_share: 1.0,
             gc_mode: GcMode::Naive,
+            wear_level_gap: 0,
             pattern: Pattern::parse(pattern).unwrap(),
             warmup_drive_writes: 0.0,
             drive_writes: 2.0,

@@ -37,6 +37,10 @@ pub struct SimParams {
     /// log: a policy between naive greedy and a separate GC log).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gc_frontier_share: Option<f64>,
+    /// Static wear levelling's erase-count gap, when on: the full block of fewest erases
+    /// becomes a victim once its count lags the mean by more than this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wear_level_gap: Option<u32>,
     /// The pattern, or `trace:FILE` for a trace run.
     pub pattern: String,
     /// Unmeasured workload writes after the fill, in drive writes.
@@ -53,7 +57,7 @@ pub struct SimParams {
 impl SimParams {
     /// The run's GC as tables, CSVs and pages name it: the policy, "+gcf" for a GC frontier
     /// the policy does not have by itself ("+gcf0.5" for a share of the relocations), "+batch"
-    /// for batched collection.
+    /// for batched collection, "+wl15" for static wear levelling at an erase-count gap of 15.
     pub fn gc_label(&self) -> String {
         let mut s = self.gc.to_string();
         match self.gc_frontier_share {
@@ -68,6 +72,9 @@ impl SimParams {
         }
         if self.gc_mode == "batched" {
             s.push_str("+batch");
+        }
+        if let Some(gap) = self.wear_level_gap {
+            s.push_str(&format!("+wl{gap}"));
         }
         s
     }

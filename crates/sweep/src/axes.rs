@@ -93,6 +93,8 @@ pub struct Axes {
     pub gc_frontier: bool,
     /// The GC frontier's share of relocated pages (`[1.0]` unless swept).
     pub gc_frontier_shares: Vec<f64>,
+    /// Static wear levelling's erase-count gaps (`[0]`, off, unless swept).
+    pub wear_level_gaps: Vec<u32>,
     pub workloads: Vec<Workload>,
     pub warmups: Vec<Warmup>,
     pub writes: Vec<Writes>,
@@ -111,6 +113,7 @@ impl Axes {
             * self.policies.len()
             * self.modes.len()
             * self.gc_frontier_shares.len()
+            * self.wear_level_gaps.len()
             * self.warmups.len()
             * self.workloads.len()
             * self.writes.len()

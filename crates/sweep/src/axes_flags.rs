@@ -26,6 +26,8 @@ pub struct SweepFlags<'a> {
     pub gc_mode: &'a str,
     pub gc_frontier: bool,
     pub gc_frontier_share: Option<&'a str>,
+    /// `--wear-level-gap`; `None` is off.
+    pub wear_level_gap: Option<&'a str>,
     pub pattern: &'a str,
     pub warmup: &'a str,
     pub writes: Option<&'a str>,
@@ -180,6 +182,14 @@ impl SweepFlags<'_> {
                     or_invalid(parse_fraction(s, "--gc-frontier-share"))
                 })?,
                 None => vec![1.0],
+            },
+            wear_level_gaps: match self.wear_level_gap {
+                Some(list) => parse_list(list, "--wear-level-gap", |s| {
+                    let expected = "expected a whole number of erases, 0 (off) to 4294967295";
+                    s.parse::<u32>()
+                        .map_err(|e| whole_number_error("--wear-level-gap", s, &e, expected))
+                })?,
+                None => vec![0],
             },
             workloads,
             writes: parse_list(writes, "--writes", |s| Writes::parse(s).map_err(invalid))?,

@@ -70,7 +70,12 @@ pub fn points(axes: &Axes) -> Result<Vec<Point>, SweepError> {
         &axes.provisions,
         &axes.reserves
     );
-    let gcs = iproduct!(&axes.policies, &axes.modes, &axes.gc_frontier_shares);
+    let gcs = iproduct!(
+        &axes.policies,
+        &axes.modes,
+        &axes.gc_frontier_shares,
+        &axes.wear_level_gaps
+    );
     let runs = iproduct!(
         axes.workloads.iter().enumerate(),
         &axes.warmups,
@@ -80,7 +85,7 @@ pub fn points(axes: &Axes) -> Result<Vec<Point>, SweepError> {
     );
     for (drive, gc, run) in iproduct!(drives, gcs, runs) {
         let (&cap, &page, &block, &prov, &reserve) = drive;
-        let (&policy, &mode, &share) = gc;
+        let (&policy, &mode, &share, &wear_level_gap) = gc;
         let ((w, workload), &warmup, &writes, &seed, &buf) = run;
         let g =
             Geometry::new(cap, page, block, prov, reserve).map_err(|e| invalid(e.to_string()))?;
@@ -97,6 +102,7 @@ pub fn points(axes: &Axes) -> Result<Vec<Point>, SweepError> {
                 mode,
                 gc_frontier: axes.gc_frontier,
                 gc_frontier_share: share,
+                wear_level_gap,
                 workload,
                 trace: trace.as_ref(),
                 warmup,
@@ -145,6 +151,7 @@ struct Setting<'a> {
     mode: GcMode,
     gc_frontier: bool,
     gc_frontier_share: f64,
+    wear_level_gap: u32,
     workload: &'a Workload,
     trace: Option<&'a Scanned>,
     warmup: Warmup,
@@ -180,6 +187,7 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
         fc.gc_frontier = s.gc_frontier;
         fc.gc_frontier_share = s.gc_frontier_share;
         fc.mode = s.mode;
+        fc.wear_level_gap = s.wear_level_gap;
         fc.check().map_err(|e| invalid(e.to_string()))?;
     }
     let (pattern, label, drive_writes, trace) = match (s.workload, s.trace) {
@@ -289,6 +297,7 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
         .into(),
         gc_frontier: s.gc_frontier || s.policy.implies_gc_frontier(),
         gc_frontier_share: (s.gc_frontier_share < 1.0).then_some(s.gc_frontier_share),
+        wear_level_gap: (s.wear_level_gap > 0).then_some(s.wear_level_gap),
         pattern: label,
         warmup,
         writes: drive_writes,
@@ -305,6 +314,7 @@ fn point(index: usize, s: Setting) -> Result<Point, SweepError> {
             gc_frontier: s.gc_frontier,
             gc_frontier_share: s.gc_frontier_share,
             gc_mode: s.mode,
+            wear_level_gap: s.wear_level_gap,
             pattern,
             warmup_drive_writes: warmup,
             drive_writes,

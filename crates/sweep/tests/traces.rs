@@ -28,6 +28,7 @@ fn axes(workload: Workload, writes: Writes, policy: GcPolicy) -> Axes {
         warmups: vec![Warmup::DriveWrites(0.0)],
         gc_frontier: false,
         gc_frontier_shares: vec![1.0],
+        wear_level_gaps: vec![0],
         workloads: vec![workload],
         writes: vec![writes],
         seeds: vec![7],

@@ -74,6 +74,11 @@ pub struct Args {
     /// Implies --gc-frontier.
     #[arg(long, value_name = "SHARE", allow_hyphen_values = true)]
     gc_frontier_share: Option<String>,
+    /// Static wear levelling: when the full block of fewest erases lags the mean erase count
+    /// by more than this many erases, GC moves it next (up to 16 in a row, into the most worn
+    /// free blocks). 0 (the default) is off, as in SSD-iq's simulator; a list sweeps it.
+    #[arg(long, value_name = "ERASES", allow_hyphen_values = true)]
+    wear_level_gap: Option<String>,
     /// Workload pattern, applied after a sequential fill.
     #[arg(long, default_value = "uniform")]
     pattern: String,
@@ -234,6 +239,7 @@ fn axes(args: &Args) -> anyhow::Result<Axes> {
         gc_mode: &args.gc_mode,
         gc_frontier: args.gc_frontier,
         gc_frontier_share: args.gc_frontier_share.as_deref(),
+        wear_level_gap: args.wear_level_gap.as_deref(),
         pattern: &args.pattern,
         warmup: &args.warmup,
         writes: args.writes.as_deref(),

@@ -42,6 +42,14 @@ fn emulated_info_says_how_gc_is_timed() {
         "{default}"
     );
     assert!(default.contains("zipf             drawn over the full-size drive's pages"));
+    assert!(
+        default.contains(
+            "static wear levelling once a superblock lags the mean by more than 18 erases"
+        ),
+        "{default}"
+    );
+    let unlevelled = text("emu:default,wear_level_gap=0");
+    assert!(!unlevelled.contains("wear levelling"), "{unlevelled}");
 
     let shipped =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../emu/profiles/default.toml");

@@ -181,21 +181,25 @@ fn skew_and_readonly_measure_steady_waf() {
     }
 }
 
-/// `ssdiq sim`'s steady WAF of `pattern` on the geometry `ssdiq info` reports for `target`,
-/// less the free superblocks the drive's GC keeps (its low watermark): at 90% read-only the hot
-/// data nearly fills the spare space, and those three superblocks move the WAF by 20%.
+/// `ssdiq sim`'s steady WAF of `pattern` on the geometry and wear levelling `ssdiq info`
+/// reports for `target`, less the free superblocks the drive's GC keeps (its low watermark):
+/// at 90% read-only the hot data nearly fills the spare space, and those three superblocks
+/// move the WAF by 20%.
 fn sim_steady_waf(target: &str, pattern: &str, dir: &Path) -> f64 {
     let info = dir.join("info.json");
     ok(&["info", target, "--json", s(&info)]);
     let doc = json(&info);
     let g = &doc["emulated"]["geometry"];
-    let kept: u64 = doc["parameters"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["key"] == "low_watermark")
-        .and_then(|p| p["value"].as_str()?.parse().ok())
-        .unwrap();
+    let param = |key: &str| -> Option<u64> {
+        doc["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["key"] == key)
+            .and_then(|p| p["value"].as_str()?.parse().ok())
+    };
+    let kept = param("low_watermark").unwrap();
+    let gap = param("wear_level_gap").unwrap_or(0).to_string();
     let block = g["superblock_bytes"].as_u64().unwrap();
     let physical = g["physical_bytes"].as_u64().unwrap() - kept * block;
     let fill = g["logical_bytes"].as_u64().unwrap() as f64 / physical as f64;
@@ -209,6 +213,8 @@ fn sim_steady_waf(target: &str, pattern: &str, dir: &Path) -> f64 {
         &block,
         "--fill",
         &fill,
+        "--wear-level-gap",
+        &gap,
         "--pattern",
         pattern,
         "--warmup",

@@ -142,6 +142,7 @@ fn steady_state_waf_matches_the_ftl_simulation() {
                 gc_frontier: e.profile().drive.gc_frontier,
                 gc_frontier_share: e.profile().drive.gc_frontier_share.unwrap_or(1.0),
                 gc_mode: GcMode::Naive,
+                wear_level_gap: e.profile().gc.wear_level_gap,
                 pattern: Pattern::Uniform,
                 warmup_drive_writes: 0.0,
                 drive_writes: 5.0,

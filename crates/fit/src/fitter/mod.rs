@@ -439,6 +439,10 @@ fn mark_kept(w: &mut Work, base: &str) {
             "the protocol's idle periods end in full reads, not bursts",
         ),
         ("gc.idle_spare", "as idle_mb_s"),
+        (
+            "gc.wear_level_gap",
+            "the protocol keeps no data apart for static wear levelling to move",
+        ),
     ] {
         if w.params.contains_key(key) {
             continue;

@@ -27,6 +27,15 @@
 //!   stream that wrote the victim block (`owner`): with one stream that is the single log; with
 //!   several, streams stay separated through GC (FDP reclaim units). All frontiers, the GC
 //!   frontier included, share one free pool.
+//! - With a wear-levelling gap g > 0 (static wear levelling, what-does-the-ftl-do §2.2.2), a
+//!   victim-by-policy is replaced by the full block of fewest erases when that count lags the
+//!   drive's mean by more than g, at most 16 in a row (`victim.rs`): cold data in blocks GC
+//!   would never pick is moved, and its block rejoins the pool. The GC frontier then opens
+//!   the most worn free block and host frontiers the least worn (a dual pool), so moved cold
+//!   data rests where wear is highest. `by_erases` then holds exactly the full blocks, keyed
+//!   by erase count. Erase counts start at zero with the FTL.
+//!   Off (g = 0) it changes nothing, so the policies stay exact. 2R policies choose groups of
+//!   victims and ignore it.
 //! - With a GC frontier share s < 1 (a policy between naive greedy and a separate GC log),
 //!   about s n of every n consecutive relocated pages go to the GC frontier (an error-diffusion
 //!   counter in steps of 2^-24, no random draws; exactly floor or ceil of s n but for the
@@ -38,7 +47,7 @@
 //! work each caused ([`WriteEffect`]); [`Ftl::collect_one`] runs one GC step on demand, so a
 //! timing model can run GC in the background.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 use ssdiq_workload::SeededRng;
 
@@ -130,6 +139,9 @@ pub struct FtlConfig {
     pub gc_frontier_share: f64,
     /// When GC stops collecting.
     pub mode: GcMode,
+    /// Static wear levelling: the erase-count lag behind the mean past which the block closed
+    /// longest ago becomes the next victim (0: off).
+    pub wear_level_gap: u32,
     /// Seed of the policy's random choices (random, dchoices).
     pub seed: u64,
 }
@@ -143,6 +155,7 @@ impl FtlConfig {
             gc_frontier: false,
             gc_frontier_share: 1.0,
             mode: GcMode::Naive,
+            wear_level_gap: 0,
             seed: 1,
         }
     }
@@ -226,6 +239,13 @@ pub struct Ftl {
     pub(crate) two_r: Option<Box<TwoR>>,
     pub(crate) rng: SeededRng,
     pub(crate) counters: Counters,
+    /// Erases of each block since the FTL was created.
+    pub(crate) erase_count: Vec<u32>,
+    pub(crate) wear_level_gap: u32,
+    /// Wear-levelling victims since the last victim by policy.
+    pub(crate) wear_levelled_run: u32,
+    /// With wear levelling: the full blocks by (erase count, block).
+    pub(crate) by_erases: Option<BTreeSet<(u32, u32)>>,
 }
 
 impl Ftl {
@@ -281,6 +301,10 @@ impl Ftl {
                 victim_valid: vec![0; ppb as usize + 1],
                 ..Default::default()
             },
+            erase_count: vec![0; nb],
+            wear_level_gap: cfg.wear_level_gap,
+            wear_levelled_run: 0,
+            by_erases: (cfg.wear_level_gap > 0 && !cfg.policy.is_two_r()).then(BTreeSet::new),
         })
     }
 
@@ -404,6 +428,10 @@ impl Ftl {
     pub fn counters(&self) -> &Counters {
         &self.counters
     }
+    /// Each block's erases since the FTL was created (reserve blocks included).
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.erase_count
+    }
     /// Blocks a host frontier can take without GC: the free pool (the reserve included) and,
     /// under 2R, the queue of blocks merges left writable.
     pub fn free_blocks(&self) -> u32 {
@@ -508,14 +536,30 @@ impl Ftl {
     }
 
     pub(crate) fn take_free(&mut self, f: usize) {
-        let b = self
-            .free
-            .pop_front()
-            .expect("free pool exhausted: the reserve is too small");
+        let b = match self.by_erases {
+            Some(_) => self.take_free_levelled(f),
+            None => self.free.pop_front(),
+        }
+        .expect("free pool exhausted: the reserve is too small");
         debug_assert_eq!(self.valid[b as usize], 0);
         self.state[b as usize] = OPEN;
         self.owner[b as usize] = f as u16;
         self.frontiers[f] = Frontier { block: b, next: 0 };
+    }
+
+    /// With wear levelling, a dual pool: the GC frontier takes the most worn free block (what
+    /// it writes is what survived, the coldest data, so the block rests), host frontiers the
+    /// least worn. First in the pool wins ties, as without levelling.
+    fn take_free_levelled(&mut self, f: usize) -> Option<u32> {
+        let worn = |b: &u32| self.erase_count[*b as usize];
+        let i = if Some(f) == self.gc_idx {
+            let most = self.free.iter().map(worn).max()?;
+            self.free.iter().position(|b| worn(b) == most)?
+        } else {
+            let least = self.free.iter().map(worn).min()?;
+            self.free.iter().position(|b| worn(b) == least)?
+        };
+        self.free.remove(i)
     }
 
     /// Programs `lpn` at frontier `f`'s next page, opening a block (from the free pool,
@@ -555,6 +599,9 @@ impl Ftl {
             }
         }
         self.fifo.push_back(0, b);
+        if let Some(set) = &mut self.by_erases {
+            set.insert((self.erase_count[b as usize], b));
+        }
         self.full_pos[b as usize] = self.full_set.len() as u32;
         self.full_set.push(b);
         if self.two_r.is_some() {
@@ -565,6 +612,9 @@ impl Ftl {
     pub(crate) fn remove_full(&mut self, b: u32) {
         if self.use_buckets {
             self.buckets.remove(b);
+        }
+        if let Some(set) = &mut self.by_erases {
+            set.remove(&(self.erase_count[b as usize], b));
         }
         if self.fifo_cursor == b {
             self.fifo_cursor = self.fifo.next(b);
@@ -622,6 +672,7 @@ impl Ftl {
         self.state[victim as usize] = FREE;
         self.free.push_back(victim);
         self.counters.erases += 1;
+        self.erase_count[victim as usize] += 1;
         Some(GcEffect {
             victim,
             relocations: moved,
@@ -703,6 +754,16 @@ impl Ftl {
         }
         if self.free.len() < self.geo.reserve_blocks as usize {
             return Err(format!("free pool {} below the reserve", self.free.len()));
+        }
+        if let Some(set) = &self.by_erases {
+            let want: BTreeSet<(u32, u32)> = self
+                .full_set
+                .iter()
+                .map(|&b| (self.erase_count[b as usize], b))
+                .collect();
+            if *set != want {
+                return Err("the erase-count index is not the full blocks".into());
+            }
         }
         self.check_two_r()
     }

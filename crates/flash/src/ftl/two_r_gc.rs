@@ -160,6 +160,7 @@ impl Ftl {
         self.counters.erases += n as u64;
         for i in 0..n {
             let b = t.victims[i];
+            self.erase_count[b as usize] += 1;
             let len = t.fill[i];
             if len == ppb {
                 // Still full: to the back of the FIFO (the cursor, if on it, moves to its

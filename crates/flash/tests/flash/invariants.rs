@@ -41,7 +41,8 @@ proptest! {
     #[test]
     fn invariants_hold(policy in policy(), streams in 1u32..4, gc_frontier: bool,
                        share in prop_oneof![Just(1.0), 0.0..1.0f64],
-                       batched: bool, reserve in 1u32..4, hot in 1u64..100, ops in ops()) {
+                       batched: bool, reserve in 1u32..4, hot in 1u64..100,
+                       wear_level_gap in prop_oneof![Just(0u32), 1u32..4], ops in ops()) {
         // 40 blocks of 8 pages, OP 50%: small enough that GC runs constantly.
         let g = Geometry::new(40 * 8 * 4096, 4096, 8 * 4096, Provision::Fill(0.6), reserve)
             .unwrap();
@@ -57,6 +58,7 @@ proptest! {
             gc_frontier,
             gc_frontier_share,
             mode,
+            wear_level_gap,
             seed: 1,
         })
         .unwrap();

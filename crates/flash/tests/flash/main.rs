@@ -5,3 +5,4 @@ mod invariants;
 mod oracles;
 mod policies;
 mod reference;
+mod wear_level;

@@ -17,6 +17,7 @@ fn cfg(blocks: u64, ppb: u64, fill: f64, policy: GcPolicy, pattern: &str) -> Sim
         gc_frontier: false,
         gc_frontier_share: 1.0,
         gc_mode: GcMode::Naive,
+        wear_level_gap: 0,
         pattern: Pattern::parse(pattern).unwrap(),
         warmup_drive_writes: 0.0,
         drive_writes: 4.0,

@@ -72,6 +72,7 @@ fn waf(r: &Row) -> f64 {
         gc_frontier: false,
         gc_frontier_share: 1.0,
         gc_mode: GcMode::Naive,
+        wear_level_gap: 0,
         pattern: Pattern::parse(r.pattern).unwrap(),
         // The reference's warm-up: one physical capacity of pattern writes.
         warmup_drive_writes: g.physical_pages() as f64 / g.logical_pages as f64,

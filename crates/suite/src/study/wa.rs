@@ -22,14 +22,17 @@ pub fn drive_writes(quick: bool) -> (f64, f64) {
 }
 
 /// What a steady-WAF point plans to write, in bytes (fill included).
-pub fn planned_bytes(b: &Bench<'_>) -> f64 {
-    let (warm, measure) = drive_writes(b.quick);
+fn planned_bytes(b: &Bench<'_>, (warm, measure): (f64, f64)) -> f64 {
     b.capacity() as f64 * (1.0 + warm + measure)
 }
 
-/// Measures `pattern`; `None` when the study was stopped meanwhile.
-pub fn steady(b: &mut Bench<'_>, pattern: &str) -> Result<Option<Measured>, SuiteError> {
-    let (warm, measure) = drive_writes(b.quick);
+/// Measures `pattern` after `warm` drive writes over the next `measure`; `None` when the
+/// study was stopped meanwhile.
+fn steady(
+    b: &mut Bench<'_>,
+    pattern: &str,
+    (warm, measure): (f64, f64),
+) -> Result<Option<Measured>, SuiteError> {
     b.reset()?;
     b.fill()?;
     for (i, dw) in [warm, measure].into_iter().enumerate() {
@@ -54,9 +57,22 @@ pub fn point(
     x: f64,
     x_label: &str,
 ) -> Result<bool, SuiteError> {
-    let total = planned_bytes(b);
+    let writes = drive_writes(b.quick);
+    point_after(b, pattern, series, x, x_label, writes)
+}
+
+/// [`point`] with its own drive writes of warm-up and of measurement.
+pub fn point_after(
+    b: &mut Bench<'_>,
+    pattern: &str,
+    series: &str,
+    x: f64,
+    x_label: &str,
+    writes: (f64, f64),
+) -> Result<bool, SuiteError> {
+    let total = planned_bytes(b, writes);
     b.begin(format!("{series} {x_label}"), Unit::Bytes, total);
-    let Some(m) = steady(b, pattern)? else {
+    let Some(m) = steady(b, pattern, writes)? else {
         return Ok(false);
     };
     let v = values(&[
