@@ -20,6 +20,8 @@ pub enum Part {
     Writes { uniform: bool, skewed: bool },
     /// Pass 1's steps before its random writes: sequential and random reads, QD1 latencies.
     Reads,
+    /// Pass 1's sequential write step, after its sanitize and init.
+    SeqWrite,
     /// Pass 1's random writes, then latency under load.
     Load,
     /// Pass 1's random writes, then the idle pause and write burst that end the protocol.
@@ -71,7 +73,7 @@ pub fn plan(part: Part) -> Plan {
             let u = pass.workload == steps::RAND_WRITE_UNIFORM;
             (u && uniform) || (!u && skewed)
         }
-        Part::Reads | Part::Load | Part::Burst | Part::All => {
+        Part::Reads | Part::SeqWrite | Part::Load | Part::Burst | Part::All => {
             pass.workload == steps::RAND_WRITE_UNIFORM
         }
     });
@@ -92,6 +94,7 @@ pub fn plan(part: Part) -> Plan {
                         ]
                         .contains(&s.name)
                 }
+                Part::SeqWrite => s.stage == Some(Stage::Before) && s.name == steps::SEQ_WRITE,
                 Part::Load => {
                     s.name == steps::RAND_WRITE_UNIFORM || s.name == steps::LATENCY_UNDER_LOAD
                 }
@@ -138,6 +141,7 @@ mod tests {
             names(&plan(Part::Reads)),
             ["seq_read", "read_latency", "rand_read", "write_latency"]
         );
+        assert_eq!(names(&plan(Part::SeqWrite)), ["seq_write"]);
         assert_eq!(
             names(&plan(Part::Load)),
             ["rand_write_uniform", "latency_under_load"]

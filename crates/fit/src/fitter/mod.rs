@@ -301,6 +301,11 @@ pub fn fit(
     }
     w.stage(
         p,
+        "balancing program time to the sequential and the random write",
+        path::balance_program,
+    )?;
+    w.stage(
+        p,
         "fitting suspension and write stalls to the tails under load",
         |w| tails::fit_tails(w, stalls_at_qd1),
     )?;
