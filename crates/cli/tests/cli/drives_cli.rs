@@ -405,3 +405,36 @@ fn pm9a3_read_only_curve_has_fig_5s_greedy_shape() {
     );
     assert!(waf(90.0) <= 0.7 * none, "90%: {}", waf(90.0));
 }
+
+/// SSD-iq Fig 8's read rule on the CM7-R, the profile that missed it last (issue 31): under
+/// Poisson write load its read P99 is 200-500 us at 25% of the datasheet's random-write rate
+/// and no lower at 75%. A full study (the quick one has no 25 and 75% levels; about 20 s).
+/// Its curve dipped between 50 and 60% with half of its relocated data apart (297 / 295 us).
+#[test]
+fn cm7r_read_tail_rises_with_the_write_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ll");
+    let o = ssdiq(&[
+        "study",
+        "latency-load",
+        "emu:cm7r",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("study.json")).unwrap()).unwrap();
+    let p99 = |load: f64| {
+        doc["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["series"] == "write load" && p["x"].as_f64() == Some(load))
+            .and_then(|p| p["values"]["read_probe_p99_us"].as_f64())
+            .unwrap_or_else(|| panic!("no read P99 at {load}%"))
+    };
+    let (low, high) = (p99(25.0), p99(75.0));
+    assert!((200.0..=500.0).contains(&low), "read P99 at 25%: {low} us");
+    assert!(high >= low, "read P99 at 75% {high} us, at 25% {low} us");
+}
