@@ -361,6 +361,25 @@ fn info_describes_the_host_interface_and_in_place_media() {
     assert!(consumer.contains("none (in place)"), "{list}");
 }
 
+/// The full `ssdiq study NAME TARGET` (the quick one lacks the levels these checks need), its
+/// study.json.
+fn full_study(name: &str, target: &str, dir: &std::path::Path) -> Value {
+    let out = dir.join(name);
+    common::ok(&["study", name, target, "--quiet", "--out", common::s(&out)]);
+    common::json(&out.join("study.json"))
+}
+
+/// `key` of the study's point at `x` in `series`.
+fn study_value(doc: &Value, series: &str, x: f64, key: &str) -> f64 {
+    doc["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["series"] == series && p["x"].as_f64() == Some(x))
+        .and_then(|p| p["values"][key].as_f64())
+        .unwrap_or_else(|| panic!("no {key} at {series} {x}"))
+}
+
 /// SSD-iq Fig 5 on the PM9A3: a greedy drive's WAF stays within 10% of none up to 70%
 /// read-only and falls from 80%, to at most 0.7x at 90% (issue 31). At 2 GiB: the scaled
 /// drive keeps the full drive's superblock count, so its erase counts, which decide when
@@ -369,27 +388,8 @@ fn info_describes_the_host_interface_and_in_place_media() {
 #[test]
 fn pm9a3_read_only_curve_has_fig_5s_greedy_shape() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("ro");
-    let o = ssdiq(&[
-        "study",
-        "readonly",
-        "emu:pm9a3,capacity=2GiB",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let doc: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("study.json")).unwrap()).unwrap();
-    let waf = |share: f64| {
-        doc["points"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["x"].as_f64() == Some(share))
-            .and_then(|p| p["values"]["waf"].as_f64())
-            .unwrap_or_else(|| panic!("no point at {share}%"))
-    };
+    let doc = full_study("readonly", "emu:pm9a3,capacity=2GiB", dir.path());
+    let waf = |share: f64| study_value(&doc, "read-only share", share, "waf");
     let none = waf(0.0);
     for share in [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0] {
         let w = waf(share);
@@ -413,27 +413,8 @@ fn pm9a3_read_only_curve_has_fig_5s_greedy_shape() {
 #[test]
 fn cm7r_read_tail_rises_with_the_write_load() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("ll");
-    let o = ssdiq(&[
-        "study",
-        "latency-load",
-        "emu:cm7r",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let doc: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("study.json")).unwrap()).unwrap();
-    let p99 = |load: f64| {
-        doc["points"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["series"] == "write load" && p["x"].as_f64() == Some(load))
-            .and_then(|p| p["values"]["read_probe_p99_us"].as_f64())
-            .unwrap_or_else(|| panic!("no read P99 at {load}%"))
-    };
+    let doc = full_study("latency-load", "emu:cm7r", dir.path());
+    let p99 = |load: f64| study_value(&doc, "write load", load, "read_probe_p99_us");
     let (low, high) = (p99(25.0), p99(75.0));
     assert!((200.0..=500.0).contains(&low), "read P99 at 25%: {low} us");
     assert!(high >= low, "read P99 at 75% {high} us, at 25% {low} us");
