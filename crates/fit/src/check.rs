@@ -6,6 +6,7 @@ use ssdiq_schema::figures as keys;
 
 use crate::load_curve::LoadCurve;
 use crate::observed::{Observed, WORKLOADS};
+use crate::skew_curve::SkewCurve;
 
 pub use ssdiq_schema::CheckRow as Row;
 
@@ -90,6 +91,28 @@ pub fn curve_rows(drive: &LoadCurve, twin: &LoadCurve) -> Vec<Row> {
         }
     }
     rows
+}
+
+/// A skew study of the drive beside the same study on its twin: steady WA at each skew the
+/// drive measured. The keys name the point, e.g. `skew_two-zone_95.waf`, `skew_zipf_1.2.waf`.
+pub fn skew_rows(drive: &SkewCurve, twin: &SkewCurve) -> Vec<Row> {
+    drive
+        .points
+        .iter()
+        .map(|p| {
+            let t = twin
+                .points
+                .iter()
+                .find(|q| q.series == p.series && q.x == p.x)
+                .map(|q| q.waf);
+            Row {
+                key: format!("skew_{}_{}.waf", p.series, p.x),
+                drive: p.waf,
+                twin: t,
+                residual: t.map(|t| (t - p.waf) / p.waf),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub mod paper;
 pub mod predict;
 mod profile_text;
 pub mod roundtrip;
+mod skew_curve;
 pub mod twin;
 
 pub use check::{compare, Row};
@@ -23,3 +24,4 @@ pub use error::FitError;
 pub use fitter::{fit, nearest_base, Fit, FitOptions, How, Param};
 pub use load_curve::{measure_curve, LoadCurve};
 pub use observed::Observed;
+pub use skew_curve::{measure_skew, SkewCurve};

@@ -57,7 +57,7 @@ impl LoadCurve {
     pub fn from_study(doc: &StudyDoc, source: &str) -> Result<LoadCurve, FitError> {
         if doc.study != STUDY {
             return Err(FitError::Input(format!(
-                "{source}: a \"{}\" study; fit takes the run.json of `ssdiq run` and the results of `ssdiq study {STUDY}` and `ssdiq study gc-unit`",
+                "{source}: a \"{}\" study; fit takes the run.json of `ssdiq run` and the results of `ssdiq study {STUDY}`, `ssdiq study skew` and `ssdiq study gc-unit`",
                 doc.study
             )));
         }

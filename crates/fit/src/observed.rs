@@ -7,6 +7,7 @@ use ssdiq_schema::info::InfoReport;
 use ssdiq_schema::{figures as keys, steps, RunResult, Spec, StudyDoc};
 
 use crate::load_curve::LoadCurve;
+use crate::skew_curve::{self, SkewCurve};
 use crate::FitError;
 use ssdiq_suite::result_file::ResultDoc;
 
@@ -88,6 +89,8 @@ pub struct Observed {
     pub figures: BTreeMap<String, f64>,
     /// A latency-load study of the drive, when one was given.
     pub load_curve: Option<LoadCurve>,
+    /// A skew study of the drive, when one was given.
+    pub skew_curve: Option<SkewCurve>,
 }
 
 impl Observed {
@@ -121,6 +124,7 @@ impl Observed {
             quick: doc.run.as_ref().is_some_and(|r| r.quick),
             figures,
             load_curve: None,
+            skew_curve: None,
         })
     }
 
@@ -156,24 +160,32 @@ impl Observed {
         if first.load_curve.is_none() {
             first.load_curve = rest.iter().find_map(|o| o.load_curve.clone());
         }
+        if first.skew_curve.is_none() {
+            first.skew_curve = rest.iter().find_map(|o| o.skew_curve.clone());
+        }
         first.source = format!("{} (+{} more)", first.source, rest.len());
         Ok(first)
     }
 
     /// The inputs of a fit, each with its name: one or more runs of the drive (merged by
-    /// [`Self::merge`]), and at most one latency-load study and one gc-unit study of the same
-    /// drive.
+    /// [`Self::merge`]), and at most one latency-load study, one skew study and one gc-unit
+    /// study of the same drive.
     pub fn from_results(inputs: Vec<(String, ResultDoc)>) -> Result<Observed, FitError> {
         let mut runs = Vec::new();
         // Each beside the run: (what it gives, its name, the capacity of the drive it measured).
         let mut curves = Vec::new();
         let mut units = Vec::new();
+        let mut skews = Vec::new();
         let mut infos = Vec::new();
         for (name, doc) in inputs {
             match doc {
                 ResultDoc::Run(r) => runs.push(Observed::from_run(&r, &name)?),
                 ResultDoc::Study(s) if s.study == GC_UNIT_STUDY => {
                     units.push((gc_unit(&s, &name)?, name, s.target.capacity_bytes))
+                }
+                ResultDoc::Study(s) if s.study == skew_curve::STUDY => {
+                    let c = SkewCurve::from_study(&s, &name)?;
+                    skews.push((c, name, s.target.capacity_bytes));
                 }
                 ResultDoc::Study(s) => {
                     let c = LoadCurve::from_study(&s, &name)?;
@@ -192,12 +204,14 @@ impl Observed {
         }
         at_most_one("latency-load", &curves)?;
         at_most_one("gc-unit", &units)?;
+        at_most_one("skew", &skews)?;
         at_most_one("info", &infos)?;
         let mut obs = Observed::merge(runs)?;
         let curve = of_drive(curves, obs.capacity_bytes)?;
         let unit = of_drive(units, obs.capacity_bytes)?;
         let info = of_drive(infos, obs.capacity_bytes)?;
         obs.load_curve = curve.map(|c| c.0);
+        obs.skew_curve = of_drive(skews, obs.capacity_bytes)?.map(|c| c.0);
         // What GC did (a gc-unit study) over what the drive declares (FDP's reclaim unit).
         let unit = unit
             .map(|(u, name)| (u, format!("study gc-unit: {name}")))

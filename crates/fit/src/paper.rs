@@ -83,5 +83,6 @@ pub fn from_paper(d: &DriveFigures, source: &str) -> Observed {
         quick: false,
         figures: f,
         load_curve: None,
+        skew_curve: None,
     }
 }

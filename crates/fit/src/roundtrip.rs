@@ -141,18 +141,41 @@ pub fn study_hidden(text: &str, seed: u64) -> Result<LoadCurve, FitError> {
     study_curve(&mut t, &opts, "the hidden drive's study")
 }
 
-/// Fits a twin to hidden drive `index` (from its run, and its latency-load study when
-/// `with_study`) and runs both on the unseen workloads.
+/// Which studies of the hidden drive join its run as the fit's inputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Studies {
+    pub latency_load: bool,
+    pub skew: bool,
+}
+
+/// A skew study of the hidden drive (what `ssdiq study skew` would give).
+pub fn skew_of_hidden(text: &str, seed: u64) -> Result<crate::SkewCurve, FitError> {
+    let drive = crate::SkewCurve {
+        source: "the hidden drive's skew study".into(),
+        quick: false,
+        seed,
+        points: Vec::new(),
+    };
+    let mut c = crate::measure_skew(text, &drive)?;
+    c.source = drive.source;
+    Ok(c)
+}
+
+/// Fits a twin to hidden drive `index` (from its run, and the `studies` of it) and runs both
+/// on the unseen workloads.
 pub fn round_trip(
     seed: u64,
     index: u64,
     capacity: u64,
-    with_study: bool,
+    studies: Studies,
 ) -> Result<(Hidden, crate::Fit, Vec<Compared>), FitError> {
     let h = hidden(seed, index, capacity);
     let mut obs = measure_hidden(&h.text, seed, false)?;
-    if with_study {
+    if studies.latency_load {
         obs.load_curve = Some(study_hidden(&h.text, seed)?);
+    }
+    if studies.skew {
+        obs.skew_curve = Some(skew_of_hidden(&h.text, seed)?);
     }
     let fitted = fit(&obs, &FitOptions::default(), &mut |_| {})?;
     let twin = fitted.text.clone();

@@ -3,7 +3,7 @@
 //! measured once with the whole SSD-iq protocol and fitted from that run alone.
 
 use ssdiq_fit::roundtrip::{
-    hidden, measure_hidden, p99_within, round_trip, wa_and_throughput_within,
+    hidden, measure_hidden, p99_within, round_trip, wa_and_throughput_within, Studies,
 };
 use ssdiq_fit::twin::{measure, Part};
 use ssdiq_fit::{compare, fit, FitOptions};
@@ -12,11 +12,13 @@ const SEED: u64 = 34;
 
 /// The twin, run through the whole protocol again, reproduces the figures it was fitted to
 /// (the skewed workloads' figures only choose among policies and buffers, so they are not
-/// among them): uniform WA and the throughputs within 5%, QD1 latencies within 10%. On
-/// `ssdiq run --quick` results (the same steps, shorter), so it runs in CI.
+/// among them): uniform WA and the throughputs within 5%, QD1 latencies within 10%. Two
+/// hidden drives of 1 GiB, 1-2 minutes each. Drive 7's OP step (12 MiB superblocks, 1.2% of
+/// OP, about 8% of its WA) is coarser than the WA tolerance: a search between nearby OPs
+/// stalled on one superblock too few there (uniform WA +9.2%).
 #[test]
 fn twins_reproduce_the_figures_they_were_fitted_to() {
-    for i in [5] {
+    for i in [5, 7] {
         let h = hidden(SEED, i, 1 << 30);
         let obs = measure_hidden(&h.text, SEED, false).unwrap();
         let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
@@ -67,10 +69,15 @@ fn twins_of_hidden_drives_predict_unseen_workloads() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     // `SSDIQ_FIT_STUDY=1` also gives each fit the hidden drive's latency-load study.
-    let with_study = std::env::var("SSDIQ_FIT_STUDY").is_ok_and(|v| v == "1");
+    // `SSDIQ_FIT_SKEW=1`: and its skew study.
+    let on = |k: &str| std::env::var(k).is_ok_and(|v| v == "1");
+    let studies = Studies {
+        latency_load: on("SSDIQ_FIT_STUDY"),
+        skew: on("SSDIQ_FIT_SKEW"),
+    };
     let (mut wa_ok, mut p99_ok) = (0, 0);
     for i in first..first + n {
-        let (h, f, rows) = round_trip(SEED, i, 1 << 30, with_study).expect("round trip");
+        let (h, f, rows) = round_trip(SEED, i, 1 << 30, studies).expect("round trip");
         println!("drive {i}: {}", h.summary);
         let twin: Vec<String> = f
             .params

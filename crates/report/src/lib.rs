@@ -12,7 +12,7 @@
 //!   trace do.
 
 mod chart;
-mod colour;
+pub mod colour;
 pub mod csv;
 pub mod document;
 pub mod emu_info;

@@ -28,9 +28,11 @@ pub struct Args {
     /// Results of `ssdiq run` on one drive (run.json or its directory); several (e.g.
     /// repetitions) are fitted by each figure's median. Studies of the same drive may join
     /// them: `study latency-load` (the buffer is then fitted to its write P99 at every load,
-    /// and --check compares the twin's curve) and `study gc-unit` (its GC unit sets the
-    /// twin's superblock); so may `ssdiq info --json` of an FDP drive (its reclaim unit
-    /// sets the superblock where no gc-unit study is given).
+    /// and --check compares the twin's curve), `study skew` (every GC policy and buffer
+    /// candidate is scored on its WA at each skew, and --check compares the twin's) and
+    /// `study gc-unit` (its GC unit sets the twin's superblock); so may `ssdiq info --json`
+    /// of an FDP drive (its reclaim unit sets the superblock where no gc-unit study is
+    /// given).
     inputs: Vec<PathBuf>,
     /// Fit to a paper's published row instead: ssd-iq:NAME, NAME one of pm9a3, pe8110, p5520,
     /// sn640, 7450pro, 7450max, pm1733, cm7r, i4i (Tables 2 and 3).
@@ -243,6 +245,11 @@ fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Resul
         eprintln!("check: running the latency-load study on the twin");
         let twin_curve = ssdiq_fit::measure_curve(&text, curve)?;
         rows.extend(check::curve_rows(curve, &twin_curve));
+    }
+    if let Some(curve) = &obs.skew_curve {
+        eprintln!("check: running the skew study on the twin");
+        let twin_curve = ssdiq_fit::measure_skew(&text, curve)?;
+        rows.extend(check::skew_rows(curve, &twin_curve));
     }
     let predictions = ssdiq_fit::predict::predictions(&text, a.seed, &mut |s| {
         eprintln!("check: predicting {s}")

@@ -129,7 +129,7 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
     ok(&[
         "study",
         "skew",
-        "emu:pm9a3,capacity=1GiB",
+        drive,
         "--quick",
         "--quiet",
         "--out",
@@ -231,6 +231,59 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         let res = r["residual"].as_f64().unwrap();
         assert!(res.is_finite(), "{r}");
     }
+    // A skew study of the drive joins too: every WA candidate is scored on its points, and
+    // the check runs it on the twin.
+    let skew_json = skew.join("study.json");
+    let twin3 = dir.path().join("twin3.toml");
+    let fit3_json = dir.path().join("fit3.json");
+    ok(&[
+        "fit",
+        s(&run),
+        s(&skew_json),
+        "--out",
+        s(&twin3),
+        "--json",
+        s(&fit3_json),
+    ]);
+    let policy = param(&json(&fit3_json), "drive.policy");
+    let source = policy["source"].as_str().unwrap();
+    assert!(
+        source.contains("the 6 points of") && source.contains("skew"),
+        "{source}"
+    );
+    let check3 = dir.path().join("check3.json");
+    ok(&[
+        "fit",
+        "--check",
+        s(&twin3),
+        s(&run),
+        s(&skew_json),
+        "--json",
+        s(&check3),
+    ]);
+    let skew_rows: Vec<serde_json::Value> = json(&check3)["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["key"].as_str().unwrap().starts_with("skew_"))
+        .cloned()
+        .collect();
+    assert_eq!(skew_rows.len(), 6, "{skew_rows:?}");
+    for r in &skew_rows {
+        // The twin of the drive's own model: within 10% at every skew.
+        let res = r["residual"].as_f64().unwrap();
+        assert!(res.abs() < 0.10, "{r}");
+    }
+    // A stopped skew study, and a study the fit does not take.
+    let edited = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut d = json(&skew_json);
+        edit(&mut d);
+        let p = dir.path().join(name);
+        std::fs::write(&p, d.to_string()).unwrap();
+        p
+    };
+    let partial_skew = edited("partial-skew.json", &|d| d["partial"] = true.into());
+    let other_kind = edited("readonly.json", &|d| d["study"] = "readonly".into());
     // Bad mixes: a study alone, a study of another kind, two studies.
     let out = dir.path().join("t2.toml");
     let o = s(&out);
@@ -240,8 +293,16 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
             "no run among the inputs",
         ),
         (
-            vec!["fit", s(&run), s(&skew.join("study.json")), "--out", o],
-            "a \"skew\" study",
+            vec!["fit", s(&run), s(&other_kind), "--out", o],
+            "a \"readonly\" study",
+        ),
+        (
+            vec!["fit", s(&run), s(&partial_skew), "--out", o],
+            "the skew study was stopped before its last point (partial)",
+        ),
+        (
+            vec!["fit", s(&run), s(&skew_json), s(&skew_json), "--out", o],
+            "2 skew results given",
         ),
         (
             vec!["fit", s(&run), s(&study_json), s(&study_json), "--out", o],

@@ -31,6 +31,7 @@ use crate::FitError;
 
 mod base;
 mod path;
+mod read_tail;
 mod tails;
 mod wa;
 

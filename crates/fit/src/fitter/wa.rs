@@ -6,17 +6,63 @@ use std::collections::BTreeMap;
 use ssdiq_schema::figures as keys;
 
 use super::{num, res, How, Work};
+use crate::skew_curve::{measure_skew, SkewCurve};
 use crate::twin::Part;
 use crate::FitError;
 
+/// The OP values a twin can take: the emulator rounds the drive's physical size up to whole
+/// superblocks (`drive_geometry`), so OP moves in steps of one superblock, and every OP within
+/// a step is the same drive. On a 1 GiB twin with 12 MiB superblocks a step is 1.2% of OP, or
+/// about 8% of WA at WA 5.6: far coarser than the WA tolerance, so the search must step
+/// between superblocks rather than between nearby OPs that are all one drive.
+struct OpGrid {
+    /// OP per superblock.
+    step: f64,
+}
+
+impl OpGrid {
+    fn of(w: &Work, edits: &[(&str, &str, String)]) -> Result<OpGrid, FitError> {
+        let p = ssdiq_emu::Profile::parse(&w.with(edits), &[])
+            .map_err(|e| FitError::Profile(e.to_string()))?;
+        OpGrid::of_profile(&p)
+    }
+
+    fn of_profile(p: &ssdiq_emu::Profile) -> Result<OpGrid, FitError> {
+        let g = ssdiq_emu::drive_geometry(p).map_err(|e| FitError::Profile(e.to_string()))?;
+        Ok(OpGrid {
+            step: g.pages_per_block as f64 / g.logical_pages as f64,
+        })
+    }
+
+    /// The superblock count of `op` (the physical size's, in steps above the logical size;
+    /// as the emulator rounds) and the OP in the middle of its step (safe from rounding
+    /// either way when written with 4 decimals, if a step is wider than 1e-3).
+    fn snap(&self, op: f64) -> (i64, f64) {
+        let k = ((1.0 + op) / self.step - 1e-9).ceil() as i64;
+        if self.step < 1e-3 {
+            return (k, op);
+        }
+        (k, (k as f64 - 0.5) * self.step - 1.0)
+    }
+}
+
 /// OP by the secant method on ln WA, for one GC policy; returns (op, twin's uniform WA).
+/// Each OP tried is snapped to its superblock step ([`OpGrid`]); a step measured once is not
+/// measured again, and where the secant stops short of the tolerance (it stalls on one step,
+/// or the steps are coarser than the tolerance) the neighbouring steps decide.
 fn op_for(
     w: &Work,
     policy: &[(&str, &str, String)],
     target: f64,
     start: Option<f64>,
 ) -> Result<(f64, f64), FitError> {
-    let wa_at = |op: f64| -> Result<f64, FitError> {
+    let grid = OpGrid::of(w, policy)?;
+    let mut seen: BTreeMap<i64, (f64, f64)> = BTreeMap::new();
+    let mut wa_at = |op: f64| -> Result<(f64, f64), FitError> {
+        let (k, op) = grid.snap(op);
+        if let Some(v) = seen.get(&k) {
+            return Ok(*v);
+        }
         let mut edits = policy.to_vec();
         edits.push(("drive", "op", num(op)));
         let t = w.with(&edits);
@@ -27,9 +73,12 @@ fn op_for(
                 skewed: false,
             },
         )?;
-        f.get(&keys::of(keys::WAF_MEASURED, "uniform"))
+        let wa = f
+            .get(&keys::of(keys::WAF_MEASURED, "uniform"))
             .copied()
-            .ok_or_else(|| FitError::Twin("the twin measured no uniform WA".into()))
+            .ok_or_else(|| FitError::Twin("the twin measured no uniform WA".into()))?;
+        seen.insert(k, (op, wa));
+        Ok((op, wa))
     };
     let g = |wa: f64| (wa / target).ln();
     // From the greedy model's estimate, or from a neighbouring candidate's answer (closer).
@@ -44,14 +93,13 @@ fn op_for(
     };
     // Every OP tried is a measurement: the nearest of them all is the answer (a noisy WA can
     // send the secant further off than where it started).
-    let w0 = wa_at(start)?;
-    let mut best = (start, w0);
-    let (mut a, mut fa) = (start, g(w0));
+    let (a0, w0) = wa_at(start)?;
+    let mut best = (a0, w0);
+    let (mut a, mut fa) = (a0, g(w0));
     if fa.abs() < 0.004 {
         return Ok(best);
     }
-    let mut b = (start * step).min(3.0);
-    let mut wb = wa_at(b)?;
+    let (mut b, mut wb) = wa_at((start * step).min(3.0))?;
     let mut fb = g(wb);
     for _ in 0..6 {
         if fb.abs() < g(best.1).abs() {
@@ -62,12 +110,27 @@ fn op_for(
         }
         let next = (b - fb * (b - a) / (fb - fa)).clamp(0.01, 3.0);
         (a, fa) = (b, fb);
-        b = next;
-        wb = wa_at(b)?;
+        (b, wb) = wa_at(next)?;
         fb = g(wb);
     }
     if fb.abs() < g(best.1).abs() {
         best = (b, wb);
+    }
+    // One superblock at a time towards the target while that brings the WA nearer: more
+    // superblocks where the WA is too high.
+    if grid.step >= 1e-3 {
+        while g(best.1).abs() >= 0.004 {
+            let dir = if g(best.1) > 0.0 { 1.0 } else { -1.0 };
+            let next = best.0 + dir * grid.step;
+            if next <= 0.0 || next > 3.0 {
+                break;
+            }
+            let (op, wa) = wa_at(next)?;
+            if g(wa).abs() >= g(best.1).abs() {
+                break;
+            }
+            best = (op, wa);
+        }
     }
     Ok(best)
 }
@@ -83,6 +146,8 @@ struct Eval {
     op: f64,
     uniform_wa: f64,
     skewed: BTreeMap<String, f64>,
+    /// The twin's skew study, where the drive's was given.
+    study: Option<SkewCurve>,
 }
 
 /// The best candidate so far: its index among the candidates, and how it scored.
@@ -135,10 +200,7 @@ fn score_candidate(
     target: f64,
     skew: &[(&str, f64)],
 ) -> Result<Eval, FitError> {
-    let mut with_buffer = policy.clone();
-    if let Some(b) = buffer_kib {
-        with_buffer.push(("buffer", "buffer_kib", b.to_string()));
-    }
+    let with_buffer = with_buffer_edits(policy, buffer_kib);
     let (op, uniform_wa) = op_for(w, &with_buffer, target, hint)?;
     let mut score = 0.0;
     let mut skewed = BTreeMap::new();
@@ -160,13 +222,32 @@ fn score_candidate(
             score += (t / v).ln().powi(2);
         }
     }
+    // A skew study of the drive: every skew it measured weighs as the protocol's two do.
+    let mut study = None;
+    if let Some(curve) = &w.obs.skew_curve {
+        let mut edits = with_buffer_edits(policy, buffer_kib);
+        edits.push(("drive", "op", num(op)));
+        w.runs.set(w.runs.get() + 1);
+        let twin = measure_skew(&w.with(&edits), curve)?;
+        score += curve.distance(&twin);
+        study = Some(twin);
+    }
     Ok(Eval {
         score,
         buffer_kib,
         op,
         uniform_wa,
         skewed,
+        study,
     })
+}
+
+fn with_buffer_edits(policy: &Edits, buffer_kib: Option<u64>) -> Edits {
+    let mut edits = policy.clone();
+    if let Some(b) = buffer_kib {
+        edits.push(("buffer", "buffer_kib", b.to_string()));
+    }
+    edits
 }
 
 /// Write buffers a drive may have (the reference notes' §3.2: 64-256 MiB, and smaller
@@ -360,6 +441,7 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
                 op,
                 uniform_wa: wa,
                 skewed: twin,
+                study,
                 ..
             },
     } = best.expect("two candidates");
@@ -367,7 +449,7 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
     w.buffer_scores = chosen.iter().map(|s| (s.1, s.2)).collect();
     w.buffer_ops = chosen.iter().map(|s| (s.1, s.3)).collect();
     let (what, policy) = &candidates[i];
-    let skew_text: Vec<String> = skew
+    let mut skew_text: Vec<String> = skew
         .iter()
         .map(|(k, v)| {
             let t = twin
@@ -377,6 +459,15 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
             format!("{k} WA {v:.2} (twin {t:.2})")
         })
         .collect();
+    if let (Some(curve), Some(twin)) = (&obs.skew_curve, &study) {
+        if let Some((series, x, d, t)) = curve.worst(twin) {
+            skew_text.push(format!(
+                "and the {} points of {}, furthest at {series} {x}: WA {d:.2} (twin {t:.2})",
+                curve.points.len(),
+                curve.source
+            ));
+        }
+    }
     w.set(
         "drive",
         "op",
@@ -414,7 +505,43 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{buffer_candidates, parabola_min};
+    use super::{buffer_candidates, parabola_min, OpGrid};
+    use crate::fitter::num;
+    use crate::profile_text::set;
+
+    #[test]
+    fn an_op_snaps_to_the_middle_of_the_superblock_step_the_emulator_rounds_it_to() {
+        let text = set(
+            ssdiq_emu::profile::builtin("pm1733").unwrap(),
+            "drive",
+            "capacity",
+            "\"1GiB\"",
+            "test",
+        );
+        let at = |op: f64| {
+            let t = set(&text, "drive", "op", &num(op), "test");
+            let p = ssdiq_emu::Profile::parse(&t, &[]).unwrap();
+            let g = ssdiq_emu::drive_geometry(&p).unwrap();
+            (p, (g.blocks + g.reserve_blocks) as i64)
+        };
+        let (p, blocks) = at(0.1457);
+        let grid = OpGrid::of_profile(&p).unwrap();
+        // 12 MiB superblocks on 1 GiB: a step of 1.17% of OP.
+        assert!((grid.step - 12.0 / 1024.0).abs() < 1e-9, "{}", grid.step);
+        let (k, mid) = grid.snap(0.1457);
+        assert_eq!(k, blocks);
+        // Every OP of the step snaps to one OP, which the emulator gives the same size.
+        assert_eq!(grid.snap(mid), (k, mid));
+        assert_eq!(grid.snap(mid + 0.45 * grid.step).0, k);
+        assert_eq!(grid.snap(mid - 0.45 * grid.step).0, k);
+        assert_eq!(at(mid).1, k);
+        // The neighbouring steps are one superblock apart.
+        assert_eq!(at(mid + grid.step).1, k + 1);
+        assert_eq!(at(mid - grid.step).1, k - 1);
+        // Steps finer than 0.1% of OP are left as they are.
+        let fine = OpGrid { step: 1e-4 };
+        assert_eq!(fine.snap(0.1457).1, 0.1457);
+    }
 
     #[test]
     fn buffer_candidates_stay_within_a_sixteenth_of_the_capacity() {
