@@ -74,8 +74,8 @@ pub(super) fn fit_read_tail(
 /// Where the twin's read average under load is in a worse colour class than the drive's
 /// `avg`, tries suspension with deep read-retry sized to the P99.9 `o`; kept if it meets the
 /// two figures better (squared log residuals). The retries cost die time, so the read path is
-/// fitted again with them and the retry depth once more after it. Returns the twin's load
-/// figures if kept.
+/// fitted again with them first; the depth then follows the measured P99.9. Returns the
+/// twin's load figures if kept.
 fn try_retries(
     w: &mut Work,
     o: f64,
@@ -113,8 +113,9 @@ fn try_retries(
             &format!("{max:.0}"),
             "candidate",
         );
-        if round == 1 {
-            // The retries take die time from the random reads: the read path again.
+        if round == 0 {
+            // The retries take die time from the random reads: the read path again, before
+            // the tail is measured (a read step is a read: the depth follows it).
             super::path::fit_reads(w)?;
             base = w.text.clone();
         }
