@@ -91,6 +91,10 @@ pub struct Observed {
     pub load_curve: Option<LoadCurve>,
     /// A skew study of the drive, when one was given.
     pub skew_curve: Option<SkewCurve>,
+    /// MiB the run's write burst after idle took without its writes ever waiting for the
+    /// flash (the burst ran and never filled the buffer, so there is no
+    /// `write_burst_fast_mib`); `None` where it filled or did not run.
+    pub burst_unfilled_mib: Option<f64>,
 }
 
 impl Observed {
@@ -108,6 +112,19 @@ impl Observed {
             )));
         }
         let figures = values(doc);
+        let burst_unfilled_mib = if figures.contains_key(keys::WRITE_BURST_FAST_MIB) {
+            None
+        } else {
+            let bytes: u64 = doc
+                .steps
+                .iter()
+                .filter(|s| s.name == ssdiq_schema::steps::WRITE_BURST)
+                .flat_map(|s| s.seconds.iter())
+                .filter(|p| p.stream == "write")
+                .map(|p| p.bytes)
+                .sum();
+            (bytes > 0).then(|| bytes as f64 / (1u64 << 20) as f64)
+        };
         Ok(Observed {
             source: source.to_string(),
             name: doc
@@ -125,6 +142,7 @@ impl Observed {
             figures,
             load_curve: None,
             skew_curve: None,
+            burst_unfilled_mib,
         })
     }
 

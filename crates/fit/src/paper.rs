@@ -84,5 +84,6 @@ pub fn from_paper(d: &DriveFigures, source: &str) -> Observed {
         figures: f,
         load_curve: None,
         skew_curve: None,
+        burst_unfilled_mib: None,
     }
 }

