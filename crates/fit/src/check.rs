@@ -100,11 +100,7 @@ pub fn skew_rows(drive: &SkewCurve, twin: &SkewCurve) -> Vec<Row> {
         .points
         .iter()
         .map(|p| {
-            let t = twin
-                .points
-                .iter()
-                .find(|q| q.series == p.series && q.x == p.x)
-                .map(|q| q.waf);
+            let t = twin.at(&p.series, p.x);
             Row {
                 key: format!("skew_{}_{}.waf", p.series, p.x),
                 drive: p.waf,

@@ -24,4 +24,4 @@ pub use error::FitError;
 pub use fitter::{fit, nearest_base, Fit, FitOptions, How, Param};
 pub use load_curve::{measure_curve, LoadCurve};
 pub use observed::Observed;
-pub use skew_curve::{measure_skew, SkewCurve};
+pub use skew_curve::{measure_skew, skew_study, SkewCurve};

@@ -7,14 +7,11 @@
 //! The twin runs the same study, at the same absolute rates (the drive's 100% load), the
 //! same length (quick or full) and seed, through the suite's own study runner.
 
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-
 use ssdiq_schema::StudyDoc;
-use ssdiq_suite::study::{self, StudyOptions};
-use ssdiq_suite::{EmuTarget, Silent};
+use ssdiq_suite::study::StudyOptions;
+use ssdiq_suite::EmuTarget;
 
-use crate::emu_target::emu_target;
+use crate::emu_target::{emu_target, run_study};
 use crate::error::FitError;
 
 /// The study's name, and the series of its load levels.
@@ -165,11 +162,6 @@ pub(crate) fn study_curve(
     opts: &StudyOptions,
     source: &str,
 ) -> Result<LoadCurve, FitError> {
-    let s = study::find(STUDY).expect("the catalogue has latency-load");
-    let doc = study::run(s, target, opts, Arc::new(AtomicBool::new(false)), &Silent)
-        .map_err(|e| FitError::Twin(e.to_string()))?;
-    if let Some(e) = &doc.error {
-        return Err(FitError::Twin(e.clone()));
-    }
+    let doc = run_study(target, STUDY, opts)?;
     LoadCurve::from_study(&doc, source).map_err(|e| FitError::Twin(e.to_string()))
 }

@@ -150,15 +150,7 @@ pub struct Studies {
 
 /// A skew study of the hidden drive (what `ssdiq study skew` would give).
 pub fn skew_of_hidden(text: &str, seed: u64) -> Result<crate::SkewCurve, FitError> {
-    let drive = crate::SkewCurve {
-        source: "the hidden drive's skew study".into(),
-        quick: false,
-        seed,
-        points: Vec::new(),
-    };
-    let mut c = crate::measure_skew(text, &drive)?;
-    c.source = drive.source;
-    Ok(c)
+    crate::skew_study(text, false, seed, "the hidden drive's skew study")
 }
 
 /// Fits a twin to hidden drive `index` (from its run, and the `studies` of it) and runs both

@@ -7,14 +7,10 @@
 //! The twin runs the same study (same length and seed) through the suite's own study runner,
 //! so both sides' points come from one method.
 
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-
 use ssdiq_schema::StudyDoc;
-use ssdiq_suite::study::{self, StudyOptions};
-use ssdiq_suite::Silent;
+use ssdiq_suite::study::StudyOptions;
 
-use crate::emu_target::emu_target;
+use crate::emu_target::{emu_target, run_study};
 use crate::error::FitError;
 
 /// The study's name.
@@ -79,8 +75,8 @@ impl SkewCurve {
         })
     }
 
-    /// The WA at a point both curves share.
-    fn at(&self, series: &str, x: f64) -> Option<f64> {
+    /// The WA at the point of `series` at `x`, if the study measured it.
+    pub(crate) fn at(&self, series: &str, x: f64) -> Option<f64> {
         self.points
             .iter()
             .find(|p| p.series == series && p.x == x)
@@ -116,26 +112,20 @@ impl SkewCurve {
 
 /// The twin's curve: the skew study run on the profile `text` as `drive`'s was.
 pub fn measure_skew(text: &str, drive: &SkewCurve) -> Result<SkewCurve, FitError> {
+    skew_study(text, drive.quick, drive.seed, "the twin")
+}
+
+/// The skew study on the profile `text` (`quick`, `seed`), as the curve of `source`.
+pub fn skew_study(text: &str, quick: bool, seed: u64, source: &str) -> Result<SkewCurve, FitError> {
     let mut target = emu_target(text, "emu:twin")?;
     let opts = StudyOptions {
-        quick: drive.quick,
-        seed: drive.seed,
+        quick,
+        seed,
         spec_rand_write_iops: None,
         pts_cell_s: None,
     };
-    let s = study::find(STUDY).expect("the catalogue has skew");
-    let doc = study::run(
-        s,
-        &mut target,
-        &opts,
-        Arc::new(AtomicBool::new(false)),
-        &Silent,
-    )
-    .map_err(|e| FitError::Twin(e.to_string()))?;
-    if let Some(e) = &doc.error {
-        return Err(FitError::Twin(e.clone()));
-    }
-    SkewCurve::from_study(&doc, "the twin").map_err(|e| FitError::Twin(e.to_string()))
+    let doc = run_study(&mut target, STUDY, &opts)?;
+    SkewCurve::from_study(&doc, source).map_err(|e| FitError::Twin(e.to_string()))
 }
 
 #[cfg(test)]

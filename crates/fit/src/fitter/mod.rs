@@ -163,6 +163,11 @@ impl Work<'_> {
     }
 }
 
+/// Figure `key` of a twin's measurement; NaN where it measured none.
+fn figure(f: &BTreeMap<String, f64>, key: &str) -> f64 {
+    f.get(key).copied().unwrap_or(f64::NAN)
+}
+
 fn res(twin: f64, drive: f64) -> f64 {
     (twin - drive) / drive
 }

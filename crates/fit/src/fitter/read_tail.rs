@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use ssdiq_report::colour;
 use ssdiq_schema::figures as keys;
 
-use super::{num, res, How, Work};
+use super::{figure, num, res, How, Work};
 use crate::profile_text::set;
 use crate::twin::Part;
 use crate::FitError;
@@ -27,11 +27,7 @@ pub(super) fn fit_read_tail(
     o: f64,
     mut twin: BTreeMap<String, f64>,
 ) -> Result<(), FitError> {
-    let p999 = |f: &BTreeMap<String, f64>| {
-        f.get(keys::READ_LAT_LOAD_P999_US)
-            .copied()
-            .unwrap_or(f64::NAN)
-    };
+    let p999 = |f: &BTreeMap<String, f64>| figure(f, keys::READ_LAT_LOAD_P999_US);
     let m = p999(&twin);
     if !m.is_finite() {
         return Ok(());
@@ -82,14 +78,13 @@ fn try_retries(
     avg: f64,
     twin: &BTreeMap<String, f64>,
 ) -> Result<Option<BTreeMap<String, f64>>, FitError> {
-    let get = |f: &BTreeMap<String, f64>, k: &str| f.get(k).copied().unwrap_or(f64::NAN);
-    let a = get(twin, keys::READ_LAT_LOAD_AVG_US);
+    let a = figure(twin, keys::READ_LAT_LOAD_AVG_US);
     if !a.is_finite() || colour::read_avg(a) == colour::read_avg(avg) {
         return Ok(None);
     }
     let score = |f: &BTreeMap<String, f64>| {
-        (get(f, keys::READ_LAT_LOAD_P999_US) / o).ln().powi(2)
-            + (get(f, keys::READ_LAT_LOAD_AVG_US) / avg).ln().powi(2)
+        (figure(f, keys::READ_LAT_LOAD_P999_US) / o).ln().powi(2)
+            + (figure(f, keys::READ_LAT_LOAD_AVG_US) / avg).ln().powi(2)
     };
     let before = score(twin);
     let saved = w.text.clone();
@@ -120,7 +115,7 @@ fn try_retries(
             base = w.text.clone();
         }
         let f = w.twin(&w.text, Part::Load)?;
-        let m = get(&f, keys::READ_LAT_LOAD_P999_US);
+        let m = figure(&f, keys::READ_LAT_LOAD_P999_US);
         found = Some((rate, max, f));
         if !m.is_finite() || (m / o - 1.0).abs() < 0.05 {
             break;
@@ -133,10 +128,10 @@ fn try_retries(
     };
     let why = format!(
         "read P99.9 under load {o:.0} us (twin {:.0}) with the read average {avg:.0} us (twin {:.0}; {a:.0} without them): a deep retry is rare, so the tail does not lift the average as waits for whole programs do",
-        get(&f, keys::READ_LAT_LOAD_P999_US),
-        get(&f, keys::READ_LAT_LOAD_AVG_US),
+        figure(&f, keys::READ_LAT_LOAD_P999_US),
+        figure(&f, keys::READ_LAT_LOAD_AVG_US),
     );
-    let r = Some(res(get(&f, keys::READ_LAT_LOAD_P999_US), o));
+    let r = Some(res(figure(&f, keys::READ_LAT_LOAD_P999_US), o));
     w.set(
         "nand",
         "read_retry_rate",

@@ -5,7 +5,7 @@ use ssdiq_report::colour;
 use ssdiq_schema::figures as keys;
 
 use super::wa::{buffers_of, TIE};
-use super::{num, res, How, Work};
+use super::{figure, num, res, How, Work};
 use crate::load_curve::{measure_curve, LoadCurve, WAF_SCALE};
 use crate::observed::{WRITE_IDLE_P50_US, WRITE_IDLE_P999_US};
 use crate::twin::Part;
@@ -212,11 +212,7 @@ pub(super) fn fit_buffer_to_load(w: &mut Work) -> Result<bool, FitError> {
         .get(keys::WRITE_LAT_IDLE_US)
         .map(|idle| avg >= 2.0 * idle);
     let nearest = nearest_buffer(w, 1.0, TIE, |t| {
-        let m = w
-            .twin(t, Part::Load)?
-            .get(keys::WRITE_LAT_LOAD_AVG_US)
-            .copied()
-            .unwrap_or(f64::NAN);
+        let (_, m) = write_under_load(w, t)?;
         Ok(((m / avg).ln().powi(2), m))
     })?;
     let Some((kib, m)) = nearest else {
@@ -289,12 +285,7 @@ pub(super) fn fit_stalls(w: &mut Work) -> Result<bool, FitError> {
     fit_stall_length(
         w,
         p999,
-        |w, t| {
-            Ok(w.twin(t, Part::Reads)?
-                .get(WRITE_IDLE_P999_US)
-                .copied()
-                .unwrap_or(f64::NAN))
-        },
+        |w, t| Ok(figure(&w.twin(t, Part::Reads)?, WRITE_IDLE_P999_US)),
         |m| format!("idle QD1 write P99.9 {p999:.0} us (twin {m:.0}), median {p50:.0} us"),
     )?;
     Ok(true)
@@ -363,11 +354,18 @@ pub(super) fn fit_tails(w: &mut Work, stalls_fitted: bool) -> Result<(), FitErro
         if o > 2.0 * without
             || (o > without && colour::write_p999(o) != colour::write_p999(without))
         {
-            fit_stall_length(w, o, write_p999, |m| {
+            // The average of the stall fit's last measurement: the twin as it now stands.
+            let with_stalls = std::cell::Cell::new(f64::NAN);
+            let p999_keeping_avg = |w: &Work, t: &str| {
+                let (p, a) = write_under_load(w, t)?;
+                with_stalls.set(a);
+                Ok(p)
+            };
+            fit_stall_length(w, o, p999_keeping_avg, |m| {
                 format!("write P99.9 under load {o:.0} us (twin {m:.0})")
             })?;
             if let Some(avg) = obs.get(keys::WRITE_LAT_LOAD_AVG_US) {
-                keep_average_in_class(w, o, avg, calm_avg)?;
+                keep_average_in_class(w, o, avg, calm_avg, with_stalls.get())?;
             }
         } else {
             w.text = calm;
@@ -384,31 +382,31 @@ pub(super) fn fit_tails(w: &mut Work, stalls_fitted: bool) -> Result<(), FitErro
     Ok(())
 }
 
-/// The write P99.9 under load of twin `text` (NaN if it measured none).
-fn write_p999(w: &Work, text: &str) -> Result<f64, FitError> {
-    Ok(write_under_load(w, text)?.0)
-}
-
 /// The write P99.9 and average under load of twin `text` (NaN where it measured none).
 fn write_under_load(w: &Work, text: &str) -> Result<(f64, f64), FitError> {
     let f = w.twin(text, Part::Load)?;
-    let get = |k: &str| f.get(k).copied().unwrap_or(f64::NAN);
     Ok((
-        get(keys::WRITE_LAT_LOAD_P999_US),
-        get(keys::WRITE_LAT_LOAD_AVG_US),
+        figure(&f, keys::WRITE_LAT_LOAD_P999_US),
+        figure(&f, keys::WRITE_LAT_LOAD_AVG_US),
     ))
 }
 
 /// Where stalls long enough for the drive's write P99.9 (`p999`) put the twin's average
-/// write under load (`avg` on the drive; `calm_avg` on the twin without stalls) in a worse
+/// write under load (`avg` on the drive; `calm_avg` on the twin without stalls,
+/// `with_stalls` with them) in a worse
 /// colour class than the drive's, the stalls are shortened until the average keeps its class,
 /// if the P99.9 then keeps its own. A published row can hold such a pair: the Micron 7450s'
 /// rows give an average of 10 us (green) and a P99.9 near 10 ms, and a P99.9 of 10 ms puts a
 /// thousandth of the writes at 10 ms or more, 10 us on the average by themselves, so the two
 /// did not come from one set of samples. The paper reports each as a class; the twin keeps
 /// both classes and the P99.9 as near its value as the average allows.
-fn keep_average_in_class(w: &mut Work, p999: f64, avg: f64, calm_avg: f64) -> Result<(), FitError> {
-    let (_, with_stalls) = write_under_load(w, &w.text)?;
+fn keep_average_in_class(
+    w: &mut Work,
+    p999: f64,
+    avg: f64,
+    calm_avg: f64,
+    with_stalls: f64,
+) -> Result<(), FitError> {
     let class = colour::write_avg(avg);
     if colour::write_avg(with_stalls) == class
         || with_stalls.partial_cmp(&calm_avg) != Some(std::cmp::Ordering::Greater)

@@ -39,10 +39,16 @@ impl OpGrid {
     /// either way when written with 4 decimals, if a step is wider than 1e-3).
     fn snap(&self, op: f64) -> (i64, f64) {
         let k = ((1.0 + op) / self.step - 1e-9).ceil() as i64;
-        if self.step < 1e-3 {
+        if !self.coarse() {
             return (k, op);
         }
         (k, (k as f64 - 0.5) * self.step - 1.0)
+    }
+
+    /// Steps of at least 0.1% of OP: wide enough to snap to (an OP written with 4 decimals
+    /// stays in its step) and to walk one at a time.
+    fn coarse(&self) -> bool {
+        self.step >= 1e-3
     }
 }
 
@@ -118,7 +124,7 @@ fn op_for(
     }
     // One superblock at a time towards the target while that brings the WA nearer: more
     // superblocks where the WA is too high.
-    if grid.step >= 1e-3 {
+    if grid.coarse() {
         while g(best.1).abs() >= 0.004 {
             let dir = if g(best.1) > 0.0 { 1.0 } else { -1.0 };
             let next = best.0 + dir * grid.step;
