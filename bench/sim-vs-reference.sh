@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# ssdiq sim against the SSD-iq reference simulator (the artifact's sim/, built by its build.sh),
+# ssdiq sim against the SSD-iq reference simulator (sim/ of the authors' artifact,
+# https://github.com/gabriel-haas/ssdiq, built by bench/lib/reference-sim.sh),
 # on the same inputs: per configuration the reference's WAF, ssdiq's WAF, their difference and
 # the CPU-time ratio (ssdiq user+sys / reference user+sys, one process each).
 #
-#   bench/sim-vs-reference.sh [ARTIFACT_DIR]
+#   bench/sim-vs-reference.sh ARTIFACT_DIR     (or SSDIQ_ARTIFACT=DIR: a clone of the artifact)
 #   env: CAPACITY=16G (physical), PAGE=4K, ERASE=8M (default erase unit), FILL=0.875,
 #        WRITES=10 (measured drive writes), RUNS=1 (runs per side, averaged), ONLY=regex
 #        (configurations whose name matches), RESULTS=target/sim-vs-reference (raw outputs)
@@ -13,15 +14,15 @@
 # of a drive write: the mean of its last WRITES*5 rows). The reference seeds from
 # random_device, so its runs differ by ~0.2% at 16 GiB; ssdiq takes --seed RUN.
 set -euo pipefail
-artifact=${1:-${SSDIQ_ARTIFACT:-$(cd "$(dirname "$0")/../.." && pwd)/shared/ssdiq-artifact}}
-[ -f "$artifact/build.sh" ] || { echo "no SSD-iq artifact at $artifact (pass its directory)" >&2; exit 2; }
+artifact=${1:-${SSDIQ_ARTIFACT:?usage: bench/sim-vs-reference.sh ARTIFACT_DIR (or SSDIQ_ARTIFACT): a clone of https://github.com/gabriel-haas/ssdiq}}
+artifact=$(cd "$artifact" && pwd)
 cap=${CAPACITY:-16G}; page=${PAGE:-4K}; erase=${ERASE:-8M}; fill=${FILL:-0.875}
 writes=${WRITES:-10}; runs=${RUNS:-1}; only=${ONLY:-.}
 cd "$(dirname "$0")/.."
 out=${RESULTS:-target/sim-vs-reference}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-ref=$(env -u OUT bash "$artifact/build.sh")
+ref=$(env -u OUT bash bench/lib/reference-sim.sh "$artifact")
 cargo build --release -q -p ssdiq
 ssdiq=$PWD/target/release/ssdiq
 

@@ -38,6 +38,29 @@ pub fn clap_line(e: &clap::Error, command: Option<&str>) -> String {
     }
 }
 
+/// The one line for a command given without the subcommand it needs (`ssdiq trace`);
+/// `None` for a bare `ssdiq`, whose help is printed instead.
+pub fn missing_subcommand(path: &[String]) -> Option<String> {
+    use clap::CommandFactory;
+    let mut cmd = crate::Cli::command();
+    for p in path {
+        cmd = cmd.find_subcommand(p)?.clone();
+    }
+    if path.is_empty() {
+        return None;
+    }
+    let subs: Vec<String> = cmd
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set() && c.get_name() != "help")
+        .map(|c| c.get_name().to_string())
+        .collect();
+    let name = path.join(" ");
+    Some(format!(
+        "{name} needs a subcommand: {}; see 'ssdiq {name} --help'",
+        subs.join(", ")
+    ))
+}
+
 /// A sweep's error: bad input (exit 2) or a failure while running (exit 1).
 pub fn sweep_error(e: ssdiq_sweep::SweepError) -> anyhow::Error {
     if e.is_input() {
@@ -68,9 +91,11 @@ pub fn report(e: &anyhow::Error) -> ExitCode {
 }
 
 /// The message as one line of visible text: control characters (NUL, newlines, escapes a
-/// terminal would act on) and the invisible byte order mark are shown escaped, as `\u{0}`.
+/// terminal would act on) and the invisible byte order mark are shown escaped, as `\u{0}`,
+/// and a long run of digits (a number pasted 5000 digits long) is shortened.
 fn printable(s: &str) -> String {
-    s.chars()
+    let visible: String = s
+        .chars()
         .map(|c| {
             if c.is_control() || c == '\u{feff}' {
                 c.escape_unicode().to_string()
@@ -78,7 +103,35 @@ fn printable(s: &str) -> String {
                 c.to_string()
             }
         })
-        .collect()
+        .collect();
+    shorten_digit_runs(&visible)
+}
+
+/// Digit runs longer than this are shown by their start and length.
+const LONGEST_NUMBER: usize = 40;
+
+fn shorten_digit_runs(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(4096));
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.len() > LONGEST_NUMBER {
+            out.push_str(&run[..20]);
+            out.push_str(&format!("...({} digits)", run.len()));
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
 }
 
 /// The error and each cause down to the root (the errno text among them), leaving out a
@@ -121,6 +174,17 @@ mod tests {
             printable("a\0b\x1b[2Jc\nd\u{feff}é"),
             "a\\u{0}b\\u{1b}[2Jc\\u{a}d\\u{feff}é"
         );
+    }
+
+    #[test]
+    fn long_numbers_are_shortened() {
+        let n = "9".repeat(5000);
+        let shown = printable(&format!("invalid --bs \"{n}\": too large"));
+        assert_eq!(
+            shown,
+            "invalid --bs \"99999999999999999999...(5000 digits)\": too large"
+        );
+        assert_eq!(printable("seed 1234567890"), "seed 1234567890");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use clap::{CommandFactory, Parser, Subcommand};
     long_about = None,
     propagate_version = true
 )]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -36,6 +36,24 @@ enum Command {
     Fit(cmd::fit::Args),
 }
 
+/// The subcommands given, outermost first (`ssdiq trace stats --bogus` -> trace, stats): the
+/// deepest one's help is where an error points.
+fn subcommand_path() -> Vec<String> {
+    let mut cmd = Cli::command();
+    let mut path = Vec::new();
+    for a in std::env::args().skip(1) {
+        if a.starts_with('-') {
+            break;
+        }
+        let Some(sub) = cmd.find_subcommand(&a).cloned() else {
+            break;
+        };
+        path.push(a);
+        cmd = sub;
+    }
+    path
+}
+
 fn main() -> ExitCode {
     // Printing into a closed pipe (`ssdiq report a.json | head`) ends the process quietly, as
     // for any Unix filter, instead of panicking in `println!`.
@@ -46,16 +64,17 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // --help, --version and a bare `ssdiq` (its help) print as clap has them.
-        Err(e)
-            if !e.use_stderr()
-                || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
-        {
-            e.exit()
-        }
+        Err(e) if !e.use_stderr() => e.exit(),
         Err(e) => {
-            let sub = std::env::args()
-                .nth(1)
-                .filter(|a| Cli::command().find_subcommand(a).is_some());
+            let path = subcommand_path();
+            if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                // A bare `ssdiq` prints its help; `ssdiq trace` says what it lacks.
+                let Some(line) = error::missing_subcommand(&path) else {
+                    e.exit()
+                };
+                return error::report(&error::usage(line));
+            }
+            let sub = (!path.is_empty()).then(|| path.join(" "));
             return error::report(&error::usage(error::clap_line(&e, sub.as_deref())));
         }
     };

@@ -287,6 +287,72 @@ pub fn drive_geometry(p: &Profile) -> Result<Geometry, ProfileError> {
     })
 }
 
+/// The FTL a profile describes, checked as [`Ftl::new`] would check it but without allocating
+/// anything: so a profile whose OP and capacity leave GC no free superblock is refused when it
+/// is read, naming the keys, not when its drive is built.
+pub fn check_geometry(p: &Profile) -> Result<FtlConfig, ProfileError> {
+    let geometry = drive_geometry(p)?;
+    let cfg = FtlConfig {
+        geometry,
+        policy: p.drive.policy,
+        streams: p.drive.streams,
+        gc_frontier: p.drive.gc_frontier,
+        gc_frontier_share: p.drive.gc_frontier_share.unwrap_or(1.0),
+        mode: p.drive.gc_mode.parse().map_err(ProfileError)?,
+        wear_level_gap: p.gc.wear_level_gap,
+        seed: p.drive.seed,
+    };
+    if let Err(e) = cfg.check() {
+        // The superblocks kept free for GC (the low watermark) are not spare for this.
+        let spare = geometry
+            .physical_pages()
+            .saturating_sub(geometry.logical_pages);
+        let need = cfg.frontiers() as u64 * geometry.ppb();
+        if spare < need {
+            return Err(ProfileError(format!(
+                "invalid op {} for capacity {}: it leaves {spare} spare 4 KiB pages beside the {} superblocks kept free, and GC needs {need} more ({} open superblock{} of {} pages); raise op or capacity, or lower units_per_block",
+                p.drive.op,
+                p.drive.capacity,
+                geometry.reserve_blocks,
+                cfg.frontiers(),
+                if cfg.frontiers() == 1 { "" } else { "s" },
+                geometry.ppb()
+            )));
+        }
+        return Err(ProfileError(e.to_string()));
+    }
+    Ok(cfg)
+}
+
+/// The smallest capacity, in whole MiB, at which `p`'s geometry passes [`check_geometry`]
+/// (everything else as it is); `None` if none up to 16 TiB does. Spare space grows with the
+/// capacity while a superblock stops shrinking at one program unit per die, so the check
+/// passes from one capacity on: found by doubling, then bisection.
+pub fn min_capacity_mib(p: &Profile) -> Option<u64> {
+    let ok = |mib: u64| {
+        let mut q = p.clone();
+        q.drive.capacity = format!("{mib}MiB");
+        check_geometry(&q).is_ok()
+    };
+    let mut hi = 1u64;
+    while !ok(hi) {
+        hi *= 2;
+        if hi > 16 << 20 {
+            return None;
+        }
+    }
+    let mut lo = hi / 2 + 1;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(lo)
+}
+
 impl Drive {
     /// Builds a fresh drive from a checked profile.
     pub fn new(p: &Profile) -> Result<Drive, ProfileError> {
@@ -298,25 +364,10 @@ impl Drive {
         let read_pages = n.planes * page_lbas;
         let scale = p.scale()?;
         let units = scaled_units(p)?;
-        let geometry = drive_geometry(p)?;
+        let cfg = check_geometry(p)?;
+        let geometry = cfg.geometry;
         let logical = geometry.logical_pages;
-        let policy = p.drive.policy;
-        let cfg = FtlConfig {
-            geometry,
-            policy,
-            streams: p.drive.streams,
-            gc_frontier: p.drive.gc_frontier,
-            gc_frontier_share: p.drive.gc_frontier_share.unwrap_or(1.0),
-            mode: p.drive.gc_mode.parse().map_err(bad)?,
-            wear_level_gap: p.gc.wear_level_gap,
-            seed: p.drive.seed,
-        };
-        let ftl = Ftl::new(cfg).map_err(|e| {
-            bad(format!(
-                "invalid geometry for capacity {} and op {}: {e}",
-                p.drive.capacity, p.drive.op
-            ))
-        })?;
+        let ftl = Ftl::new(cfg).map_err(|e| bad(e.to_string()))?;
         let lbas_mb = LBA_BYTES as f64 / 1e6;
         let xfer_ns_per_page = lbas_mb / n.channel_mb_s * 1e9;
         let buffer_pages = (p.buffer.buffer_kib * 1024 / LBA_BYTES).max(1);
@@ -511,6 +562,13 @@ impl Drive {
             return (self.idle_at, IDLE_EVENT);
         }
         self.min_ev
+    }
+
+    /// True if writes wait for buffer room that no flash work will ever free: every die idle
+    /// with nothing scheduled (the idle-GC timer does nothing while writes wait). A fault of
+    /// the model: whoever drives the drive reports it instead of spinning on the timer.
+    pub fn stuck(&self) -> bool {
+        self.buf.parked() > 0 && self.dies.iter().all(|d| d.ev == NEVER)
     }
 
     /// Processes every internal event up to and including `t`, then sets the clock to `t`.
@@ -908,6 +966,11 @@ impl Drive {
             Some(self.acknowledge(ready))
         } else {
             self.buf.park(tag, lpn, pages, ready);
+            // A buffer smaller than a program unit never fills one: idle dies program what
+            // it holds now (`take_unit`'s flush), or the write would wait for ever.
+            if self.idle > 0 {
+                self.kick(now);
+            }
             None
         }
     }
@@ -1130,7 +1193,15 @@ impl Drive {
         // Host pages too: a write waits for room the buffered pages cannot make as a full
         // unit (a buffer smaller than a unit plus a write), so flush what there is.
         let host_flush = host > 0 && (self.buf.parked() > 0 || self.idle_flush);
-        if g + host < unit && !gc_tail && !host_flush {
+        // Relocated pages that hold the buffer while writes wait for room, with no die at work
+        // and no GC read in flight to free or top it up, are programmed as they are: the host
+        // pages that would top them up cannot enter until they go (a small buffer would
+        // otherwise wait for ever).
+        let gc_flush = g > 0
+            && self.buf.parked() > 0
+            && self.idle as usize == self.dies.len()
+            && self.gc.reads_inflight == 0;
+        if g + host < unit && !gc_tail && !host_flush && !gc_flush {
             return None;
         }
         let paced = self.gc_pages_per_unit();

@@ -253,6 +253,7 @@ impl EmuExecutor {
         let log_every = job.device_log_ns.filter(|&n| n > 0);
         let mut next_log = 0u64;
         let mut steps = 0u64;
+        let mut stalled = false;
         loop {
             let next_io = l.heap.peek().map_or(u64::MAX, |r| r.0 .0);
             let next_dev = l.drive.next_event();
@@ -272,6 +273,18 @@ impl EmuExecutor {
                 break;
             }
             if next_dev <= next_io {
+                if next_io == u64::MAX {
+                    // Only writes waiting for buffer room are left: a stop request ends the
+                    // job with them in flight, and a drive that can never free room for them
+                    // is a fault of the model, reported, never a hang.
+                    if shared.stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    if l.drive.stuck() {
+                        stalled = true;
+                        break;
+                    }
+                }
                 if next_dev == u64::MAX {
                     debug_assert!(false, "writes parked with no device event pending");
                     break;
@@ -329,6 +342,7 @@ impl EmuExecutor {
             samples: counters.samples,
             device_log,
             halted: shared.halt.load(Ordering::Relaxed),
+            stalled: stalled.then_some(l.parked),
         }
     }
 }
@@ -369,6 +383,8 @@ struct LoopResult {
     samples: Vec<CounterSample>,
     device_log: Vec<DeviceSample>,
     halted: bool,
+    /// Writes still waiting for buffer room when the drive stopped making progress.
+    stalled: Option<usize>,
 }
 
 const COMPLETE: u8 = 0;
@@ -536,6 +552,14 @@ impl Executor for EmuExecutor {
             ..Default::default()
         };
         let mut r = self.run_loop(job, ctl, &mut |ns, bytes| ctl.progress.running(ns, bytes));
+        if let Some(parked) = r.stalled {
+            return Err(EngineError::io(
+                format!(
+                    "the emulated drive can free no buffer room for {parked} waiting writes (an emulator fault: please report the target and flags)"
+                ),
+                std::io::Error::from(std::io::ErrorKind::TimedOut),
+            ));
+        }
         log.after = Some(self.write_counters());
         log.samples = std::mem::take(&mut r.samples);
         let totals = r.totals.take().expect("set by run_loop");

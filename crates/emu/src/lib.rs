@@ -37,7 +37,9 @@ mod target;
 mod target_spec;
 mod wbuf;
 
-pub use drive::{drive_geometry, Drive, DriveCounters, Timing, LBA_BYTES};
+pub use drive::{
+    check_geometry, drive_geometry, min_capacity_mib, Drive, DriveCounters, Timing, LBA_BYTES,
+};
 pub use executor::{capacity_text, drive_health, drive_write_counters, EmuExecutor, EmuSpec};
 pub use profile::{
     builtin, builtin_names, sources, ParamSource, Profile, ProfileError, Spec, BUILTIN,

@@ -441,8 +441,18 @@ impl Profile {
         if let Err(e) = toml::from_str::<Profile>(text) {
             return Err(ProfileError(located(text, &e)));
         }
+        let mut given: Vec<((String, String), String)> = Vec::new();
         for (k, v) in overrides {
-            apply_override(&mut tree, k, v)?;
+            let at = apply_override(&mut tree, k, v)?;
+            if let Some((_, first)) = given.iter().find(|(g, _)| *g == at) {
+                return err(format!(
+                    "invalid emu option \"{}={}\": {} is already given ({first}); give each key once",
+                    k.trim(),
+                    v.trim(),
+                    at.1
+                ));
+            }
+            given.push((at, format!("{}={}", k.trim(), v.trim())));
         }
         let p: Profile = toml::Value::Table(tree)
             .try_into()
@@ -517,6 +527,15 @@ impl Profile {
             return err(format!(
                 "invalid page_kib \"{}\": expected a multiple of 4 up to 1024",
                 n.page_kib
+            ));
+        }
+        // A buffer holds at least what one program takes, as on any real drive: the flash
+        // is written a program unit at a time.
+        let unit_kib = n.bits_per_cell as u64 * n.planes as u64 * n.page_kib as u64;
+        if self.buffer.buffer_kib < unit_kib {
+            return err(format!(
+                "invalid buffer_kib \"{}\": expected at least {unit_kib} KiB, one program unit (bits_per_cell x planes x page_kib)",
+                self.buffer.buffer_kib
             ));
         }
         for (k, v) in [
@@ -744,7 +763,13 @@ fn leaves(tree: &toml::Table) -> Vec<(String, String)> {
     v
 }
 
-fn apply_override(tree: &mut toml::Table, key: &str, value: &str) -> Result<(), ProfileError> {
+/// Sets `key` (a leaf name, or `section.key`) to `value` in `tree`; returns the
+/// `(section, key)` it resolved to.
+fn apply_override(
+    tree: &mut toml::Table,
+    key: &str,
+    value: &str,
+) -> Result<(String, String), ProfileError> {
     let key = key.trim();
     let value = value.trim();
     let (want_sec, leaf) = match key.split_once('.') {
@@ -834,8 +859,8 @@ fn apply_override(tree: &mut toml::Table, key: &str, value: &str) -> Result<(), 
             toml::Value::Float(v)
         }
     };
-    slot.insert(leaf, new);
-    Ok(())
+    slot.insert(leaf.clone(), new);
+    Ok((sec, leaf))
 }
 
 #[cfg(test)]
@@ -906,5 +931,22 @@ mod tests {
         );
         let e = Profile::parse("[drive\n", &[]).unwrap_err().to_string();
         assert!(e.contains("(line 1"), "{e}");
+    }
+
+    #[test]
+    fn a_buffer_below_one_program_unit_and_a_key_given_twice_are_refused() {
+        let t = builtin("default").unwrap();
+        let e = Profile::parse(t, &[("buffer_kib", "191")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("invalid buffer_kib \"191\": expected at least 192 KiB"),
+            "{e}"
+        );
+        assert!(Profile::parse(t, &[("buffer_kib", "192")]).is_ok());
+        let e = Profile::parse(t, &[("op", "0.2"), ("drive.op", "0.3")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("op is already given (op=0.2)"), "{e}");
     }
 }

@@ -23,6 +23,11 @@ impl TargetSpec {
     /// Parses `target`; an `emu:` target's profile is read and checked now (one-line errors
     /// naming the target).
     pub fn parse(target: &str) -> Result<TargetSpec, ProfileError> {
+        if target.trim().is_empty() {
+            return Err(ProfileError(
+                "empty target: expected emu:PROFILE, a file or a block device".into(),
+            ));
+        }
         if is_emu_target(target) {
             Ok(TargetSpec::Emu {
                 text: target.to_string(),

@@ -1,5 +1,5 @@
 //! The psync executor thread: one blocking pread/pwrite per I/O, the single-process pattern
-//! of `io-access-patterns-ssd.txt`. Latency is timed around the syscall itself, or, for an
+//! of the io-access-patterns paper (Inria RR-9319, §3; docs/sources.md#io-access-patterns). Latency is timed around the syscall itself, or, for an
 //! open-loop stream, from the I/O's due time (a late start counts).
 //!
 //! Invariant: one I/O in flight per thread (the job validator rejects `qd > 1` for psync; a

@@ -97,6 +97,50 @@ pub struct Observed {
     pub burst_unfilled_mib: Option<f64>,
 }
 
+/// Largest drive a run may describe: 1 PiB (the twin stands for it at a scaled capacity).
+const MAX_CAPACITY: u64 = 1 << 50;
+/// Largest figure of a run: no throughput, latency or WA of a drive comes near it.
+const MAX_FIGURE: f64 = 1e12;
+
+/// Fields no drive can have (a capacity of 0, a negative or absurd figure or datasheet value),
+/// refused naming the file and the field before anything is fitted to them.
+fn check_fields(doc: &RunResult, source: &str) -> Result<(), FitError> {
+    let cap = doc.target.capacity_bytes;
+    if !(1 << 20..=MAX_CAPACITY).contains(&cap) || !cap.is_multiple_of(512) {
+        return Err(FitError::Input(format!(
+            "{source}: invalid target.capacity_bytes {cap}: expected a multiple of 512 from 1 MiB to 1 PiB"
+        )));
+    }
+    if let Some(u) = doc.target.gc_unit_bytes {
+        if !(4096..=cap).contains(&u) {
+            return Err(FitError::Input(format!(
+                "{source}: invalid target.gc_unit_bytes {u}: expected from 4 KiB to the capacity ({cap})"
+            )));
+        }
+    }
+    for (k, f) in &doc.figures {
+        for (part, v) in [("median", f.median), ("min", f.min), ("max", f.max)] {
+            if !(0.0..=MAX_FIGURE).contains(&v) {
+                return Err(FitError::Input(format!(
+                    "{source}: invalid figures.{k}.{part} {v}: expected a number from 0 to {MAX_FIGURE:e}"
+                )));
+            }
+        }
+    }
+    if let Some(spec) = &doc.spec {
+        for (k, v) in spec.values() {
+            if let Some(v) = v {
+                if !(v > 0.0 && v <= MAX_FIGURE) {
+                    return Err(FitError::Input(format!(
+                        "{source}: invalid spec.{k} {v}: expected a datasheet value > 0"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Observed {
     /// The figures of a finished `ssdiq run`.
     pub fn from_run(doc: &RunResult, source: &str) -> Result<Observed, FitError> {
@@ -111,6 +155,12 @@ impl Observed {
                 "{source}: the run has no figures (an empty or partial run, or a result of an earlier version); run `ssdiq run` to the end"
             )));
         }
+        if doc.partial {
+            return Err(FitError::Input(format!(
+                "{source}: a partial run (\"partial\": true, interrupted or failed): its figures miss steps; fit a run that ended"
+            )));
+        }
+        check_fields(doc, source)?;
         let figures = values(doc);
         let burst_unfilled_mib = if figures.contains_key(keys::WRITE_BURST_FAST_MIB) {
             None

@@ -1,4 +1,4 @@
-//! Analytic write-amplification oracles (flash-models.md §2), used as test oracles for the
+//! Analytic write-amplification oracles (docs/sources.md#wa-models), used as test oracles for the
 //! simulator, as the `optimal` bound, and by the suite to estimate OP from a measured WAF.
 //!
 //! Notation: alpha = physical / logical = 1 + OP, rho = 1 / alpha (fill), b = pages per
@@ -30,7 +30,7 @@ pub fn lrw_x(alpha: f64) -> f64 {
     0.5 * (lo + hi)
 }
 
-/// WAF of FIFO/LRW and of greedy with infinite blocks: `1 / (1 - x)` (§2.1).
+/// WAF of FIFO/LRW and of greedy with infinite blocks: `1 / (1 - x)` (docs/sources.md#wa-models, greedy with very large blocks).
 pub fn lrw_waf(alpha: f64) -> f64 {
     1.0 / (1.0 - lrw_x(alpha))
 }
@@ -41,7 +41,7 @@ pub fn random_waf(alpha: f64) -> f64 {
     alpha / (alpha - 1.0)
 }
 
-/// Greedy with finite block size `b`, mean field (§2.2), with the harmonic numbers
+/// Greedy with finite block size `b`, mean field (docs/sources.md#wa-models), with the harmonic numbers
 /// precomputed so that repeated evaluations (the optimal split) are O(b) each.
 #[derive(Clone, Debug)]
 pub struct GreedyMf {
@@ -68,7 +68,7 @@ impl GreedyMf {
         let b = self.b as usize;
         let bf = b as f64;
         // D < 0 for every k, so F > 0 needs k + 1 < rho b; the first k meeting all three
-        // conditions is the unique fixed point (§2.2).
+        // conditions is the unique fixed point (the finite-block mean field of docs/sources.md#wa-models).
         for k in 0..b {
             let d = rho * bf * ((self.h[b] - self.h[k + 1]) - (b - k - 1) as f64 / (k + 1) as f64);
             if d == 0.0 {
@@ -86,7 +86,7 @@ impl GreedyMf {
     }
 }
 
-/// Greedy WAF at fill `rho` with `b` pages per block (§2.2).
+/// Greedy WAF at fill `rho` with `b` pages per block (the finite-block mean field).
 pub fn greedy_waf(rho: f64, b: u32) -> f64 {
     GreedyMf::new(b).waf(rho)
 }
@@ -121,7 +121,7 @@ pub fn op_from_waf_approx(waf: f64) -> f64 {
     1.0 / (2.0 * waf)
 }
 
-/// d-choices mean field (§2.2): iterates the drift of the block valid-count distribution to
+/// d-choices mean field (docs/sources.md#wa-models): iterates the drift of the block valid-count distribution to
 /// its fixed point. d = 1 is random; d -> inf approaches greedy.
 pub fn dchoices_waf(rho: f64, b: u32, d: u32) -> f64 {
     assert!(rho > 0.0 && rho < 1.0 && b >= 1 && d >= 1);
@@ -183,7 +183,7 @@ pub fn dchoices_waf(rho: f64, b: u32, d: u32) -> f64 {
     waf_prev
 }
 
-/// One frontier, greedy or FIFO, b -> inf, piecewise-uniform traffic (§2.5a). `classes` are
+/// One frontier, greedy or FIFO, b -> inf, piecewise-uniform traffic (hot/cold limit (a) of docs/sources.md#wa-models). `classes` are
 /// (write fraction, space fraction) pairs.
 pub fn single_frontier_waf(alpha: f64, classes: &[(f64, f64)]) -> f64 {
     assert!(alpha > 1.0);
@@ -207,7 +207,7 @@ pub fn single_frontier_waf(alpha: f64, classes: &[(f64, f64)]) -> f64 {
     alpha / (0.5 * (lo + hi))
 }
 
-/// The optimum of §2.5(c): traffic perfectly separated by class, each class its own
+/// The optimum of hot/cold limit (c) (docs/sources.md#wa-models): traffic perfectly separated by class, each class its own
 /// greedy/LRW system, the spare space split between classes to minimise total WAF.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OptimalSplit {
@@ -295,7 +295,7 @@ mod tests {
         (a - b).abs() <= rel * b.abs()
     }
 
-    /// flash-models.md §2.3, "By OP" table: (OP, [b=32, 64, 128, 256, 512, 1024], inf, random).
+    /// docs/sources.md#wa-models, the "by OP" reference table: (OP, [b=32, 64, 128, 256, 512, 1024], inf, random).
     const BY_OP: [(f64, [f64; 6], f64, f64); 7] = [
         (
             0.05,
@@ -382,7 +382,7 @@ mod tests {
 
     #[test]
     fn dchoices_matches_reference_table() {
-        // flash-models.md §2.3 d-choices table: (OP, b, [d=1, 2, 5, 10]).
+        // docs/sources.md#wa-models, the d-choices reference table: (OP, b, [d=1, 2, 5, 10]).
         let rows: [(f64, u32, [f64; 4]); 2] = [
             (0.10, 32, [11.0, 7.3183, 5.5499, 5.1374]),
             (0.28, 64, [4.5714, 3.2453, 2.6122, 2.4711]),
@@ -401,7 +401,7 @@ mod tests {
 
     #[test]
     fn hot_cold_limits_match_reference_table() {
-        // §2.5 table: (OP, r, f, one frontier, optimal split, hot share).
+        // The hot/cold reference table (docs/sources.md#wa-models): (OP, r, f, one frontier, optimal split, hot share).
         let rows = [
             (0.07, 0.8, 0.2, 8.1818, 5.2539, 0.499),
             (0.10, 0.8, 0.2, 6.0381, 3.8889, 0.499),

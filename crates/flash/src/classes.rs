@@ -1,5 +1,5 @@
 //! Write-frequency classes of a pattern: the (write fraction, space fraction) pairs the
-//! `optimal` bound separates data by (flash-models.md §2.5c).
+//! `optimal` bound separates data by (docs/sources.md#wa-models, hot/cold limit (c)).
 //!
 //! Piecewise-uniform patterns are exact. Zipf is cut into rank bins (single ranks first,
 //! then bins growing by 5%); inside a bin pages are treated as equally hot, which makes the

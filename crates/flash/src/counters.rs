@@ -46,7 +46,7 @@ impl Counters {
     pub fn flash_programs(&self) -> u64 {
         self.host_programs + self.gc_programs
     }
-    /// Mean valid fraction of victims (checks against flash-models.md §2.3's x).
+    /// Mean valid fraction of victims (checks against the victim valid fraction x of docs/sources.md#wa-models).
     pub fn mean_victim_valid(&self) -> f64 {
         let n: u64 = self.victim_valid.iter().sum();
         if n == 0 {

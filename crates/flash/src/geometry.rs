@@ -10,7 +10,7 @@
 //! - The spare space holds at least `open_blocks` blocks, so that greedy always finds a victim
 //!   with an invalid page (see `Ftl::new`).
 //!
-//! Words (DESIGN.md): OP = (physical - logical) / logical, fill = logical / physical,
+//! Terms (docs/sources.md#terms): OP = (physical - logical) / logical, fill = logical / physical,
 //! spare factor = (physical - logical) / physical.
 
 pub use crate::error::GeometryError;
@@ -154,7 +154,7 @@ impl Geometry {
         1.0 - self.fill()
     }
     /// The fill the analytic models should use: open blocks never take part in GC, so they are
-    /// not spare space (flash-models.md §2.4 step 1); the reserve lies outside `blocks`.
+    /// not spare space (docs/sources.md#wa-models, "How to compare a simulator with them"); the reserve lies outside `blocks`.
     pub fn effective_fill(&self, open_blocks: u32) -> f64 {
         let unusable = open_blocks as u64 * self.ppb();
         self.logical_pages as f64 / (self.physical_pages() - unusable) as f64

@@ -321,7 +321,7 @@ impl<'a, S: DrawSource> Lookahead<'a, S> {
 }
 
 /// The `separated-model` figure: frequency classes of the pattern, each its own greedy system with
-/// this block size, the spare space split optimally (flash-models.md §2.5c with finite b).
+/// this block size, the spare space split optimally (docs/sources.md#wa-models, hot/cold limit (c), with finite b).
 fn separated_model(cfg: &SimConfig, model: f64) -> Result<SimReport, SimError> {
     let g = cfg.geometry;
     let waf = match pattern_classes(&cfg.pattern, g.logical_pages) {

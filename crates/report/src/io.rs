@@ -152,6 +152,12 @@ pub fn replay_text(r: &ReplayReport) -> String {
                 r.summary.late as f64 * 100.0 / r.summary.requests as f64
             }
         );
+        if r.summary.late > 0 {
+            let _ = writeln!(
+                s,
+                "  a request starts only when one of the job's --threads x --qd slots is free: raise --qd to keep to the recorded times"
+            );
+        }
     }
     if let Some(e) = &r.summary.error {
         let _ = writeln!(s, "  the trace ended early: {e}");

@@ -3,7 +3,7 @@
 //! lives in the flash crate's `victim.rs`.
 //!
 //! Every policy chooses among *full* (closed) blocks only; open and free blocks are never
-//! victims (flash-models.md §2.4 step 4).
+//! victims (docs/sources.md#wa-models, "How to compare a simulator with them").
 
 use std::fmt;
 use std::str::FromStr;

@@ -34,6 +34,21 @@ pub struct Spec {
     pub write_lat_us: Option<f64>,
 }
 
+impl Spec {
+    /// Every figure by its key, the capacity first.
+    pub fn values(&self) -> [(&'static str, Option<f64>); 7] {
+        [
+            ("capacity_gb", self.capacity_gb),
+            ("seq_read_mb_s", self.seq_read_mb_s),
+            ("seq_write_mb_s", self.seq_write_mb_s),
+            ("rand_read_kiops", self.rand_read_kiops),
+            ("rand_write_kiops", self.rand_write_kiops),
+            ("read_lat_us", self.read_lat_us),
+            ("write_lat_us", self.write_lat_us),
+        ]
+    }
+}
+
 /// The leading rounds of a step in which the drive wrote no more than it was given: they end
 /// at the first round whose WAF is over 1.5 (the suite's `summary::free_pool` decides).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

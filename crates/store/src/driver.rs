@@ -24,6 +24,7 @@ use ssdiq_workload::{Draw, PageStream, Pattern, SeededRng, StreamConfig, ZipfSam
 
 use crate::device::Wait;
 use crate::store::{Store, StoreError};
+use crate::DeviceError;
 pub use ssdiq_schema::store::Workload;
 
 /// One operation.
@@ -113,6 +114,28 @@ pub struct Until {
     pub db_bytes: Option<u64>,
 }
 
+/// Operations a phase bounded by bytes runs before its pace is judged.
+const PACE_AFTER_OPS: u64 = 1 << 24;
+/// Most operations such a phase may take, at its pace so far: hours of work.
+const MAX_PHASE_OPS: f64 = 1e11;
+
+/// A phase bounded by the bytes the store writes must write them: with updates so skewed
+/// that they all hit pages the buffer pool keeps (a Zipf theta of 1.5 or more), it writes
+/// nothing and would run for ever. Refused, with what it did, once it has run long enough
+/// to tell.
+fn check_pace(done_ops: u64, written: u64, target: u64) -> Result<(), StoreError> {
+    if done_ops < PACE_AFTER_OPS {
+        return Ok(());
+    }
+    let projected = target as f64 * done_ops as f64 / written.max(1) as f64;
+    if projected <= MAX_PHASE_OPS {
+        return Ok(());
+    }
+    Err(StoreError::NoProgress(format!(
+        "the workload writes {written} bytes to the device in {done_ops} operations, of the {target} its phase must write: the updates hit pages the buffer pool keeps (lower --theta, or lower --read-fraction), or it would take about {projected:.1e} operations"
+    )))
+}
+
 /// Time and progress of a run.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Clock {
@@ -199,6 +222,9 @@ impl Runner {
                     break;
                 }
                 progress(store, self.clock, share(store, done_ops));
+                if let Some(b) = until.db_bytes {
+                    check_pace(done_ops, Self::db_bytes(store) - start_bytes, b)?;
+                }
             }
             let op = ops.next_op();
             if virt {
@@ -232,6 +258,14 @@ impl Runner {
                 .expect("a virtual-time device");
             let te = vt.next_event();
             if te <= tw && te != u64::MAX {
+                // Every worker waits for a drive that can never take their writes: a fault
+                // of the model, reported, never a hang.
+                if tw == u64::MAX && vt.stuck() {
+                    return Err(StoreError::Device(DeviceError::Io {
+                        what: "every worker waits for buffer room the emulated drive can never free (an emulator fault: please report the target and flags)".into(),
+                        source: std::io::Error::from(std::io::ErrorKind::TimedOut),
+                    }));
+                }
                 self.woken.clear();
                 vt.advance(te, &mut self.woken);
                 for &(tok, t) in &self.woken {

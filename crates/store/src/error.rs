@@ -34,6 +34,9 @@ pub enum StoreError {
     Lost(u64),
     #[error("the replayed stored sizes ran out")]
     ReplayEnded,
+    /// A phase that would never end with these flags (bad input found while running).
+    #[error("{0}")]
+    NoProgress(String),
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -177,11 +177,13 @@ impl StoreFlags<'_> {
                 )))
             }
         };
-        let size = |s: &str| parse_size(s).map_err(|e| invalid(e.to_string()));
+        let size = |flag: &str, s: &str| {
+            parse_size(s).map_err(|e| invalid(format!("invalid {flag} \"{s}\": {}", e.reason)))
+        };
         let align = match self.align_gc_unit {
             None => None,
             Some("device") => Some(None),
-            Some(s) => Some(Some(size(s)?)),
+            Some(s) => Some(Some(size("--align-gc-unit", s)?)),
         };
         let data = match self.data {
             "bytes" => DataMode::Bytes,
@@ -209,7 +211,7 @@ impl StoreFlags<'_> {
             gdt: self.gdt,
             nowa: self.nowa,
             align,
-            zone: self.zone.map(size).transpose()?,
+            zone: self.zone.map(|z| size("--zone", z)).transpose()?,
             open_zones: self.open_zones,
             backend,
             fill: parse_fraction("--fill", self.fill)?,
@@ -255,7 +257,12 @@ impl StoreFlags<'_> {
         match self.buffer.trim().strip_suffix('%') {
             Some(_) => parse_fraction("--buffer", self.buffer),
             None => {
-                let b = parse_size(self.buffer).map_err(|e| invalid(e.to_string()))?;
+                let b = parse_size(self.buffer).map_err(|e| {
+                    invalid(format!(
+                        "invalid --buffer \"{}\": {}",
+                        self.buffer, e.reason
+                    ))
+                })?;
                 Ok(b as f64 / (fill * capacity as f64))
             }
         }
@@ -274,10 +281,15 @@ impl StoreFlags<'_> {
                 db_bytes: Some(parse_writes("--warmup", self.warmup, capacity)?),
             },
             measure: match self.measure_ops {
-                Some(n) => Until {
-                    ops: Some(parse_count("--measure-ops", n)?),
-                    db_bytes: None,
-                },
+                Some(n) => {
+                    // Checked although the operations bound it: a bad value is never
+                    // passed over in silence.
+                    parse_writes("--measure", self.measure, capacity)?;
+                    Until {
+                        ops: Some(parse_count("--measure-ops", n)?),
+                        db_bytes: None,
+                    }
+                }
                 None => {
                     let b = parse_writes("--measure", self.measure, capacity)?;
                     if b == 0 {

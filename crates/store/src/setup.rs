@@ -169,7 +169,8 @@ pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived
             };
             if zone < PAGE || !zone.is_multiple_of(PAGE) {
                 return Err(format!(
-                    "zone size {zone}: expected a positive multiple of 4 KiB"
+                    "invalid {} {zone}: expected a zone of a positive multiple of 4 KiB",
+                    zone_flag(o)
                 ));
             }
             let zones = (info.capacity / zone).min(u32::MAX as u64 - 1) as u32;
@@ -185,7 +186,8 @@ pub fn configure(o: &Options, info: &DeviceInfo) -> Result<(StoreConfig, Derived
     };
     if zones < 2 * k + 1 {
         return Err(format!(
-            "{zones} zones of {zone_bytes} bytes for {k} open zones: expected at least 2 x open + 1; use smaller zones or fewer open zones"
+            "invalid {} {zone_bytes}: {zones} zones of it for {k} open zones; expected at least 2 x open + 1: use smaller zones or fewer --open-zones",
+            zone_flag(o)
         ));
     }
     let pages = (info.capacity as f64 * o.fill / PAGE as f64) as u64;
@@ -226,6 +228,17 @@ fn frames(o: &Options, pages: u64) -> u32 {
     ((pages as f64 * o.buffer) as u64)
         .max(2 * o.evict_batch as u64)
         .min(u32::MAX as u64) as u32
+}
+
+/// The flag that set the zone size, for a message about it.
+fn zone_flag(o: &Options) -> &'static str {
+    if o.zone.is_some() {
+        "--zone"
+    } else if o.align.is_some() {
+        "--align-gc-unit"
+    } else {
+        "zone size (the default)"
+    }
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ pub use ssdiq_schema::store::{DataMode, Layout, StoreConfig};
 impl StoreError {
     pub fn is_usage(&self) -> bool {
         match self {
-            StoreError::Config(_) => true,
+            StoreError::Config(_) | StoreError::NoProgress(_) => true,
             StoreError::Device(d) => d.is_usage(),
             _ => false,
         }

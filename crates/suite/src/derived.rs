@@ -35,7 +35,8 @@ mod tests {
         // Table 3, Micron 7450 PRO: WA 3.2 -> 15.6% (the paper prints 15.7% from an unrounded WA).
         assert!((op_from_waf_formula(3.2).unwrap() - 0.156).abs() < 0.001);
         assert_eq!(op_from_waf_formula(0.9), None);
-        // reference §3.2 calibration: PM9A3 1.44 GB/s seq vs 71k x 4 KiB random writes.
+        // SSD-iq Table 2, PM9A3: 1.44 GB/s sequential vs 71k x 4 KiB random writes
+        // (docs/sources.md#default-profile).
         let w = implied_waf(1440.0, 71_000.0 * 4096.0 / 1e6).unwrap();
         assert!((w - 4.95).abs() < 0.01, "{w}");
         assert_eq!(measured_waf(0, 10), None);

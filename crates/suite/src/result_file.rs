@@ -17,8 +17,9 @@ fn bad(msg: String) -> ResultError {
 /// MB; `/dev/zero` or a disk image named by mistake is refused at once.
 const RESULT_LIMIT: u64 = 256 << 20;
 
-/// The file a result argument names: itself, or a directory's `run.json`.
-fn result_file(path: &Path) -> PathBuf {
+/// The file a result argument names: itself, or a directory's `run.json` (what a command
+/// reads, so what no output of it may replace).
+pub fn result_file(path: &Path) -> PathBuf {
     if path.is_dir() {
         path.join("run.json")
     } else {

@@ -44,15 +44,7 @@ pub fn parse_spec(text: &str, path: &str) -> Result<Spec, SpecError> {
         read_lat_us: f.read_lat_us,
         write_lat_us: f.write_lat_us,
     };
-    for (field, v) in [
-        ("capacity_gb", spec.capacity_gb),
-        ("seq_read_mb_s", spec.seq_read_mb_s),
-        ("seq_write_mb_s", spec.seq_write_mb_s),
-        ("rand_read_kiops", spec.rand_read_kiops),
-        ("rand_write_kiops", spec.rand_write_kiops),
-        ("read_lat_us", spec.read_lat_us),
-        ("write_lat_us", spec.write_lat_us),
-    ] {
+    for (field, v) in spec.values() {
         if let Some(v) = v {
             check_value(field, v).map_err(invalid)?;
         }

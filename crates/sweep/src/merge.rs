@@ -100,10 +100,12 @@ pub fn read_dir(dir: &Path) -> Result<ShardFiles, SweepError> {
 }
 
 /// Merges shard documents; with `allow_partial`, points without a run are listed in
-/// `missing` instead of failing.
+/// `missing` instead of failing. `unreadable`: files of the directory that are not JSON
+/// ([`ShardFiles::not_json`]), named where a shard is missing (one is likely cut short).
 pub fn merge(
     shards: Vec<(PathBuf, SimShardDoc)>,
     allow_partial: bool,
+    unreadable: &[String],
 ) -> Result<Merged, SweepError> {
     let (first_path, first) = match shards.first() {
         Some((p, d)) => (p.clone(), d.clone()),
@@ -178,10 +180,15 @@ pub fn merge(
             points.len(),
             list.join(", "),
             if missing.len() > 12 { ", ..." } else { "" },
-            if absent.is_empty() {
-                " from interrupted shards".to_string()
-            } else {
-                format!("; no file for shard {}", absent.join(", "))
+            match (absent.is_empty(), unreadable.first()) {
+                (true, _) => " from interrupted shards".to_string(),
+                (false, None) => format!("; no file for shard {}", absent.join(", ")),
+                (false, Some(why)) => format!(
+                    "; no readable file for shard {}: {why} (a shard cut short? {} unreadable file{})",
+                    absent.join(", "),
+                    unreadable.len(),
+                    if unreadable.len() == 1 { "" } else { "s" }
+                ),
             }
         )));
     }

@@ -5,9 +5,10 @@
 //! Rules (README, "File targets"):
 //! - A path that does not exist is created at `--size`, never under `/dev` (a mistyped
 //!   device name is an error, not a new regular file in devtmpfs).
-//! - An existing file is never deleted, emptied or grown unless `--recreate` is given.
-//!   `io` uses it in place, within its length (`--size` may choose a smaller range);
-//!   `run` always recreates its target (its reset step), so it needs `--recreate`.
+//! - An existing file is never deleted, emptied, grown or written unless a flag says so:
+//!   `run`, `study` and `store` recreate their target, so they need `--recreate`; an `io`
+//!   job reads it in place, within its length (`--size` may choose a smaller range), and
+//!   writes it only with `--overwrite` (in place) or `--recreate` (emptied first).
 //! - `--recreate`: the file is emptied and sized to `--size` (default: its length).
 //! - Before a file is created or recreated, `--size` must fit in the filesystem's free space
 //!   (statvfs) plus what the old file occupies: a bad `--size` never costs the old file.
@@ -44,7 +45,17 @@ pub enum Use {
 
 /// Decides what happens to `path` and checks it against the filesystem. `size` is `--size`;
 /// every refusal is a usage error.
-pub fn plan(path: &Path, size: Option<u64>, recreate: bool, use_: Use) -> anyhow::Result<FilePlan> {
+///
+/// `guard_content`: an `io` job would write into the file without `--overwrite`; an existing
+/// file with content is then refused, as `run`, `study` and `store` refuse one without
+/// `--recreate` (one rule: a command changes an existing file only when a flag says so).
+pub fn plan(
+    path: &Path,
+    size: Option<u64>,
+    recreate: bool,
+    use_: Use,
+    guard_content: bool,
+) -> anyhow::Result<FilePlan> {
     let shown = path.display();
     let meta = match std::fs::metadata(path) {
         Ok(m) => Some(m),
@@ -99,6 +110,10 @@ pub fn plan(path: &Path, size: Option<u64>, recreate: bool, use_: Use) -> anyhow
             Some(s) if s > len => Err(usage(format!(
                 "invalid --size \"{}\": {shown} holds only {}; an existing file is not grown unless --recreate is given (its content is then lost)",
                 format_size(s),
+                format_size(len)
+            ))),
+            _ if guard_content && len > 0 => Err(usage(format!(
+                "{shown} exists ({}); this job writes into it, losing the file's content: pass --overwrite to write it in place, or --recreate to empty it first",
                 format_size(len)
             ))),
             _ => Ok(FilePlan::InPlace),
@@ -179,29 +194,41 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let f = d.path().join("f");
         let err = |r: anyhow::Result<FilePlan>| r.unwrap_err().to_string();
-        assert!(err(plan(&f, None, false, Use::Io)).contains("give --size"));
+        assert!(err(plan(&f, None, false, Use::Io, false)).contains("give --size"));
         assert_eq!(
-            plan(&f, Some(4096), false, Use::Run("run")).unwrap(),
+            plan(&f, Some(4096), false, Use::Run("run"), false).unwrap(),
             FilePlan::Create(4096)
         );
         std::fs::write(&f, vec![1u8; 8192]).unwrap();
-        assert_eq!(plan(&f, None, false, Use::Io).unwrap(), FilePlan::InPlace);
         assert_eq!(
-            plan(&f, Some(4096), false, Use::Io).unwrap(),
+            plan(&f, None, false, Use::Io, false).unwrap(),
             FilePlan::InPlace
         );
-        assert!(err(plan(&f, Some(1 << 20), false, Use::Io)).contains("--recreate"));
-        assert!(err(plan(&f, None, false, Use::Run("run"))).contains("--recreate"));
         assert_eq!(
-            plan(&f, None, true, Use::Run("run")).unwrap(),
+            plan(&f, Some(4096), false, Use::Io, false).unwrap(),
+            FilePlan::InPlace
+        );
+        assert!(err(plan(&f, Some(1 << 20), false, Use::Io, false)).contains("--recreate"));
+        // A job that writes needs --overwrite (or --recreate) for a file with content.
+        assert!(err(plan(&f, None, false, Use::Io, true)).contains("--overwrite"));
+        assert!(err(plan(&f, None, false, Use::Run("run"), false)).contains("--recreate"));
+        assert_eq!(
+            plan(&f, None, true, Use::Run("run"), false).unwrap(),
             FilePlan::Recreate(8192)
         );
-        assert!(err(plan(&f, Some(u64::MAX / 2), true, Use::Run("run"))).contains("free"));
+        assert!(err(plan(&f, Some(u64::MAX / 2), true, Use::Run("run"), false)).contains("free"));
         apply(&f, FilePlan::Recreate(1 << 20)).unwrap();
         let m = std::fs::metadata(&f).unwrap();
         assert_eq!(m.len(), 1 << 20);
         assert_eq!(m.blocks(), 0, "recreated empty (sparse)");
-        assert!(err(plan(d.path(), None, true, Use::Io)).contains("not a regular file"));
-        assert!(err(plan(Path::new("/dev/ssdiq-typo"), Some(1), false, Use::Io)).contains("/dev"));
+        assert!(err(plan(d.path(), None, true, Use::Io, false)).contains("not a regular file"));
+        assert!(err(plan(
+            Path::new("/dev/ssdiq-typo"),
+            Some(1),
+            false,
+            Use::Io,
+            false
+        ))
+        .contains("/dev"));
     }
 }

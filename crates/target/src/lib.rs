@@ -3,7 +3,8 @@
 //!   the flags an emulated drive refuses, a file's plan, a block device in use);
 //! - what happens to a file target ([`FilePlan`], [`apply`]);
 //! - the result files ([`check_outputs`], [`write_output`]): never a device, an input or
-//!   two outputs in one file; replaced atomically;
+//!   two outputs in one file; replaced atomically; the output directory of `run` and
+//!   `study` ([`OutDir`]): never one holding earlier results, never two commands at once;
 //! - the memory a command may take ([`check_memory`], [`MemoryBudget`]);
 //! - the room a target offers a trace replay ([`room`]).
 //!
@@ -15,6 +16,7 @@ mod error;
 mod file_plan;
 mod memory;
 mod open;
+mod out_dir;
 mod outputs;
 mod room;
 
@@ -24,6 +26,7 @@ pub use memory::{
     available_memory, check_memory, Lease, MemoryBudget, MAX_DRAWS, MAX_SIM_PAGE_WRITES,
 };
 pub use open::{open, Access, Opened};
+pub use out_dir::OutDir;
 pub use outputs::{
     check_apart, check_dir_writable, check_outputs, check_writable, under_dev, write_json,
     write_output,

@@ -29,6 +29,8 @@ pub struct Access<'a> {
     pub size: Option<u64>,
     /// `--recreate`.
     pub recreate: bool,
+    /// `--overwrite` (`io`): an existing file may be written in place.
+    pub overwrite: bool,
     /// `--allow-destroy DEVICE`.
     pub allow_destroy: Option<&'a Path>,
     /// True if the command may write the target (a read-only `io` job may read a mounted
@@ -53,10 +55,15 @@ pub fn open(spec: TargetSpec, access: &Access) -> anyhow::Result<Opened> {
     }
     match spec {
         TargetSpec::Emu { text, profile } => {
-            if access.recreate {
-                return Err(refused(format!(
-                    "invalid --recreate: {text} is an emulated drive; --recreate is for file targets"
-                )));
+            for (flag, given) in [
+                ("--recreate", access.recreate),
+                ("--overwrite", access.overwrite),
+            ] {
+                if given {
+                    return Err(refused(format!(
+                        "invalid {flag}: {text} is an emulated drive; {flag} is for file targets"
+                    )));
+                }
             }
             if access.size.is_some() && access.command != Use::Io {
                 return Err(refused(format!(
@@ -66,7 +73,13 @@ pub fn open(spec: TargetSpec, access: &Access) -> anyhow::Result<Opened> {
             Ok(Opened::Emu { text, profile })
         }
         TargetSpec::Path(path) => {
-            let plan = plan(&path, access.size, access.recreate, access.command)?;
+            let plan = plan(
+                &path,
+                access.size,
+                access.recreate,
+                access.command,
+                access.writes && !access.overwrite,
+            )?;
             if access.writes {
                 check_destructive(&path, access.allow_destroy).map_err(|e| match e {
                     SafetyError::Refused(m) => refused(m),

@@ -34,6 +34,9 @@ pub struct TraceSetup {
     counts: std::sync::OnceLock<Arc<ReplayCounts>>,
 }
 
+/// Most pages one replay may issue (reads, writes and trims): days of I/O at any speed.
+const MAX_REPLAY_PAGES: u64 = 100_000_000_000;
+
 impl TraceSetup {
     /// Reads the trace of `options` once in units of `bs`, to replay with `map` at `speed`
     /// (`--replay-speed`) in requests of at most `max_io` (`--trace-max-io`). `room`: the
@@ -78,6 +81,16 @@ impl TraceSetup {
         }
         let compact = (map == MapKind::Compact).then_some((CompactOver::Accessed, &limit));
         let mut scan = scan(options, bs, compact)?;
+        // A record may ask for any length; mapped by modulo onto the target, one of 2^64
+        // bytes would replay for ever.
+        let pages = scan.read_pages + scan.write_pages + scan.trim_pages;
+        if pages > MAX_REPLAY_PAGES {
+            return Err(usage(format!(
+                "invalid --trace: its requests add up to {pages} pages of {} ({}), more than a replay may issue ({MAX_REPLAY_PAGES:.0e} pages, days of I/O); check the trace's request sizes",
+                format_size(bs),
+                format_size_approx(pages as f64 * bs as f64)
+            )));
+        }
         // A timed replay lasts the trace's span over the speed: as long as any job may run.
         if let Speed::Scale(f) = speed {
             let secs = scan.duration_ns as f64 / f / 1e9;

@@ -1,4 +1,4 @@
-//! The pattern grammar shared by `sim`, `io` and `run` (DESIGN.md, "Pattern grammar").
+//! The pattern grammar shared by `sim`, `io` and `run` (README.md, "Access patterns").
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,4 +1,4 @@
-//! Sizes, rates, durations and fractions, parsed like fio (DESIGN.md, "Sizes and rates"):
+//! Sizes, rates, durations and fractions, parsed like fio (README.md, "Access patterns"; docs/sources.md#fio):
 //! `4k` = `4KiB` = 4096, `1G` = `1GiB` = 2^30, `1GB` = 10^9, `100MB/s`, `25k` (IOPS), `25%`.
 
 pub use crate::error::UnitError;

@@ -153,7 +153,7 @@ mod tests {
         }
     }
 
-    /// The exact table of `../shared/reference/flash-models.md` §5 (n = 5e8 pages).
+    /// The exact Zipf mass H(k,s)/H(n,s) for n = 5e8 pages, as tabulated in docs/sources.md#zipf.
     #[test]
     fn exact_mass_matches_reference_table() {
         let n = 500_000_000u64;

@@ -5,11 +5,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ssdiq_fit::{check, FitOptions, How, Observed};
-use ssdiq_suite::result_file::load_fit_input;
+use ssdiq_suite::result_file::{load_fit_input, result_file};
 use ssdiq_workload::units::parse_size;
 
 use crate::error::{usage, OrUsage};
 use crate::output::{check_outputs, write_json, write_output};
+use ssdiq_emu::memory::drive_bytes;
+use ssdiq_target::check_memory;
 
 #[derive(clap::Args)]
 #[command(
@@ -108,7 +110,21 @@ fn observed(a: &Args) -> anyhow::Result<Observed> {
         ));
     }
     let mut docs = Vec::new();
+    let mut seen: Vec<((u64, u64), &PathBuf)> = Vec::new();
     for p in &a.inputs {
+        // One file named twice would count as two measurements of the drive.
+        if let Ok(m) = std::fs::metadata(result_file(p)) {
+            use std::os::unix::fs::MetadataExt;
+            let id = (m.dev(), m.ino());
+            if let Some((_, first)) = seen.iter().find(|(i, _)| *i == id) {
+                return Err(usage(format!(
+                    "\"{}\" and \"{}\" are the same result: give each measurement once",
+                    first.display(),
+                    p.display()
+                )));
+            }
+            seen.push((id, p));
+        }
         docs.push((p.display().to_string(), load_fit_input(p).or_usage()?));
     }
     Observed::from_results(docs).or_usage()
@@ -138,12 +154,13 @@ fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
             ("--out", Some(out.as_path())),
             ("--json", a.json.as_deref()),
         ],
-        &a.inputs,
+        &read_files(a),
     )?;
     let o = FitOptions {
         base: a.base.clone(),
         capacity,
         seed: a.seed,
+        before_first_twin: Some(twin_memory),
     };
     let started = std::time::Instant::now();
     let f = ssdiq_fit::fit(&obs, &o, &mut |s| eprintln!("fit: {s}")).map_err(|e| match e {
@@ -202,6 +219,21 @@ fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Refuses a twin whose drive this machine cannot hold, before the first is built (the fit
+/// builds one drive at a time and resets it between steps, as `run` does).
+fn twin_memory(p: &ssdiq_emu::Profile) -> Result<(), String> {
+    let what = format!("the twin (a {} drive)", p.drive.capacity);
+    let need = drive_bytes(p).map_err(|e| e.to_string())?;
+    check_memory(&what, need.peak_with_reset(), "use a smaller --capacity")
+        .map_err(|e| e.to_string())
+}
+
+/// The files the inputs name (a run given as its directory is its run.json): none may be
+/// an output.
+fn read_files(a: &Args) -> Vec<PathBuf> {
+    a.inputs.iter().map(|p| result_file(p)).collect()
+}
+
 /// A stage's progress line as a short name: "fitting OP and the GC policy to ..." -> "OP and
 /// the GC policy"; a stage run once more says so ("... again").
 fn stage_name(stage: &str) -> String {
@@ -224,14 +256,18 @@ fn stage_name(stage: &str) -> String {
 }
 
 fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Result<ExitCode> {
+    let mut inputs = read_files(a);
+    inputs.push(twin.to_path_buf());
     check_outputs(
         &[("--json", a.json.as_deref()), ("--html", a.html.as_deref())],
-        &a.inputs,
+        &inputs,
     )?;
     let text = ssdiq_engine::textfile::read_text(twin, 1 << 20)
         .map_err(|e| usage(format!("cannot read twin \"{}\": {e}", twin.display())))?;
-    ssdiq_emu::Profile::parse(&text, &[])
+    let profile = ssdiq_emu::Profile::parse(&text, &[])
+        .and_then(|p| ssdiq_emu::check_geometry(&p).map(|_| p))
         .map_err(|e| usage(format!("invalid twin \"{}\": {e}", twin.display())))?;
+    twin_memory(&profile).map_err(usage)?;
     eprintln!("check: running the SSD-iq protocol on the twin");
     let figures = ssdiq_fit::twin::measure(
         &text,

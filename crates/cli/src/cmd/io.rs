@@ -32,8 +32,9 @@ use ssdiq_trace::{MapKind, TraceSetup};
     about = "Run one I/O job against a file, a block device or an emulated SSD (emu:PROFILE)",
     after_help = "Examples:\n  ssdiq io /tmp/scratch --size 1G --rw randread --bs 4k --qd 32 --time 10s --json r.json\n  ssdiq io /dev/nvme0n1 --rw randwrite --pattern zipf:0.8 --bs 4k --qd 32 --time 60s \\\n      --rate 100MB/s --probe read,write --allow-destroy /dev/nvme0n1\n\n\
 Without --time the job issues --size bytes (or --io-size); with both, the first bound wins.\n\
-A file that does not exist is created at --size; an existing file is used in place and never\n\
-grown, unless --recreate empties it and sizes it to --size (its content is lost).\n\
+A file that does not exist is created at --size; an existing file is read in place and never\n\
+grown; a job writes into it only with --overwrite (in place) or --recreate (emptied and sized\n\
+to --size first); either way its content is lost.\n\
 Writing to a block device is refused if it is mounted, partitioned, or carries a filesystem,\n\
 LVM, RAID, swap or partition-table signature, unless --allow-destroy names the device again.\n\n\
 Emulated SSD: TARGET emu:PROFILE[,key=value...] (profiles: default, nosuspend, smallbuf, highop,\n\
@@ -155,8 +156,12 @@ pub struct Args {
     /// Recreate an existing file target: empty it and size it to --size (default: its
     /// length); its content is lost. Without it an existing file is used in place and never
     /// grown.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "overwrite")]
     recreate: bool,
+    /// Write into an existing file target in place (its content is lost, its length kept).
+    /// Without it (or --recreate) a job that writes refuses a file that holds data.
+    #[arg(long)]
+    overwrite: bool,
 }
 
 fn engine_usage(e: EngineError) -> anyhow::Error {
@@ -311,6 +316,7 @@ fn real_setup(
         command: Use::Io,
         size,
         recreate: args.recreate,
+        overwrite: args.overwrite,
         allow_destroy: args.allow_destroy.as_deref(),
         writes,
     };
@@ -356,6 +362,7 @@ fn emu_setup(
         command: Use::Io,
         size: None,
         recreate: args.recreate,
+        overwrite: args.overwrite,
         allow_destroy: args.allow_destroy.as_deref(),
         writes: true,
     };

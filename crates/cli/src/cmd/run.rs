@@ -196,6 +196,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     run_out::check_dir(&out, &args.target)?;
     let mut target = args.drive.open(&args.target, "run")?;
     let spec = spec(&args, target.builtin_spec())?;
+    let _claim = ssdiq_target::OutDir::claim(&out, &run_out::FILES, args.drive.recreate)?;
     // Until here a Ctrl-C ended the process at once: nothing was written.
     crate::signals::drain_on_signals();
 

@@ -3,13 +3,15 @@
 //! its results into DIR/results/NODE-TARGET, then a job that puts every drive side by side
 //! with `ssdiq report` once all have ended.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ssdiq_sweep::slurm::{job_script, quote, submit_nodes_then, Word};
 use ssdiq_sweep::slurm_nodes;
 
-use super::slurm_cli::{absolute, argv_without, job_spec, prepare_dir, write_script};
+use super::slurm_cli::{
+    absolute, argv_without, check_scripts, job_spec, prepare_dir, write_script,
+};
 use crate::error::usage;
 
 /// `allow_destroy`: the device the command line allowed to be overwritten; if it is TARGET,
@@ -31,6 +33,17 @@ pub fn write(
     opts.push("--exclusive".into());
     // The job settings are checked before anything is created.
     let spec = job_spec("ssdiq-run", &absolute(dir)?, 1, &opts)?;
+    let mut scripts: Vec<String> = nodes
+        .iter()
+        .map(|(node, t)| format!("run-{}.sbatch", slurm_nodes::result_name(node, t)))
+        .collect();
+    scripts.extend(["report.sbatch", "submit.sh", "report.md", "report.html"].map(String::from));
+    let inputs: Vec<PathBuf> = nodes
+        .iter()
+        .flat_map(|(_, t)| ssdiq_emu::target_inputs(t))
+        .collect();
+    let names: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    check_scripts(dir, &names, &inputs)?;
     let dir = prepare_dir(dir, &["results", "logs"], "results")?;
     let results = dir.join("results");
     let per_node_allow = allow_destroy.is_some_and(|a| a == Path::new(target));

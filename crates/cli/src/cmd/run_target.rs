@@ -17,8 +17,8 @@ pub struct DriveArgs {
     /// Size of a file target (created, or recreated with --recreate).
     #[arg(long)]
     pub size: Option<String>,
-    /// Allow recreating an existing file target (emptied on reset: its content is lost).
-    /// Without it, an existing file is refused.
+    /// Replace what exists: an existing file target (emptied on reset: its content is lost)
+    /// and earlier results in --out. Without it, both are refused.
     #[arg(long)]
     pub recreate: bool,
     /// Allow overwriting this block device even if it looks in use (name it again).
@@ -72,10 +72,16 @@ pub fn open(
     recreate: bool,
 ) -> anyhow::Result<Box<dyn SuiteTarget>> {
     let spec = TargetSpec::parse(target).map_err(|e| usage(e.to_string()))?;
+    // --recreate also lets earlier results in --out go; only a file target is recreated.
+    let recreate_file = recreate
+        && spec
+            .path()
+            .is_some_and(|p| std::fs::metadata(p).map_or(true, |m| m.is_file()));
     let access = Access {
         command: Use::Run(command),
         size,
-        recreate,
+        recreate: recreate_file,
+        overwrite: false,
         allow_destroy,
         writes: true,
     };

@@ -193,7 +193,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(dir) = &args.slurm {
-        return super::sim_slurm::write(&args.slurm_job(), dir, all.len());
+        return super::sim_slurm::write(&args.slurm_job(), dir, all.len(), &traces);
     }
     let mine: Vec<&Point> = match shard {
         Some(s) => s.select(&all),

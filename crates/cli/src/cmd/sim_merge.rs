@@ -53,7 +53,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     }
     let shards = found.shards;
     let files = shards.len();
-    let m = merge(shards, args.allow_partial).map_err(sweep_error)?;
+    let m = merge(shards, args.allow_partial, &found.not_json).map_err(sweep_error)?;
     let partial = !m.missing.is_empty();
     if !args.quiet {
         println!(

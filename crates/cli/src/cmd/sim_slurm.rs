@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use ssdiq_sweep::slurm::{array_script, job_script, quote, submit_array_then, Word};
 
-use super::slurm_cli::{absolute, argv_without, job_spec, prepare_dir, write_script};
+use super::slurm_cli::{
+    absolute, argv_without, check_scripts, job_spec, prepare_dir, write_script,
+};
 use crate::error::usage;
 
 /// Array tasks when --slurm-tasks is not given: one per point, up to this many.
@@ -21,7 +23,13 @@ pub struct SlurmArgs {
     pub html: Option<PathBuf>,
 }
 
-pub fn write(a: &SlurmArgs, dir: &Path, points: usize) -> anyhow::Result<ExitCode> {
+/// `inputs`: the files the sweep reads (traces), which no script may replace.
+pub fn write(
+    a: &SlurmArgs,
+    dir: &Path,
+    points: usize,
+    inputs: &[PathBuf],
+) -> anyhow::Result<ExitCode> {
     let tasks = match a.tasks {
         Some(0) => return Err(usage("invalid --slurm-tasks \"0\": must be >= 1")),
         Some(t) if t as usize > points => {
@@ -37,6 +45,7 @@ pub fn write(a: &SlurmArgs, dir: &Path, points: usize) -> anyhow::Result<ExitCod
     }
     // The job settings are checked before anything is created.
     let spec = job_spec("ssdiq-sim", &absolute(dir)?, a.cpus, &a.sbatch)?;
+    check_scripts(dir, &["sweep.sbatch", "merge.sbatch", "submit.sh"], inputs)?;
     let dir = prepare_dir(dir, &["shards", "logs"], "shards")?;
     let mut args: Vec<Word> = argv_without(
         &[

@@ -33,6 +33,17 @@ pub fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
     std::path::absolute(p).map_err(|e| usage(format!("invalid path \"{}\": {e}", p.display())))
 }
 
+/// None of the files `names` in `dir` is one of `inputs` (a profile or a trace the jobs read,
+/// kept in the --slurm directory under a script's name): checked before anything is written.
+pub fn check_scripts(dir: &Path, names: &[&str], inputs: &[PathBuf]) -> anyhow::Result<()> {
+    let paths: Vec<PathBuf> = names.iter().map(|n| dir.join(n)).collect();
+    let outputs: Vec<(&str, Option<&Path>)> = paths
+        .iter()
+        .map(|p| ("--slurm", Some(p.as_path())))
+        .collect();
+    crate::output::check_apart(&outputs, inputs)
+}
+
 /// Creates `dir` with `subdirs`; refuses if `fresh` (a subdirectory) already holds JSON
 /// results of an earlier submission, which a later merge would mix in.
 pub fn prepare_dir(dir: &Path, subdirs: &[&str], fresh: &str) -> anyhow::Result<PathBuf> {

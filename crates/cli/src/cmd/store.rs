@@ -370,6 +370,7 @@ fn file_plan(a: &Args, spec: &TargetSpec, rows: &[Options]) -> anyhow::Result<Fi
         command: Use::Store,
         size: a.drive.size_bytes()?,
         recreate: a.drive.recreate,
+        overwrite: false,
         allow_destroy: a.drive.allow_destroy.as_deref(),
         writes: true,
     };
@@ -399,7 +400,8 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let spec = TargetSpec::parse(&a.target).map_err(|e| usage(e.to_string()))?;
     let base = a.flags().options(&a.target, spec.is_emu()).or_usage()?;
     let work = a.flags().workload().or_usage()?;
-    let op_cpu_ns = parse_duration_ns(&a.op_cpu).or_usage()?;
+    let op_cpu_ns = parse_duration_ns(&a.op_cpu)
+        .map_err(|e| usage(format!("invalid --op-cpu \"{}\": {}", a.op_cpu, e.reason)))?;
     let outputs = [("--json", a.json.as_deref()), ("--html", a.html.as_deref())];
     check_outputs(&outputs, &spec.inputs())?;
     let names = match &a.rows {
@@ -447,7 +449,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             plan,
             false,
         )?;
-        let row = run_row(&a, p, &work, op_cpu_ns, &stop)?;
+        let row = run_row(&a, p, &work, op_cpu_ns, &stop, (i + 1, names.len()))?;
         let partial = row.outcome.partial;
         if !a.quiet {
             eprintln!("{}", store_page::row_line(&row));
@@ -488,6 +490,7 @@ fn run_row(
     work: &Workload,
     op_cpu_ns: u64,
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+    (k, rows): (usize, usize),
 ) -> anyhow::Result<StoreRow> {
     let device = p.device.expect("rows run on an opened device");
     let info = device.info().clone();
@@ -507,7 +510,12 @@ fn run_row(
     if a.check_model {
         store.shadow_size_model();
     }
-    let mut show = super::store_progress::RowProgress::new(&p.name, a.quiet);
+    let label = if rows > 1 {
+        format!("row {k} of {rows}, {}", p.name)
+    } else {
+        p.name.clone()
+    };
+    let mut show = super::store_progress::RowProgress::new(&label, a.quiet);
     let out: Outcome = experiment::run(
         &mut store,
         &mut ops,
@@ -515,8 +523,14 @@ fn run_row(
         &|| stop.load(Ordering::Relaxed),
         &mut |phase, c| show.update(phase, c.ops),
     )
-    .map_err(|e| anyhow::anyhow!("{}: {e}", p.name))?;
-    show.finish();
+    .map_err(|e| {
+        if e.is_usage() {
+            usage(format!("{}: {e}", p.name))
+        } else {
+            anyhow::anyhow!("{}: {e}", p.name)
+        }
+    })?;
+    show.finish(out.partial);
     let zone_size = p
         .derived
         .zone_bytes

@@ -104,6 +104,28 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             names.join(", ")
         )));
     };
+    // An option the study does not read would be passed over in silence: refused.
+    for (flag, given, takes, who) in [
+        (
+            "--spec-rand-write",
+            args.spec_rand_write.is_some(),
+            st.takes_spec_rand_write(),
+            "latency-load reads",
+        ),
+        (
+            "--pts-cell",
+            args.pts_cell.is_some(),
+            st.takes_pts_cell(),
+            "the pts-* studies read",
+        ),
+    ] {
+        if given && !takes {
+            return Err(usage(format!(
+                "study {} takes no {flag} (only {who} it)",
+                st.name
+            )));
+        }
+    }
     let spec_iops =
         ssdiq_suite::spec::spec_flag("spec-rand-write", args.spec_rand_write.as_deref())
             .or_usage()?
@@ -136,6 +158,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             .and_then(|s| s.rand_write_kiops)
             .map(|k| k * 1e3)
     });
+    let _claim = ssdiq_target::OutDir::claim(&out, &study_out::FILES, args.drive.recreate)?;
     crate::signals::drain_on_signals();
 
     let bars = Bars::new(args.quiet);

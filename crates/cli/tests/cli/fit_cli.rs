@@ -173,7 +173,7 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
     let unit = param(&doc, "nand.units_per_block");
     let source = unit["source"].as_str().unwrap();
     assert!(
-        source.contains("GC unit, 3 MiB (study gc-unit") && source.contains("gcu"),
+        source.contains("GC unit, 3MiB (study gc-unit") && source.contains("gcu"),
         "{source}"
     );
     // An FDP drive's `ssdiq info` declares its reclaim unit: the GC unit, without a study.
@@ -200,7 +200,7 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
     let unit = param(&json(&fit2_json), "nand.units_per_block");
     let source = unit["source"].as_str().unwrap();
     assert!(
-        source.contains("GC unit, 3 MiB (FDP reclaim unit in ssdiq info")
+        source.contains("GC unit, 3MiB (FDP reclaim unit in ssdiq info")
             && source.contains("info.json"),
         "{source}"
     );
@@ -284,7 +284,18 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
     };
     let partial_skew = edited("partial-skew.json", &|d| d["partial"] = true.into());
     let other_kind = edited("readonly.json", &|d| d["study"] = "readonly".into());
-    // Bad mixes: a study alone, a study of another kind, two studies.
+    // Bad mixes: a study alone, a study of another kind, two studies (copies: one file
+    // named twice is refused as such).
+    let copy = |p: &std::path::Path, name: &str| {
+        let c = dir.path().join(name);
+        std::fs::copy(p, &c).unwrap();
+        c
+    };
+    let (skew_copy, study_copy, gc_unit_copy) = (
+        copy(&skew_json, "skew-copy.json"),
+        copy(&study_json, "ll-copy.json"),
+        copy(&gc_unit_json, "gcu-copy.json"),
+    );
     let out = dir.path().join("t2.toml");
     let o = s(&out);
     for (args, needle) in [
@@ -301,19 +312,23 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
             "the skew study was stopped before its last point (partial)",
         ),
         (
-            vec!["fit", s(&run), s(&skew_json), s(&skew_json), "--out", o],
+            vec!["fit", s(&run), s(&skew_json), s(&skew_copy), "--out", o],
             "2 skew results given",
         ),
         (
-            vec!["fit", s(&run), s(&study_json), s(&study_json), "--out", o],
+            vec!["fit", s(&run), s(&study_json), s(&study_copy), "--out", o],
             "give one",
+        ),
+        (
+            vec!["fit", s(&run), s(&skew_json), s(&skew_json), "--out", o],
+            "are the same result",
         ),
         (
             vec![
                 "fit",
                 s(&run),
                 s(&gc_unit_json),
-                s(&gc_unit_json),
+                s(&gc_unit_copy),
                 "--out",
                 o,
             ],

@@ -144,7 +144,15 @@ fn io_names_the_error() {
     std::fs::File::create(&f).unwrap().set_len(4 << 20).unwrap();
     fs.fill();
     let json_out = d.path().join("r.json");
-    let o = ssdiq(&["io", s(&f), "--rw", "write", "--json", s(&json_out)]);
+    let o = ssdiq(&[
+        "io",
+        s(&f),
+        "--rw",
+        "write",
+        "--overwrite",
+        "--json",
+        s(&json_out),
+    ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("No space left on device (ENOSPC)"), "{err}");

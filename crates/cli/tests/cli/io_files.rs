@@ -177,7 +177,17 @@ fn trim_reads_back_as_zeros_and_keeps_the_size() {
     let before = std::fs::read(&f).unwrap();
     assert!(before.iter().all(|&b| b == 0xaa));
     // Trim the first 1 MiB (one pass of 64 KiB sequential trims over a 1 MiB range).
-    ok(&["io", s(&f), "--size", "1M", "--rw", "trim", "--bs", "64k"]);
+    ok(&[
+        "io",
+        s(&f),
+        "--size",
+        "1M",
+        "--rw",
+        "trim",
+        "--bs",
+        "64k",
+        "--overwrite",
+    ]);
     let after = std::fs::read(&f).unwrap();
     assert_eq!(after.len(), 4 << 20);
     assert!(
@@ -198,6 +208,7 @@ fn trim_reads_back_as_zeros_and_keeps_the_size() {
         "write-zeroes",
         "--bs",
         "1M",
+        "--overwrite",
     ]);
     let after = std::fs::read(&f).unwrap();
     assert!(after[..2 << 20].iter().all(|&b| b == 0));

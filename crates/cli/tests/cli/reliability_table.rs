@@ -239,7 +239,130 @@ fn cases() -> Vec<Case> {
         case(&["sim", "--seed", "99999999999999999999999"], "called the number \"not a whole number\""),
         // Item 5: a newline in a Slurm option became a line of the job script.
         case(&["sim", "--capacity", "64MiB", "--slurm", "sl", "--slurm-opt", "--time=1\ntouch PWNED"], "wrote `touch PWNED` as a script line"),
+        // Issue 50, item 1: every file a command reads is an input.
+        Case { note: Some(twin_kept), ..case(&["fit", "--check", "tw.toml", "rd", "--html", "tw.toml"], "issue 50: replaced the twin being checked, exit 0") },
+        Case { note: Some(twin_kept), ..case(&["fit", "--check", "tw.toml", "rd", "--json", "./tw.toml"], "issue 50: replaced the twin being checked, exit 0") },
+        Case { note: Some(run_kept), ..case(&["fit", "rd", "--out", "rd/run.json"], "issue 50: replaced the run it reads (given as its directory), exit 0") },
+        case(&["run", "emu:sp/submit.sh", "--slurm", "sp", "--slurm-nodes", "n1"], "issue 50: replaced the profile with the submit script, exit 0"),
+        // Item 2: --out holding results.
+        Case { note: Some(run_kept), ..case(&["run", "emu:default,capacity=1GiB", "--quick", "--out", "rd"], "issue 50: replaced the results there, exit 0") },
+        // Item 3: a buffer below one program unit.
+        case(&["io", "emu:default,capacity=1GiB,buffer_kib=100", "--rw", "randwrite", "--time", "1s"], "issue 50: ran at 100% CPU for good, the first SIGINT and SIGTERM ignored"),
+        // Item 4: fit's memory.
+        Case { env: &[("SSDIQ_MEMORY", "2GiB")], ..case(&["fit", "rd", "--out", "t.toml", "--capacity", "4TiB"], "issue 50: reached 12.3 GB RSS in 20 s") },
+        // Item 5: work bounds.
+        case(&["store", "emu:pm9a3,capacity=1GiB", "--theta", "5"], "issue 50: stalled after \"loading done\" until interrupted"),
+        case(&["io", "emu:default,capacity=1GiB", "--trace", "max.csv", "--trace-map", "modulo"], "issue 50: wrote 1.15 TiB in 5 s and went on"),
+        // Item 6: fit on impossible inputs.
+        case(&["fit", "cap0.json", "--out", "t.toml"], "issue 50: exit 1, naming neither the file nor the field"),
+        case(&["fit", "neg.json", "--out", "t.toml"], "issue 50: fitted to it, exit 0"),
+        case(&["fit", "partial.json", "--out", "t.toml"], "issue 50: fitted to it, exit 0"),
+        case(&["fit", "rd", "rd/run.json", "--out", "t.toml"], "issue 50: fitted the median of the same file twice, exit 0"),
+        case(&["fit", "gcbig.json", "--out", "t.toml"], "issue 50: clamped to 1024 units, labelled as input"),
+        case(&["fit", "--paper", "ssd-iq:pm1733", "--capacity", "256MiB", "--out", "t.toml"], "issue 50: exit 1 with no minimum"),
+        // Item 8: messages.
+        case(&["store", "--zone", "1PiB"], "issue 50: named no flag"),
+        case(&["store", "--measure", "abc", "--measure-ops", "1M"], "issue 50: --measure never read, exit 0"),
+        case(&["study", "skew", "--quick", "--pts-cell", "5s"], "issue 50: ignored, exit 0"),
+        case(&["study", "pts-iops", "--spec-rand-write", "70"], "issue 50: ignored, exit 0"),
+        case(&["io", "emu:badop.toml,capacity=1GiB", "--time", "1s"], "issue 50: named neither the file nor the key"),
+        case(&["info", "emu:default,op=0.2,op=0.3"], "issue 50: took the last, exit 0"),
+        case(&["run", "", "--size", "256MiB", "--quick"], "issue 50: exit 1 and a partial result directory"),
+        // Item 9.
+        Case { note: Some(unchanged("data.img")), ..case(&["io", "data.img", "--rw", "randwrite", "--time", "1s"], "issue 50: overwrote the file, exit 0") },
+        case(&["trace"], "issue 50: 13 lines of help without the `ssdiq:` prefix"),
     ]
+}
+
+fn twin_kept(d: &Path, _: &Output) -> String {
+    match std::fs::read_to_string(d.join("tw.toml")) {
+        Ok(t) if t == profile_text("smallbuf") => "tw.toml unchanged".into(),
+        _ => "tw.toml CHANGED".into(),
+    }
+}
+
+fn run_kept(d: &Path, _: &Output) -> String {
+    match (
+        std::fs::read(d.join("rd/run.json")),
+        std::fs::read(fixture().join("run.json")),
+    ) {
+        (Ok(a), Ok(b)) if a == b => "rd/run.json unchanged".into(),
+        _ => "rd/run.json CHANGED".into(),
+    }
+}
+
+/// A finished quick run of a 1 GiB emulated drive, made once per test process (under
+/// Cargo's temporary directory for tests): what the `fit` rows read.
+fn fixture() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("reliability-fixture");
+        let _ = std::fs::remove_dir_all(&d);
+        let out = Command::new(common::bin())
+            .args([
+                "run",
+                "emu:default,capacity=1GiB",
+                "--quick",
+                "--quiet",
+                "--out",
+            ])
+            .arg(&d)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        d
+    })
+}
+
+/// The fixture run with one field changed.
+fn edited_run(d: &Path, name: &str, edit: impl Fn(&mut serde_json::Value)) {
+    let text = std::fs::read_to_string(fixture().join("run.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    edit(&mut v);
+    std::fs::write(d.join(name), serde_json::to_string(&v).unwrap()).unwrap();
+}
+
+fn profile_text(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../emu/profiles/{name}.toml")),
+    )
+    .unwrap()
+}
+
+/// What the issue-50 rows read: a run directory, a twin, a profile under a script's name, a
+/// profile with an impossible OP, a trace of one request of 2^64 - 1 bytes, and runs with
+/// impossible fields.
+fn scene_50(d: &Path) {
+    std::fs::create_dir(d.join("rd")).unwrap();
+    std::fs::copy(fixture().join("run.json"), d.join("rd/run.json")).unwrap();
+    std::fs::write(d.join("tw.toml"), profile_text("smallbuf")).unwrap();
+    std::fs::create_dir(d.join("sp")).unwrap();
+    std::fs::write(d.join("sp/submit.sh"), profile_text("default")).unwrap();
+    let bad: String = profile_text("default")
+        .lines()
+        .map(|l| {
+            if l.starts_with("op = ") {
+                "op = 0.0001"
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(d.join("badop.toml"), bad).unwrap();
+    std::fs::write(d.join("max.csv"), "10,h,0,Write,0,18446744073709551615,0\n").unwrap();
+    edited_run(d, "cap0.json", |v| v["target"]["capacity_bytes"] = 0.into());
+    edited_run(d, "neg.json", |v| {
+        v["figures"]["rand_read_kiops"]["median"] = (-5.0).into()
+    });
+    edited_run(d, "partial.json", |v| v["partial"] = true.into());
+    edited_run(d, "gcbig.json", |v| {
+        v["target"]["gc_unit_bytes"] = (1u64 << 50).into()
+    });
 }
 
 fn footprint_line(_: &Path, o: &Output) -> String {
@@ -300,6 +423,7 @@ fn scene(d: &Path) {
     .unwrap();
     std::fs::create_dir(d.join("adir")).unwrap();
     std::fs::write(d.join("adir/1.json"), SHARD_STAND_IN).unwrap();
+    scene_50(d);
     std::os::unix::fs::symlink("/dev/null", d.join("null")).unwrap();
     std::os::unix::fs::symlink("/dev/full", d.join("full")).unwrap();
     let c = std::ffi::CString::new(d.join("fifo").to_str().unwrap()).unwrap();
@@ -471,7 +595,7 @@ fn the_reliability_table_says_what_the_binary_does() {
         .map(|t| t.lines().filter(|l| l.starts_with("| `")).collect())
         .unwrap_or_default();
     let mut table = String::from(
-        "| Input | Before the fix (issue 15; issue 30 for the last rows) | Exit | What ssdiq says now (last line of stderr) | Afterwards |\n|---|---|---|---|---|\n",
+        "| Input | Before the fix (issue 15; issues 30 and 50 for the last rows) | Exit | What ssdiq says now (last line of stderr) | Afterwards |\n|---|---|---|---|---|\n",
     );
     let mut kept = 0;
     for c in cases() {

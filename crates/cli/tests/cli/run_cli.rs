@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::common;
 use common::loopdev::{checksum, ext4_on_loop, serial};
-use common::{assert_golden_shape, json, s, ssdiq};
+use common::{assert_golden_shape, json, ok, s, ssdiq, usage_error};
 
 #[track_caller]
 fn num(v: &Value) -> f64 {
@@ -492,4 +492,94 @@ fn quick_run_on_a_loop_device_refuses_a_filesystem_until_named() {
     assert_eq!(r["run"]["precondition_bytes"], 32 << 20);
     drop(lo);
     assert_ne!(checksum(&img), before);
+}
+
+/// Two runs into one --out: the second is refused at once while the first holds the
+/// directory, and once the first has written its results they are refused without
+/// --recreate; none is lost (issue 50).
+#[test]
+fn one_out_directory_takes_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    // A full-length run of the 16 GiB drive: it holds --out for about a minute unless
+    // interrupted.
+    let first = Command::new(env!("CARGO_BIN_EXE_ssdiq"))
+        .args(["run", "emu:default", "--out", s(&out), "--quiet"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Until the first has claimed the directory (it exists once claimed).
+    let t0 = Instant::now();
+    while !out.exists() && t0.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = ssdiq(&[
+        "run",
+        "emu:default,capacity=1GiB",
+        "--quick",
+        "--out",
+        s(&out),
+    ]);
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(err.contains("another ssdiq command is writing"), "{err}");
+    Command::new("kill")
+        .args(["-INT", &first.id().to_string()])
+        .status()
+        .unwrap();
+    let o = first.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let before = std::fs::read(out.join("run.json")).unwrap();
+    assert_eq!(json(&out.join("run.json"))["partial"], true);
+    // Results there now: refused without --recreate, the first's kept.
+    usage_error(
+        &[
+            "run",
+            "emu:default,capacity=1GiB",
+            "--quick",
+            "--out",
+            s(&out),
+        ],
+        "holds earlier results",
+    );
+    assert_eq!(std::fs::read(out.join("run.json")).unwrap(), before);
+    let o = ssdiq(&[
+        "run",
+        "emu:default,capacity=1GiB",
+        "--quick",
+        "--out",
+        s(&out),
+        "--recreate",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(json(&out.join("run.json"))["partial"], false);
+    // A study is held to the same rule.
+    let st = dir.path().join("st");
+    ok(&[
+        "study",
+        "skew",
+        "emu:default,capacity=1GiB",
+        "--quick",
+        "--out",
+        s(&st),
+        "--quiet",
+    ]);
+    usage_error(
+        &[
+            "study",
+            "skew",
+            "emu:default,capacity=1GiB",
+            "--quick",
+            "--out",
+            s(&st),
+        ],
+        "holds earlier results",
+    );
 }

@@ -337,7 +337,10 @@ fn store_validates_everything_before_touching_a_file() {
     let kept = || std::fs::read(&old).unwrap() == vec![5u8; 1 << 20];
     // A size the store cannot use, a layout that does not fit, a size beyond the filesystem:
     // nothing created, nothing grown.
-    usage_error(&["store", s(&new), "--size", "4k"], "zones of 4096 bytes");
+    usage_error(
+        &["store", s(&new), "--size", "4k"],
+        "zone size (the default) 4096: 1 zones",
+    );
     usage_error(&["store", s(&new), "--size", "1P"], "free");
     assert!(!new.exists());
     usage_error(
@@ -350,7 +353,7 @@ fn store_validates_everything_before_touching_a_file() {
             "128M",
             "--recreate",
         ],
-        "zones of 134217728 bytes",
+        "invalid --zone 134217728: 0 zones",
     );
     assert!(kept());
     // An existing file needs --recreate; FDP and ZNS need a namespace, not a file.

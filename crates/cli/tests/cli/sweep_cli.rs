@@ -115,6 +115,17 @@ fn shards_merge_into_the_single_machine_sweep() {
     assert_same_as_single(dir.path(), &j, &c, &h);
     std::fs::remove_file(shards.join("junk.json")).unwrap();
 
+    // A shard cut short is named as unreadable, not as missing (issue 50).
+    let whole = std::fs::read_to_string(shards.join("s3.json")).unwrap();
+    std::fs::write(shards.join("s3.json"), &whole[..whole.len() / 2]).unwrap();
+    let o = common::ssdiq(&["sim", "merge", s(&shards), "--json", s(&j)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let last = err.trim_end().lines().last().unwrap_or("");
+    assert!(
+        last.contains("no readable file for shard 3/5: \"") && last.contains("cut short"),
+        "{err}"
+    );
     // A missing shard fails and names it; --allow-partial merges what is there.
     std::fs::remove_file(shards.join("s3.json")).unwrap();
     usage_error(

@@ -446,3 +446,50 @@ fn a_replay_longer_than_a_job_may_run_is_refused() {
         );
     }
 }
+
+/// Devices are looked up in constant time: 300,000 of them (one request each, a 16 MB MSR
+/// trace) took over a minute when every new line scanned the devices seen so far (issue 50).
+#[test]
+fn trace_stats_is_linear_in_devices() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("many.csv");
+    let mut text = String::with_capacity(300_000 * 40);
+    for i in 0..300_000u64 {
+        let _ = writeln!(text, "{},h{i},0,Write,{},4096,0", 10 + i, i * 4096);
+    }
+    std::fs::write(&f, text).unwrap();
+    let out = common::ssdiq_within(&["trace", "stats", s(&f), "--trace-device", "all"], &[], 60);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("300000 devices"));
+}
+
+/// A timed replay that starts requests late says why: every slot was busy (issue 50).
+#[test]
+fn a_late_replay_says_to_raise_the_queue_depth() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("burst.csv");
+    // 200 writes of 64 KiB, all recorded at once: at --qd 1 they queue behind each other.
+    let mut text = String::new();
+    for i in 0..200u64 {
+        let _ = writeln!(text, "10,h,0,Write,{},65536,0", i * 65536);
+    }
+    std::fs::write(&f, text).unwrap();
+    let o = ok(&["io", "emu:default,capacity=1GiB", "--trace", s(&f)]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("started more than 1 ms late"), "{out}");
+    assert!(out.contains("raise --qd"), "{out}");
+    let o = ok(&[
+        "io",
+        "emu:default,capacity=1GiB",
+        "--trace",
+        s(&f),
+        "--qd",
+        "256",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains("raise --qd"), "{out}");
+}

@@ -22,8 +22,8 @@ fn every_shipped_profile_parses_and_builds() {
 
 #[test]
 fn sources_are_cited_so_a_clone_anywhere_finds_them() {
-    // No absolute path of the machine a profile was written on: a citation is relative to the
-    // repository (../shared/reference/...) or a paper's section.
+    // No path outside the repository: a citation names a public source (a paper's section, a
+    // data sheet, a specification) or a docs/sources.md anchor, which a clone has.
     for (name, text) in BUILTIN {
         for (i, line) in text.lines().enumerate() {
             for word in line.split_whitespace() {

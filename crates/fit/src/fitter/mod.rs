@@ -39,7 +39,10 @@ mod wa;
 pub use base::{bases, nearest_base};
 pub use ssdiq_schema::fit::{FitParam as Param, How, StageRuns};
 
-#[derive(Clone, Debug, PartialEq)]
+/// A check of the twin's profile before any twin is built; its error is bad input.
+pub type TwinCheck = fn(&Profile) -> Result<(), String>;
+
+#[derive(Clone, Debug)]
 pub struct FitOptions {
     /// The library profile to start from; `None`: the nearest by datasheet.
     pub base: Option<String>,
@@ -47,6 +50,9 @@ pub struct FitOptions {
     /// base's (scaled) capacity.
     pub capacity: Option<u64>,
     pub seed: u64,
+    /// Asked once the twin's size and geometry are known, before the first twin is built:
+    /// an error (the memory it would take, say) ends the fit as bad input.
+    pub before_first_twin: Option<TwinCheck>,
 }
 
 impl Default for FitOptions {
@@ -55,6 +61,7 @@ impl Default for FitOptions {
             base: None,
             capacity: None,
             seed: 1,
+            before_first_twin: None,
         }
     }
 }
@@ -238,6 +245,10 @@ pub fn fit(
         "shown by `ssdiq info`",
     );
     size_and_spec(&mut w, o)?;
+    check_room_for_gc(&w, o)?;
+    if let Some(check) = o.before_first_twin {
+        check(&w.profile()?).map_err(FitError::Input)?;
+    }
     let p = progress;
     w.stage(
         p,
@@ -362,6 +373,45 @@ fn header(obs: &Observed, base: &str) -> String {
     )
 }
 
+/// The twin's capacity leaves GC a free superblock at the OP its uniform WA points to (with a
+/// margin for the search, and room for a GC frontier): else the fit would fail in its first
+/// stages. Bad input, with the least capacity that does.
+fn check_room_for_gc(w: &Work, o: &FitOptions) -> Result<(), FitError> {
+    let mut p = w.profile()?;
+    let op = w
+        .obs
+        .wa("uniform")
+        .and_then(|wa| ssdiq_flash::analytic::op_from_greedy_waf(wa, None))
+        .unwrap_or(p.drive.op)
+        .min(p.drive.op);
+    p.drive.op = op * 0.8;
+    if !p.drive.policy.is_two_r() {
+        p.drive.gc_frontier = true;
+    }
+    if ssdiq_emu::check_geometry(&p).is_ok() {
+        return Ok(());
+    }
+    let what = match o.capacity {
+        Some(_) => "--capacity".to_string(),
+        None => format!("capacity_bytes of {}", w.obs.source),
+    };
+    Err(FitError::Input(match ssdiq_emu::min_capacity_mib(&p) {
+        Some(mib) => format!(
+            "invalid {what} \"{}\": the twin of {} needs at least {} (below that, its superblocks of {} at an OP near {:.1}% leave GC no free one)",
+            p.drive.capacity,
+            w.obs.name,
+            ssdiq_workload::units::format_size(mib << 20),
+            ssdiq_emu::drive_geometry(&p)
+                .map_or("?".into(), |g| ssdiq_workload::units::format_size(g.ppb() * 4096)),
+            op * 100.0
+        ),
+        None => format!(
+            "invalid {what} \"{}\": no capacity up to 16 TiB leaves the twin of {} a free superblock for GC",
+            p.drive.capacity, w.obs.name
+        ),
+    }))
+}
+
 fn size_and_spec(w: &mut Work, o: &FitOptions) -> Result<(), FitError> {
     let obs = w.obs;
     let base = w.profile()?;
@@ -394,6 +444,17 @@ fn size_and_spec(w: &mut Work, o: &FitOptions) -> Result<(), FitError> {
             * n.page_kib as u64
             * 1024;
         let scale = p.scale().map_err(|e| FitError::Profile(e.to_string()))?;
+        let shown = ssdiq_workload::units::format_size(unit);
+        let from = obs.gc_unit_source.as_deref().unwrap_or(&obs.source);
+        // One program unit on every die is the smallest superblock the model has, and 1024
+        // units per die at full size the largest: a unit outside that is refused, never
+        // rounded into it.
+        if unit * 2 < unit_bytes {
+            return Err(FitError::Input(format!(
+                "invalid GC unit {shown} ({from}): below one program unit on every die of the twin ({}), the smallest superblock the emulator has",
+                ssdiq_workload::units::format_size(unit_bytes)
+            )));
+        }
         let scaled = (unit as f64 / unit_bytes as f64).round().max(1.0);
         // Every full-size count that scales to `scaled` units gives the drive's superblock;
         // the one nearest the base's keeps its full-size block (and erase time per block).
@@ -404,28 +465,29 @@ fn size_and_spec(w: &mut Work, o: &FitOptions) -> Result<(), FitError> {
             ((scaled - 0.5) / scale).ceil()
         };
         let hi = ((scaled + 0.5) / scale).floor().max(lo);
-        let full = (n.units_per_block as f64).clamp(lo, hi).clamp(1.0, 1024.0) as u64;
+        if lo > 1024.0 {
+            return Err(FitError::Input(format!(
+                "invalid GC unit {shown} ({from}): the twin's superblock holds at most 1024 program units per die at full size ({} at this capacity)",
+                ssdiq_workload::units::format_size(
+                    (1024.0 * scale).round().max(1.0) as u64 * unit_bytes
+                )
+            )));
+        }
+        let full = (n.units_per_block as f64).clamp(lo, hi.min(1024.0)) as u64;
         w.set(
             "nand",
             "units_per_block",
             full.to_string(),
             How::Input,
             match &obs.gc_unit_source {
-                Some(from) => format!("the drive's GC unit, {} MiB ({from})", unit >> 20),
-                None => format!("the drive's GC unit, {} MiB", unit >> 20),
+                Some(from) => format!("the drive's GC unit, {shown} ({from})"),
+                None => format!("the drive's GC unit, {shown}"),
             },
             None,
         );
     }
     let s = &obs.spec;
-    for (key, v) in [
-        ("seq_read_mb_s", s.seq_read_mb_s),
-        ("seq_write_mb_s", s.seq_write_mb_s),
-        ("rand_read_kiops", s.rand_read_kiops),
-        ("rand_write_kiops", s.rand_write_kiops),
-        ("read_lat_us", s.read_lat_us),
-        ("write_lat_us", s.write_lat_us),
-    ] {
+    for (key, v) in s.values().into_iter().skip(1) {
         if let Some(v) = v {
             w.set(
                 "spec",

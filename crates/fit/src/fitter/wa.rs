@@ -256,7 +256,7 @@ fn with_buffer_edits(policy: &Edits, buffer_kib: Option<u64>) -> Edits {
     edits
 }
 
-/// Write buffers a drive may have (the reference notes' §3.2: 64-256 MiB, and smaller
+/// Write buffers a drive may have (docs/sources.md#default-profile: 64-256 MiB, and smaller
 /// staging buffers).
 const BUFFERS_MIB: [u64; 6] = [8, 16, 32, 64, 128, 256];
 

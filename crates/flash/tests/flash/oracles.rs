@@ -1,5 +1,5 @@
-//! The simulator against the analytic oracles of flash-models.md §2, under the test recipe of
-//! §2.4: sequential fill, 2 drive writes of warm-up, WAF measured over 2 more, N >= 10^4
+//! The simulator against the analytic oracles of docs/sources.md#wa-models, under its test
+//! recipe: sequential fill, 2 drive writes of warm-up, WAF measured over 2 more, N >= 10^4
 //! blocks, and the oracle evaluated at the effective fill U / (T - r b) where r counts the
 //! reserved free blocks plus the open (frontier) blocks.
 //!
@@ -125,7 +125,7 @@ fn fifo_uniform_matches_lrw() {
         let (w, ftl) = run(g, GcPolicy::Fifo, false, &[(1.0, 1.0)], false, 2);
         let a = alpha_eff(&g, 1);
         assert_within(w, lrw_waf(a), 0.01, &format!("fifo OP {op}"));
-        // Victims hold x b valid pages on average (§2.3 victim fraction); checked over the
+        // Victims hold x b valid pages on average (the victim valid fraction of docs/sources.md#wa-models); checked over the
         // whole run, which is dominated by steady state.
         let x = ftl.counters().mean_victim_valid() / 32.0;
         let want = ssdiq_flash::analytic::lrw_x(a);
@@ -165,7 +165,7 @@ fn cost_benefit_is_close_to_but_not_better_than_greedy_on_uniform() {
 
 #[test]
 fn fifo_hot_cold_one_frontier_matches_fluid_limit() {
-    // §2.5(a): FIFO's expected victim occupancy does not depend on b, so b = 32 meets the
+    // Hot/cold limit (a): FIFO's expected victim occupancy does not depend on b, so b = 32 meets the
     // b -> inf formula.
     let g = geometry(32, 0.10);
     let classes = [(0.8, 0.2), (0.2, 0.8)];
@@ -180,12 +180,12 @@ fn fifo_hot_cold_one_frontier_matches_fluid_limit() {
 
 #[test]
 fn separation_alone_does_not_reach_the_optimal_split_under_greedy() {
-    // §2.5(b): with perfect hot/cold separation (one stream per zone, GC copies stay in
+    // Hot/cold limit (b): with perfect hot/cold separation (one stream per zone, GC copies stay in
     // their zone) and global greedy, b -> inf gives exactly the uniform WAF whatever the
     // skew. 50/50 is uniform traffic through two streams, so it must meet the uniform
     // oracle (this checks the multi-stream bookkeeping and the r = reserve + 2 accounting).
     // With b = 64 skewed runs measure 2-3% *below* the uniform value (a finite-b effect:
-    // 5.12 at 80/20 here, vs 5.26 uniform), and far above the optimal split of §2.5(c)
+    // 5.12 at 80/20 here, vs 5.26 uniform), and far above the optimal split of limit (c)
     // (3.89 at 80/20): separation without an OP split gains little.
     let g = geometry(64, 0.10);
     let uniform = greedy_waf(1.0 / alpha_eff(&g, 2), 64);

@@ -50,7 +50,7 @@ fn no_policy_beats_the_separated_model_but_by_greedys_finite_block_scatter() {
             let w = sim(&cfg(4096, 32, 0.875, p, pattern)).waf;
             eprintln!("{pattern} {p}: {w:.4} (separated model {opt:.4})");
             // Under uniform writes greedy *is* the optimum; its simulated WAF scatters
-            // around the mean field by ~0.2% at 4096 blocks (flash-models.md §2.4), so
+            // around the mean field by ~0.2% at 4096 blocks (docs/sources.md#wa-models), so
             // allow 1% there and nothing elsewhere.
             let slack = if pattern == "uniform" { 0.99 } else { 1.0 };
             assert!(

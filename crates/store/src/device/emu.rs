@@ -350,11 +350,11 @@ impl EmuDevice {
         if full {
             self.streams_busy[stream as usize] = false;
         }
-        self.write_through(off, len, stream);
+        self.write_through(off, len, stream)?;
         Ok(off)
     }
 
-    fn write_through(&mut self, offset: u64, len: u64, stream: u16) {
+    fn write_through(&mut self, offset: u64, len: u64, stream: u16) -> Result<(), DeviceError> {
         self.buffer.writes += 1;
         self.buffer.buffered_pages += self.drive.buffered_pages();
         let lpn = offset / LBA_BYTES;
@@ -373,6 +373,9 @@ impl EmuDevice {
             None => {
                 // Synchronous use: wait here until the drive takes the write.
                 loop {
+                    if self.drive.stuck() {
+                        return Err(stuck(&self.info));
+                    }
                     let t = self.drive.next_event();
                     assert!(t != u64::MAX, "a parked write with no drive event pending");
                     self.drive.advance(t);
@@ -386,6 +389,18 @@ impl EmuDevice {
                 }
             }
         }
+        Ok(())
+    }
+}
+
+/// A drive that can never take a waiting write (`Drive::stuck`): a fault of the model.
+pub(crate) fn stuck(info: &DeviceInfo) -> DeviceError {
+    DeviceError::Io {
+        what: format!(
+            "{}: the emulated drive can free no buffer room for a waiting write (an emulator fault: please report the target and flags)",
+            info.description
+        ),
+        source: std::io::Error::from(std::io::ErrorKind::TimedOut),
     }
 }
 
@@ -422,8 +437,7 @@ impl Device for EmuDevice {
             return Err(no_data(&self.info));
         };
         plane.bytes_mut()[offset as usize..offset as usize + data.len()].copy_from_slice(data);
-        self.write_through(offset, data.len() as u64, stream);
-        Ok(())
+        self.write_through(offset, data.len() as u64, stream)
     }
 
     fn write_len(
@@ -439,8 +453,7 @@ impl Device for EmuDevice {
                 self.info.description
             )));
         }
-        self.write_through(offset, len, stream);
-        Ok(())
+        self.write_through(offset, len, stream)
     }
 
     fn trim(&mut self, offset: u64, len: u64) -> Result<(), DeviceError> {
@@ -504,6 +517,10 @@ impl Device for EmuDevice {
 }
 
 impl VirtualTime for EmuDevice {
+    fn stuck(&self) -> bool {
+        self.drive.stuck()
+    }
+
     fn begin(&mut self, at: u64, token: u64) {
         self.scheduled = true;
         self.drive.advance(at);

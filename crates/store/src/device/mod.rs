@@ -79,6 +79,9 @@ pub trait VirtualTime {
     /// Processes internal events up to `t`; pushes (token, completion time) of parked writes
     /// that completed.
     fn advance(&mut self, t: u64, done: &mut Vec<(u64, u64)>);
+    /// True if parked writes can never be taken (a fault of the model, reported as an error
+    /// rather than waited on for ever).
+    fn stuck(&self) -> bool;
 }
 
 pub trait Device {

@@ -61,6 +61,18 @@ pub struct Study {
     pub dots: &'static [StudyDots],
 }
 
+impl Study {
+    /// Whether the study reads `--spec-rand-write` (the 100% of latency-load's loads).
+    pub fn takes_spec_rand_write(&self) -> bool {
+        self.name == "latency-load"
+    }
+
+    /// Whether the study reads `--pts-cell` (a SNIA PTS test period).
+    pub fn takes_pts_cell(&self) -> bool {
+        self.name.starts_with("pts-")
+    }
+}
+
 /// The one metric of the WAF charts.
 const WAF: &[(&str, &str)] = &[("waf", "WAF")];
 

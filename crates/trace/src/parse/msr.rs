@@ -3,6 +3,8 @@
 //! Windows filetime (100 ns ticks since 1601), offsets and sizes bytes. A device is one
 //! (hostname, disk) pair.
 
+use std::collections::HashMap;
+
 use super::{bad, read_or_write, request, LineResult};
 use crate::fields::{split, trim, whole};
 use crate::format::Format;
@@ -13,6 +15,9 @@ const F: Format = Format::Msr;
 pub struct MsrParser {
     /// (hostname, disk) of each device id, in order of first appearance.
     devices: Vec<(Vec<u8>, u64)>,
+    /// The id of each (disk, hostname): a lookup per line stays constant-time with hundreds
+    /// of thousands of devices (a scan of `devices` made `trace stats` quadratic).
+    index: HashMap<u64, HashMap<Vec<u8>, u32>>,
     last: Option<u32>,
 }
 
@@ -47,15 +52,14 @@ impl MsrParser {
                 return id;
             }
         }
-        let id = match self
-            .devices
-            .iter()
-            .position(|(h, d)| *d == disk && h.as_slice() == host)
-        {
-            Some(i) => i as u32,
+        let by_host = self.index.entry(disk).or_default();
+        let id = match by_host.get(host) {
+            Some(&i) => i,
             None => {
+                let i = self.devices.len() as u32;
                 self.devices.push((host.to_vec(), disk));
-                (self.devices.len() - 1) as u32
+                by_host.insert(host.to_vec(), i);
+                i
             }
         };
         self.last = Some(id);

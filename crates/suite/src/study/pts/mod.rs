@@ -1,6 +1,6 @@
 //! SNIA Solid State Storage Performance Test Specification (PTS 2.0) tests as studies
 //! (`pts-iops`, `pts-throughput`, `pts-latency`, `pts-wsat`, `pts-hir`, `pts-xsr`,
-//! `pts-dirth`). What is known of the spec (shared/reference/fio-snia-pts-ocp.md): purge,
+//! `pts-dirth`). What is known of the spec (docs/sources.md#snia-pts, without its normative text): purge,
 //! workload-independent preconditioning (WIPC: twice the capacity in 128 KiB sequential
 //! writes), workload-dependent preconditioning in rounds of the test's own stimulus until
 //! steady state ([`steady`]), then the test's report.
