@@ -161,7 +161,11 @@ impl Observed {
             )));
         }
         check_fields(doc, source)?;
-        let figures = values(doc);
+        let mut figures = values(doc);
+        // An implied WA the run found meaningless is no WA to fit to.
+        if doc.derived.implied_not_meaningful.is_some() {
+            figures.retain(|k, _| !k.starts_with(keys::WAF_IMPLIED));
+        }
         let burst_unfilled_mib = if figures.contains_key(keys::WRITE_BURST_FAST_MIB) {
             None
         } else {

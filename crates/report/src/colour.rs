@@ -82,6 +82,32 @@ pub fn skew_lower_is_better(skewed: f64, uniform: f64) -> Option<Colour> {
     skew_higher_is_better(uniform, skewed)
 }
 
+/// Write amplification above this is bad in absolute terms: worse than the uniform-write WA
+/// of every drive in the paper's Table 3 (the highest, 6.5, is the SN640's). Our bound.
+pub const WA_BAD: f64 = 6.5;
+
+/// Random-write kIOPS of a skewed workload (TwoZ, Zipf): graded against Unif, the paper's
+/// rule, but only where Unif has a verdict (a spec to grade it by: else no colour), and never
+/// green where the figure is itself below 80% of the spec (it is then red: a bad number is not
+/// praised for being less bad than Unif).
+pub fn skewed_kiops(skewed: f64, uniform: Option<f64>, spec: Option<f64>) -> Option<Colour> {
+    let (u, s) = (uniform?, spec?);
+    match skew_higher_is_better(skewed, u) {
+        Some(Colour::Green) if against_spec(skewed, s) == Colour::Red => Some(Colour::Red),
+        c => c,
+    }
+}
+
+/// WA of a skewed workload: graded against Unif, the paper's rule, but only where Unif has a
+/// verdict (`uniform` is `None` where there is no meaningful uniform WA: no colour), and never
+/// green above [`WA_BAD`] (it is then red).
+pub fn skewed_wa(skewed: f64, uniform: Option<f64>) -> Option<Colour> {
+    match skew_lower_is_better(skewed, uniform?) {
+        Some(Colour::Green) if skewed > WA_BAD => Some(Colour::Red),
+        c => c,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +129,22 @@ mod tests {
         assert_eq!(skew_higher_is_better(67.0, 71.0), Some(Colour::Red));
         assert_eq!(against_spec(146.0, 220.0), Colour::Red);
         assert_eq!(against_spec(71.0, 70.0), Colour::Green);
+    }
+
+    #[test]
+    fn skewed_cells_never_praise_a_bad_number() {
+        // The paper's Table 2: the D7-P5520's two-zone 129 against 118 uniform, spec 114.
+        assert_eq!(
+            skewed_kiops(129.0, Some(118.0), Some(114.0)),
+            Some(Colour::Green)
+        );
+        // Better than a terrible uniform figure, far below the spec: red, not green.
+        assert_eq!(skewed_kiops(1.27, Some(1.1), Some(70.0)), Some(Colour::Red));
+        // No spec: Unif has no verdict, so neither has the skewed cell.
+        assert_eq!(skewed_kiops(1.27, Some(1.1), None), None);
+        // The paper's Table 3: the SN640's two-zone WA 6.1 against 6.5 uniform.
+        assert_eq!(skewed_wa(6.1, Some(6.5)), Some(Colour::Green));
+        assert_eq!(skewed_wa(9.0, Some(10.0)), Some(Colour::Red));
+        assert_eq!(skewed_wa(250.9, None), None);
     }
 }

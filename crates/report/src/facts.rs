@@ -94,7 +94,10 @@ pub fn run_facts(r: &RunResult) -> Vec<Fact> {
         add("latency under load", b.clone());
     }
     if let Some(b) = &r.derived.implied_basis {
-        add("implied WA", format!("divides {b}"));
+        match &r.derived.implied_not_meaningful {
+            Some(why) => add("implied WA", format!("divides {b}; {why}")),
+            None => add("implied WA", format!("divides {b}")),
+        }
     }
     if let Some(applied) = r.step(steps::LATENCY_UNDER_LOAD).and_then(load_applied) {
         add("load applied", applied);

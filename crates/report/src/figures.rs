@@ -75,6 +75,9 @@ pub struct DriveFigures {
     pub media_counters: Option<bool>,
     pub wa_measured: Skewed<Option<f64>>,
     pub wa_implied: Skewed<Option<f64>>,
+    /// Why the implied WA is not a write amplification (the run's
+    /// `derived.implied_not_meaningful`): its cells say "n/m" and compare with nothing.
+    pub implied_not_meaningful: Option<String>,
     /// OP estimates as fractions: 1/(2 WA) and the greedy model's.
     pub op_formula: Option<f64>,
     pub op_greedy: Option<f64>,
@@ -185,6 +188,7 @@ impl DriveFigures {
             media_counters: Some(r.target.reports_media_writes),
             wa_measured: skewed(&|s| s.waf_measured),
             wa_implied: skewed(&|s| s.waf_implied),
+            implied_not_meaningful: r.derived.implied_not_meaningful.clone(),
             op_formula: r.derived.op_estimate_formula,
             op_greedy: r.derived.op_estimate_greedy,
             steady: Skewed {

@@ -1,7 +1,7 @@
 //! The page of `ssdiq fit --check --html`: a drive's figures beside its twin's, and the twin's
 //! predictions for studies the drive's run did not include, drawn as predictions.
 
-use ssdiq_schema::{figures as keys, FitCheckDoc};
+use ssdiq_schema::{figures as keys, CheckRow, FitCheckDoc};
 
 use crate::chart::{palette, Axis, LineChart, Series};
 use crate::page::{simple_table, Page, Panel};
@@ -137,30 +137,38 @@ pub fn page(doc: &FitCheckDoc) -> String {
     p.finish("Written by ssdiq fit --check (docs/fit.md).")
 }
 
-/// The check as terminal text: every figure of the drive beside its twin's, with the
-/// residual, then the twin's predictions.
-pub fn check_text(doc: &FitCheckDoc) -> String {
+/// Figures of the drive beside its twin's, a line each with the residual.
+pub fn rows_text(rows: &[CheckRow]) -> String {
     use std::fmt::Write;
     let mut t = String::new();
-    let _ = writeln!(t, "{} beside its twin {}:", doc.drive, doc.twin);
     let _ = writeln!(
         t,
         "  {:<30} {:>10} {:>10} {:>9}",
         "figure", "drive", "twin", "residual"
     );
-    for r in &doc.rows {
+    for r in rows {
         let twin = r.twin.map_or_else(|| "-".into(), |v| format!("{v:.2}"));
         let res = r
             .residual
             .map_or_else(|| "-".into(), |x| format!("{:+.1}%", x * 100.0));
         let _ = writeln!(t, "  {:<30} {:>10.2} {twin:>10} {res:>9}", r.key, r.drive);
     }
+    t
+}
+
+/// The check as terminal text: every figure of the drive beside its twin's, with the
+/// residual, then the twin's predictions.
+pub fn check_text(doc: &FitCheckDoc) -> String {
+    use std::fmt::Write;
+    let mut t = String::new();
+    let _ = writeln!(t, "{} beside its twin {}:", doc.drive, doc.twin);
+    t.push_str(&rows_text(&doc.rows));
     let _ = writeln!(t, "the twin's predictions (not measured on the drive):");
     for p in &doc.predictions {
         let pts: Vec<String> = p
             .points
             .iter()
-            .map(|(x, y)| format!("{x}: {y:.2}"))
+            .map(|(x, y)| format!("{}: {y:.2}", crate::chart::axis::format_number(*x, 1)))
             .collect();
         let _ = writeln!(
             t,

@@ -173,6 +173,7 @@ pub(crate) mod tests {
                 load_basis: None,
                 load_mb_s: None,
                 implied_basis: None,
+                implied_not_meaningful: None,
             },
             clock: "virtual".into(),
             partial: false,

@@ -112,6 +112,7 @@ fn parse(text: &str) -> Reference {
                 media_counters: Some(d.ocp),
                 wa_measured: measured,
                 wa_implied: implied,
+                implied_not_meaningful: None,
                 op_formula: Some(d.op_estimate_pct / 100.0),
                 op_greedy: None,
                 steady: Skewed::default(),

@@ -2,7 +2,7 @@
 //! amplification over drive writes (one colour per run), the final WAF against
 //! over-provisioning when the sweep varies it (with the greedy model beside it), the runs table.
 
-use ssdiq_schema::{SimParams as Params, SimRun};
+use ssdiq_schema::{SimDoc, SimParams as Params, SimRun};
 use ssdiq_workload::units::{format_size, format_writes};
 
 use crate::chart::line::Stroke;
@@ -93,7 +93,7 @@ fn over_writes(groups: &[String], results: &[SimRun]) -> LineChart {
 
 /// Final WAF against OP, one line per combination of the other parameters, with the greedy
 /// mean-field model for uniform writes; `None` unless the sweep has two OPs or more.
-fn against_op(specs: &[SimRun]) -> Option<LineChart> {
+fn against_op(specs: &[SimRun], curve: &[[f64; 2]]) -> Option<LineChart> {
     let mut ops: Vec<u64> = specs.iter().map(|s| s.params.op.to_bits()).collect();
     ops.sort_unstable();
     ops.dedup();
@@ -124,6 +124,11 @@ fn against_op(specs: &[SimRun]) -> Option<LineChart> {
     if specs.iter().any(|r| r.params.trace.is_none()) {
         model.sort_by(|a, b| a[0].total_cmp(&b[0]));
         model.dedup_by(|a, b| a[0] == b[0]);
+        // The model's own curve where the document has it (a document of an older version
+        // has only the runs' points).
+        if curve.len() > model.len() {
+            model = curve.to_vec();
+        }
         c.series.push(
             Series::new("greedy model, uniform", palette::REFERENCE, model).stroke(Stroke::Dashed),
         );
@@ -192,7 +197,9 @@ fn geometry(runs: &[SimRun]) -> String {
     )
 }
 
-pub fn page(specs: &[SimRun]) -> String {
+/// The sweep's page: its runs, and the greedy model's curve where the sweep varies OP.
+pub fn page(doc: &SimDoc) -> String {
+    let specs = &doc.runs[..];
     let results = specs;
     let mut traces: Vec<String> = Vec::new();
     for t in specs.iter().filter_map(|r| r.params.trace.as_ref()) {
@@ -226,7 +233,7 @@ pub fn page(specs: &[SimRun]) -> String {
         &over_writes(&groups, results),
         &format!("Running WAF (thick: flash writes / host writes over the last tenth of a drive write) and cumulative WAF since the fill (thin). One colour per configuration; where the sweep varies OP or the seed, a colour's lines are its OPs (more OP, lower WAF) or repetitions.{analytic}"),
     )];
-    if let Some(c) = against_op(specs) {
+    if let Some(c) = against_op(specs, &doc.greedy_model) {
         let all_traces = specs.iter().all(|r| r.params.trace.is_some());
         figures.push(Panel::line(
             &c,

@@ -105,6 +105,9 @@ pub fn run_summary(r: &RunResult, out: &Path, ansi: bool) -> String {
     if let Some(b) = &r.derived.implied_basis {
         s.push_str(&format!("implied WA divides {b}\n"));
     }
+    if let Some(why) = &r.derived.implied_not_meaningful {
+        s.push_str(&format!("implied WA (n/m in Table 3) is {why}\n"));
+    }
     if let Some(f) = r.figure(ssdiq_schema::figures::WRITE_BURST_FAST_MIB) {
         s.push_str(&format!(
             "write burst after idle (not in the paper): {:.1} MiB went in before writes waited for the flash (the write buffer, and what the dies programmed meanwhile)\n",

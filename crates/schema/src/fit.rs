@@ -45,6 +45,10 @@ pub struct FitDoc {
     /// Emulator runs of protocol steps on candidate twins, per stage of the fit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub twin_runs: Vec<StageRuns>,
+    /// The twin as written, measured once more with the run's protocol: each figure of the
+    /// drive beside the twin's. (Each parameter's `residual` is its own stage's.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub measured: Vec<CheckRow>,
 }
 
 /// How many emulator runs one stage of the fit took.

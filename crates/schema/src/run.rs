@@ -323,6 +323,11 @@ pub struct Derived {
     /// no spec), in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub implied_basis: Option<String>,
+    /// Why the implied WA of this run is not a write amplification, where it is not (the
+    /// basis is a burst the flash does not sustain, such as an SLC cache's): tables show it
+    /// as "n/m" and comparisons leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implied_not_meaningful: Option<String>,
 }
 
 /// How the run was done.

@@ -167,6 +167,11 @@ pub struct SimDoc {
     /// incomplete set of shards with `--allow-partial`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
+    /// Greedy GC's mean-field WAF for uniform writes as (OP in %, WAF), densely over the OPs
+    /// the sweep spans, at the first uniform run's geometry: the model's curve, where the runs
+    /// give it only at their own OPs. Empty unless the sweep varies OP.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub greedy_model: Vec<[f64; 2]>,
 }
 
 /// Which slice of a sweep a shard holds: points `i` with `i % n == k - 1`.

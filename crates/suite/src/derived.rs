@@ -7,6 +7,28 @@ pub fn implied_waf(seq_write_mb_s: f64, rand_write_mb_s: f64) -> Option<f64> {
     (seq_write_mb_s > 0.0 && rand_write_mb_s > 0.0).then(|| seq_write_mb_s / rand_write_mb_s)
 }
 
+/// Highest WA of uniform random writes a drive can have: greedy GC at 2% OP, `1 / (2 * 0.02)`.
+/// No drive ships with less spare space.
+pub const MAX_UNIFORM_WA: f64 = 25.0;
+
+/// Why an implied WA of uniform writes (`implied`, from `basis`, in words) is not a write
+/// amplification: far from the measured one (`measured`, where the drive counts media writes:
+/// off by more than 2x), or, without one, above any uniform WA a drive can have. Either way
+/// the basis is not what the flash sustains: a burst into an SLC cache, as consumer drives'
+/// datasheets quote, or the random writes are bound by something else (a DRAM-less map).
+pub fn implied_caveat(basis: &str, implied: f64, measured: Option<f64>) -> Option<String> {
+    let why = "the sequential write it divides is not what the flash sustains (an SLC cache's burst, as consumer datasheets quote), or random writes are bound by something else";
+    match measured {
+        Some(m) if m > 0.0 && !(0.5..=2.0).contains(&(implied / m)) => Some(format!(
+            "not meaningful: {implied:.1} from {basis} against {m:.2} measured; {why}"
+        )),
+        None if implied > MAX_UNIFORM_WA => Some(format!(
+            "not meaningful: {implied:.1} from {basis}, above the {MAX_UNIFORM_WA:.0} of greedy GC at 2% OP; {why}"
+        )),
+        _ => None,
+    }
+}
+
 /// Measured WAF: media bytes over host bytes written in the same window.
 pub fn measured_waf(host_bytes: u128, media_bytes: u128) -> Option<f64> {
     (host_bytes > 0).then(|| media_bytes as f64 / host_bytes as f64)

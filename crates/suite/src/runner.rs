@@ -260,10 +260,11 @@ impl Ctx<'_> {
         let background = total - probe_writes;
         self.result.derived.load_mb_s = Some(total * step.bs as f64 / 1e6);
         self.result.derived.load_basis = Some(format!(
-            "{basis}: {:.0} IOPS in total, background {:.0} IOPS ({}% writes, Poisson arrivals) plus open-loop probes of {:.0} IOPS ({}% reads)",
+            "{basis}: {:.0} IOPS = background {:.0} IOPS ({}% writes, Poisson arrivals) + the probes' {:.0} writes (open-loop probes of {:.0} IOPS, {}% reads)",
             total,
             background,
             100 - step.mix.read_percent,
+            probe_writes,
             probe,
             l.probe_read_percent
         ));
@@ -548,6 +549,7 @@ pub fn run(
     result.device_log = log.points;
     fill_implied(&mut result);
     result.figures = figures::compute(&result);
+    result.derived.implied_not_meaningful = implied_caveat_of(&result);
     result.derived.op_estimate_formula = result.figure(keys::OP_ESTIMATE).map(|f| f.median);
     result.derived.op_estimate_greedy = result.figure(keys::OP_ESTIMATE_GREEDY).map(|f| f.median);
     result.run = Some(info);
@@ -591,6 +593,21 @@ fn fill_implied(r: &mut RunResult) {
             s.waf_implied = implied_waf(s, basis);
         }
     }
+}
+
+/// [`crate::derived::implied_caveat`] of the run's uniform implied WA.
+fn implied_caveat_of(r: &RunResult) -> Option<String> {
+    let uniform = |family: &str| r.figure(&keys::of(family, "uniform")).map(|f| f.median);
+    let basis = r
+        .derived
+        .implied_basis
+        .as_deref()
+        .unwrap_or("the sequential write");
+    crate::derived::implied_caveat(
+        basis,
+        uniform(keys::WAF_IMPLIED)?,
+        uniform(keys::WAF_MEASURED),
+    )
 }
 
 #[cfg(test)]

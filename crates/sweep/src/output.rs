@@ -14,12 +14,50 @@ use crate::shard::Shard;
 
 /// The `"kind": "sim"` document.
 pub fn sim_doc(runs: Vec<SimRun>, partial: bool) -> SimDoc {
+    let greedy_model = greedy_model_curve(&runs);
     SimDoc {
         schema: SCHEMA.into(),
         kind: KIND_SIM.into(),
         runs,
         partial,
+        greedy_model,
     }
+}
+
+/// Points of the model curve between the sweep's smallest and largest OP.
+const MODEL_POINTS: usize = 48;
+
+/// Greedy GC's mean-field WAF for uniform writes (`ssdiq_flash::analytic::greedy_waf`, as each
+/// run's `greedy_model_waf`) at [`MODEL_POINTS`] OPs across the sweep, at the geometry of its
+/// first run without a trace; empty unless the sweep has two OPs or more. The model is convex
+/// in OP: a line between the swept OPs would draw it straight.
+fn greedy_model_curve(runs: &[SimRun]) -> Vec<[f64; 2]> {
+    let Some(first) = runs.iter().find(|r| r.params.trace.is_none()) else {
+        return Vec::new();
+    };
+    let ops = runs.iter().map(|r| r.params.op);
+    let (lo, hi) = ops.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), o| {
+        (a.min(o), b.max(o))
+    });
+    if hi - lo < 1e-9 {
+        return Vec::new();
+    }
+    let p = &first.params;
+    (0..MODEL_POINTS)
+        .filter_map(|i| {
+            let op = lo + (hi - lo) * i as f64 / (MODEL_POINTS - 1) as f64;
+            let g = Geometry::new(
+                p.capacity_bytes,
+                p.page_bytes,
+                p.block_bytes,
+                ssdiq_flash::Provision::Op(op),
+                p.reserve_blocks,
+            )
+            .ok()?;
+            let waf = ssdiq_flash::analytic::greedy_waf(g.effective_fill(1), g.pages_per_block);
+            waf.is_finite().then_some([op * 100.0, waf])
+        })
+        .collect()
 }
 
 /// The `"kind": "sim-shard"` document of `shard`: its finished runs (`runs[i]` is the run of

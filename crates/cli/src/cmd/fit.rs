@@ -180,10 +180,14 @@ fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
         };
         let r = p
             .residual
-            .map(|r| format!(" [{:+.1}%]", r * 100.0))
+            .map(|r| format!(" [{:+.1}% when fitted]", r * 100.0))
             .unwrap_or_default();
         println!("  {:<28} {:<12} {how:<6} {}{r}", p.key, p.value, p.source);
     }
+    println!(
+        "the twin as written, measured once more with the run's protocol (as fit --check will):"
+    );
+    print!("{}", ssdiq_report::fit::rows_text(&f.measured));
     if let Some(j) = &a.json {
         write_json(
             j,
@@ -195,6 +199,7 @@ fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
                 base: f.base.clone(),
                 params: f.params.clone(),
                 twin_runs: f.runs.clone(),
+                measured: f.measured.clone(),
             },
         )?;
     }

@@ -24,7 +24,7 @@ pub fn write_outputs(out: &Outputs, runs: Vec<SimRun>, partial: bool) -> anyhow:
     }
     let doc = sim_doc(runs, partial);
     if let Some(p) = &out.html {
-        write_output(p, ssdiq_report::sim::page(&doc.runs).as_bytes())?;
+        write_output(p, ssdiq_report::sim::page(&doc).as_bytes())?;
     }
     if let Some(p) = &out.json {
         write_json(p, &doc)?;

@@ -419,3 +419,66 @@ fn cm7r_read_tail_rises_with_the_write_load() {
     assert!((200.0..=500.0).contains(&low), "read P99 at 25%: {low} us");
     assert!(high >= low, "read P99 at 75% {high} us, at 25% {low} us");
 }
+
+/// The cells of a Markdown table row of `report.md` after its label, e.g. `| | TwoZ | 1 🔴 |`.
+fn md_cells<'a>(md: &'a str, table: &str, row: &str, sub: &str) -> Vec<&'a str> {
+    let t = md.split(table).nth(1).expect("the table");
+    let start = t.find(row).expect("the row");
+    t[start..]
+        .lines()
+        .find(|l| l.split('|').nth(2).is_some_and(|c| c.trim() == sub))
+        .map(|l| {
+            l.split('|')
+                .skip(3)
+                .filter(|c| !c.trim().is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A consumer drive's terrible numbers are never green (issue 51): emu:nv2's Zipf random write
+/// of about 1 kIOPS beside a uniform one as bad, its skewed WA of 9-10, and the implied WA of an
+/// SLC cache's burst (258 against 8.6 measured), which is "n/m", uncoloured, and said why.
+#[test]
+fn verdicts_never_praise_a_bad_number() {
+    let d = tempfile::tempdir().unwrap();
+    for (name, extra) in [("plain", vec![]), ("spec", vec!["--spec-rand-write", "70"])] {
+        let out = d.path().join(name);
+        let mut args = vec!["run", "emu:nv2", "--quick", "--quiet", "--out"];
+        args.push(out.to_str().unwrap());
+        args.extend(extra.iter().copied());
+        common::ok(&args);
+        let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+        for (table, row) in [
+            ("Table 2", "Rnd. Write [k IOPS]"),
+            ("Table 3", "WA (measured)"),
+            ("Table 3", "WA (implied)"),
+        ] {
+            for sub in ["TwoZ", "Zipf"] {
+                let cells = md_cells(&md, table, row, sub);
+                assert!(!cells.is_empty(), "{name}: {row} {sub}");
+                assert!(
+                    cells.iter().all(|c| !c.contains('🟢')),
+                    "{name}: {row} {sub} green: {cells:?}"
+                );
+            }
+        }
+        let implied = md_cells(&md, "Table 3", "WA (implied)", "Zipf");
+        assert_eq!(implied, vec![" n/m "], "{name}");
+        assert!(md.contains("implied WA not meaningful: "), "{name}");
+        let run: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+        assert!(
+            run["derived"]["implied_not_meaningful"].is_string(),
+            "{name}"
+        );
+        if name == "spec" {
+            // Graded against the spec now, far below it: red.
+            let zipf = md_cells(&md, "Table 2", "Rnd. Write [k IOPS]", "Zipf");
+            assert!(zipf[0].contains('🔴'), "{zipf:?}");
+        }
+    }
+    // The paper's own colours are kept: the D7-P5520's two-zone throughput above uniform.
+    let c = ssdiq_report::colour::skewed_kiops(129.0, Some(118.0), Some(114.0));
+    assert_eq!(c, Some(ssdiq_report::colour::Colour::Green));
+}

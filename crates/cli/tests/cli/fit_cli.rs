@@ -91,6 +91,17 @@ fn a_twin_fitted_from_a_run_works_as_a_target_and_checks_against_it() {
         .clone();
     let res = row["residual"].as_f64().unwrap();
     assert!(res.abs() < 0.05, "uniform WA residual {res}");
+    // What fit printed and wrote of the twin is what the check measures of it (issue 51: the
+    // residuals were its stages', on twins of the moment).
+    assert_eq!(
+        doc["measured"], c["rows"],
+        "fit's last measurement against the check's"
+    );
+    let text = std::fs::read_to_string(&twin).unwrap();
+    assert!(
+        text.contains("# The twin as written, measured once more"),
+        "{text}"
+    );
     assert_eq!(c["predictions"].as_array().unwrap().len(), 4);
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("(prediction)") && html.contains("<svg"));

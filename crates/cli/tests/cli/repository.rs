@@ -54,7 +54,8 @@ fn text_files_outside_ci() -> Vec<(String, String)> {
         .into_iter()
         .filter_map(|p| {
             let rel = p.strip_prefix(&root).ok()?.to_string_lossy().to_string();
-            if rel.starts_with(".ci/") {
+            // This file names what it looks for.
+            if rel.starts_with(".ci/") || rel.ends_with("tests/cli/repository.rs") {
                 return None;
             }
             let text = String::from_utf8(std::fs::read(&p).ok()?).ok()?;

@@ -76,6 +76,9 @@ pub struct Fit {
     pub params: Vec<Param>,
     /// Emulator runs of protocol steps on candidate twins, per stage (what the fit cost).
     pub runs: Vec<StageRuns>,
+    /// The twin as written, measured once more with the run's protocol: every figure of the
+    /// drive beside the twin's (what `fit --check` measures too).
+    pub measured: Vec<crate::check::Row>,
 }
 
 /// The working state: the twin's text and the record of what was set.
@@ -355,12 +358,46 @@ pub fn fit(
     )?;
     mark_kept(&mut w, &base);
     w.profile()?;
+    // Each residual above is its stage's, on the twin of that moment; what the file holds is
+    // measured once more, as `fit --check` will measure it.
+    let measured = w.stage(
+        p,
+        "measuring the twin as written with the run's protocol",
+        |w| Ok(crate::check::compare(w.obs, &w.measure(Part::All)?)),
+    )?;
+    let text = w.text.replacen(
+        HEADER_END,
+        &format!("{HEADER_END}{}", measured_comment(&measured)),
+        1,
+    );
     Ok(Fit {
         base,
-        text: w.text,
+        text,
         params: w.params.into_values().collect(),
         runs: w.stages,
+        measured,
     })
+}
+
+/// The last line of the twin's header, after which [`measured_comment`] goes.
+const HEADER_END: &str =
+    "# (the nearest library profile), with its source: the figures do not identify it.\n";
+
+/// The twin as written, measured once more, as comment lines: each figure the drive has,
+/// the drive's value, the twin's and the residual.
+fn measured_comment(rows: &[crate::check::Row]) -> String {
+    let mut s = String::from(
+        "# The twin as written, measured once more with the run's protocol (drive / twin):\n",
+    );
+    for r in rows {
+        let twin = r.twin.map_or("-".to_string(), |t| format!("{t:.4}"));
+        let res = r
+            .residual
+            .map(|x| format!(" ({:+.1}%)", x * 100.0))
+            .unwrap_or_default();
+        s.push_str(&format!("#   {}: {:.4} / {twin}{res}\n", r.key, r.drive));
+    }
+    s
 }
 
 fn header(obs: &Observed, base: &str) -> String {

@@ -123,6 +123,9 @@ impl DotChart {
             root.fill(&WHITE).ok()?;
             let (plot_area, legend_area) = root.split_horizontally(width - legend_w);
             let y_area = frame::y_label_width(y.ticks.iter().map(|t| t.label.as_str())) - 24;
+            // The rows' names are the y ticks, one a row: only the value axis is thinned.
+            let (w, _) = frame::plot_extent(width - legend_w, size.1, y_area, &self.x.label);
+            let x = x.without_overlap(w, frame::x_label_extent);
             let mut chart = frame::plot(&plot_area, &x, &y, &self.x.label, "", y_area)?;
             for z in &self.zones {
                 let a = z.from.and_then(|v| self.x.to_plot(v)).unwrap_or(x.lo);

@@ -16,6 +16,34 @@ use super::palette::{Rgb, FRAME, GRID, INK};
 pub const FONT: f64 = 16.0;
 /// Width of an average character of [`FONT`] in pixels, for sizing label areas.
 pub const CHAR_W: f64 = 7.4;
+/// Height of a tick label, in pixels, with room above and below it.
+pub const LABEL_H: f64 = 16.0;
+/// Room between two tick labels side by side, in pixels.
+pub const LABEL_GAP: f64 = 8.0;
+
+/// The pixels an x-axis tick label takes along the axis, with room beside it. Digits and dots
+/// are narrower than an average character.
+pub fn x_label_extent(label: &str) -> f64 {
+    label
+        .chars()
+        .map(|c| match c {
+            '.' | ',' | ' ' => CHAR_W * 0.5,
+            '0'..='9' => CHAR_W * 1.0,
+            _ => CHAR_W * 1.1,
+        })
+        .sum::<f64>()
+        + LABEL_GAP
+}
+
+/// The plot's own extent inside an area of `width` x `height` pixels (the frame's margins and
+/// label areas of [`plot`] taken off), for [`super::axis::Layout::without_overlap`].
+pub fn plot_extent(width: u32, height: u32, y_label_area: u32, x_desc: &str) -> (f64, f64) {
+    let x_label_area = if x_desc.is_empty() { 28 } else { 48 };
+    (
+        width.saturating_sub(y_label_area + 4 + 18) as f64,
+        height.saturating_sub(12 + x_label_area) as f64,
+    )
+}
 
 pub type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Ticked, Ticked>>;
 

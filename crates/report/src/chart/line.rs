@@ -146,6 +146,9 @@ impl LineChart {
             root.fill(&WHITE).ok()?;
             let (plot_area, legend_area) = root.split_horizontally(size.0 - legend_w);
             let y_area = frame::y_label_width(y.ticks.iter().map(|t| t.label.as_str()));
+            let (w, h) = frame::plot_extent(size.0 - legend_w, size.1, y_area, &self.x.label);
+            let x = x.without_overlap(w, frame::x_label_extent);
+            let y = y.without_overlap(h, |_| frame::LABEL_H);
             let mut chart = frame::plot(&plot_area, &x, &y, &self.x.label, &self.y.label, y_area)?;
             for b in &self.bands {
                 let (Some(a), Some(z)) = (self.x.to_plot(b.from), self.x.to_plot(b.to)) else {
