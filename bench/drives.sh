@@ -11,7 +11,7 @@ shift || true
 extra=("$@")
 . bench/drive-library.sh
 for_each_profile "$out" \
-  '"$bin" run "emu:{}" --out "$out/{}" "$@" > "$out/{}.log" 2>&1 || { echo "emu:{} failed: $out/{}.log" >&2; exit 1; }' _ "${extra[@]}"
+  '"$bin" run "emu:{}" --recreate --out "$out/{}" "$@" > "$out/{}.log" 2>&1 || { echo "emu:{} failed: $out/{}.log" >&2; exit 1; }' _ "${extra[@]}"
 for p in "${profiles[@]}"; do
   printf '%s: %s\n' "$p" "$(grep -o 'ran .*' "$out/$p.log" | tail -1)" >&2
 done

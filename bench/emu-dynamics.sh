@@ -20,7 +20,7 @@ echo "== study gc-unit --quick: found vs superblock"
 for t in emu:default emu:pm9a3 emu:p5520 emu:7450max emu:default,units_per_block=1 \
     emu:default,units_per_block=4 emu:default,units_per_block=16; do
     sb=$("$bin" info "$t" | sed -n 's/.*superblock \([0-9.]*[KMG]iB\).*/\1/p' | head -1)
-    "$bin" study gc-unit "$t" --quick --quiet --out "$out/gc-unit" > /dev/null
+    "$bin" study gc-unit "$t" --quick --quiet --recreate --out "$out/gc-unit" > /dev/null
     found=$(python3 -c "import json,sys; print(int(json.load(open(sys.argv[1]))['result']['gc_unit_bytes']) >> 20)" "$out/gc-unit/study.json")
     echo "$t: superblock $sb, found ${found}MiB"
 done
@@ -31,7 +31,7 @@ for p in $("$bin" info emu:list | awk 'NR > 2 && NF > 8 && $1 != "spec" {print $
     echo "$p: $r"
 done
 echo "== study pts-hir emu:pm9a3 --pts-cell 5s"
-"$bin" study pts-hir emu:pm9a3 --pts-cell 5s --quiet --out "$out/pts-hir" > /dev/null
+"$bin" study pts-hir emu:pm9a3 --pts-cell 5s --quiet --recreate --out "$out/pts-hir" > /dev/null
 python3 -c "import json,sys; [print(' ', f) for f in json.load(open(sys.argv[1]))['findings']]" "$out/pts-hir/study.json"
 echo "== study latency-load emu:pm9a3,capacity=2GiB at the drive's sustained random-write rate"
 "$bin" io emu:pm9a3,capacity=2GiB --fill seq --rw randwrite --qd 32 --io-size 8GiB \
@@ -43,7 +43,7 @@ last = s[len(s) // 2:]
 print(round(sum(x['iops'] for x in last) / len(last) / 1e3, 1))" "$out/sustained.json")
 echo "  sustained (second half of 4 drive writes at QD 32): $sus kIOPS"
 "$bin" study latency-load emu:pm9a3,capacity=2GiB --spec-rand-write "$sus" --quiet \
-    --out "$out/latency-load" > /dev/null
+    --recreate --out "$out/latency-load" > /dev/null
 python3 - "$out/latency-load/study.json" <<'PY'
 import json, sys
 pts = [p for p in json.load(open(sys.argv[1]))["points"] if p["series"] != "warm-up"]

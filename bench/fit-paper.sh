@@ -14,6 +14,6 @@ extra=("$@")
 . bench/drive-library.sh
 for_each_profile "$out" \
   'start=$(date +%s); "$bin" fit --paper "ssd-iq:{}" --out "$out/{}.toml" --json "$out/{}.fit.json" "$@" > "$out/{}.fit.log" 2>&1 || { echo "fit {} failed: $out/{}.fit.log" >&2; exit 1; }; echo "{}: fit in $(( $(date +%s) - start )) s wall" >&2;
-   "$bin" run "emu:$out/{}.toml" --out "$out/{}" > "$out/{}.log" 2>&1 || { echo "run of the {} twin failed: $out/{}.log" >&2; exit 1; }' _ "${extra[@]}"
+   "$bin" run "emu:$out/{}.toml" --recreate --out "$out/{}" > "$out/{}.log" 2>&1 || { echo "run of the {} twin failed: $out/{}.log" >&2; exit 1; }' _ "${extra[@]}"
 python3 bench/drives-table.py "$out"
 python3 bench/fit-paper-table.py "$out" "${profiles[@]}"

@@ -9,5 +9,5 @@ cd "$(dirname "$0")/.."
 out=${1:-$(mktemp -d)}
 . bench/drive-library.sh
 for_each_profile "$out" \
-  '"$bin" study latency-load "emu:{}" --quiet --out "$out/{}" > /dev/null'
+  '"$bin" study latency-load "emu:{}" --quiet --recreate --out "$out/{}" > /dev/null'
 python3 bench/latency-load-table.py "$out" "${profiles[@]}"

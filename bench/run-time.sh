@@ -29,7 +29,7 @@ run() {
     local name=$1
     shift
     /usr/bin/time -f "%e %U %S %M" -o "$out/$name.time" \
-        "$bin" run "$target" --out "$out/$name" "$@" >/dev/null 2>"$out/$name.err"
+        "$bin" run "$target" --recreate --out "$out/$name" "$@" >/dev/null 2>"$out/$name.err"
     read -r wall user sys rss <"$out/$name.time"
     awk -v n="$name" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
         printf "%-10s wall %7.1f s   user+sys %7.1f s   peak RSS %6.0f MiB\n", n, w, u + s, r / 1024 }'

@@ -19,8 +19,10 @@ for t in "${targets[@]}"; do
         # PTS test periods of 5 s instead of the spec's 60 s: the emulated drives are scaled.
         extra=()
         case "$s" in pts-*) extra=(--pts-cell "${PTS_CELL:-5s}") ;; esac
+        # Loads past the datasheet's rate, to find each drive's knee.
+        case "$s" in latency-load) extra=(--max-load "${MAX_LOAD:-150%}") ;; esac
         dir="$out/${t//[:,=]/_}/$s"
         echo "== $s on $t"
-        "$bin" study "$s" "$t" "${extra[@]}" --out "$dir" 2>/dev/null
+        "$bin" study "$s" "$t" "${extra[@]}" --recreate --out "$dir" 2>/dev/null
     done
 done

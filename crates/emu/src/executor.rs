@@ -42,6 +42,9 @@ pub use crate::profile::Spec as EmuSpec;
 const FILL_QD: u32 = 8;
 const FILL_CHUNK: u64 = 1 << 20;
 
+/// Most device-log samples one job keeps (see `run_loop`).
+const MAX_DEVICE_LOG: usize = 20_000;
+
 pub struct EmuExecutor {
     drive: Drive,
     profile: Profile,
@@ -250,7 +253,7 @@ impl EmuExecutor {
         let mut counters = CounterLog::default();
         let mut next_sample = job.counter_interval_ns;
         let mut device_log = Vec::new();
-        let log_every = job.device_log_ns.filter(|&n| n > 0);
+        let mut log_every = job.device_log_ns.filter(|&n| n > 0);
         let mut next_log = 0u64;
         let mut steps = 0u64;
         let mut stalled = false;
@@ -261,12 +264,26 @@ impl EmuExecutor {
                 // Sample at each boundary the next event would pass: the drive's state then
                 // is its state after the last event before the boundary.
                 let next = next_io.min(next_dev);
+                let mut every = every;
                 while next != u64::MAX && next.saturating_sub(t0) >= next_log {
                     device_log.push(DeviceSample {
                         t_ns: next_log,
                         health: drive_health(l.drive),
                     });
                     next_log += every;
+                    // A job that outlasts its period far (requests in flight at a deadline
+                    // finishing hours later) keeps a bounded log: every other sample goes, and
+                    // the period doubles.
+                    if device_log.len() >= MAX_DEVICE_LOG {
+                        let mut i = 0;
+                        device_log.retain(|_| {
+                            i += 1;
+                            i % 2 == 1
+                        });
+                        every *= 2;
+                        next_log = device_log.last().map_or(0, |s| s.t_ns) + every;
+                        log_every = Some(every);
+                    }
                 }
             }
             if next_io == u64::MAX && l.parked == 0 {

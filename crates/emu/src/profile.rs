@@ -538,21 +538,24 @@ impl Profile {
                 self.buffer.buffer_kib
             ));
         }
-        for (k, v) in [
-            ("read_us", n.read_us),
-            ("program_us", n.program_us),
-            ("erase_us", n.erase_us),
-            ("program_suspend_us", n.program_suspend_us),
-            ("erase_suspend_us", n.erase_suspend_us),
-            ("read_overhead_us", self.host.read_overhead_us),
-            ("write_us", self.host.write_us),
-            ("dram_read_us", self.host.dram_read_us),
-            ("write_stall_us", self.host.write_stall_us),
-            ("command_us", self.host.command_us),
+        // A flash operation or a controller step takes microseconds to milliseconds on any
+        // drive (QLC programs some 5 ms); a firmware stall up to a second. Beyond, a drive's
+        // requests in flight at a step's deadline would finish hours later.
+        for (k, v, below) in [
+            ("read_us", n.read_us, 1e5),
+            ("program_us", n.program_us, 1e5),
+            ("erase_us", n.erase_us, 1e5),
+            ("program_suspend_us", n.program_suspend_us, 1e5),
+            ("erase_suspend_us", n.erase_suspend_us, 1e5),
+            ("read_overhead_us", self.host.read_overhead_us, 1e5),
+            ("write_us", self.host.write_us, 1e5),
+            ("dram_read_us", self.host.dram_read_us, 1e5),
+            ("write_stall_us", self.host.write_stall_us, 1e6),
+            ("command_us", self.host.command_us, 1e5),
         ] {
-            if !(0.0..1e7).contains(&v) {
+            if !(0.0..below).contains(&v) {
                 return err(format!(
-                    "invalid {k} \"{v}\": expected microseconds from 0 to below 10000000"
+                    "invalid {k} \"{v}\": expected microseconds from 0 to below {below}"
                 ));
             }
         }

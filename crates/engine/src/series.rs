@@ -146,17 +146,30 @@ impl SeriesSink {
     /// last interval may be partial: its rates are over the part that ran, never over a
     /// made-up length); a stream's intervals without completions appear as zero rows (stalls
     /// must be visible), idle stretches over a minute of intervals as their first and last
-    /// interval only.
-    pub fn finish(&self, elapsed_ns: u64) -> Vec<JobSecond> {
+    /// interval only. Returns the points and the interval they are of: the sink's, or a whole
+    /// multiple of it where a job outlasted its interval so far that it would have more than
+    /// [`MAX_INTERVALS`] (see [`coarsen`]).
+    pub fn finish(&self, elapsed_ns: u64) -> (Vec<JobSecond>, u64) {
         let n = self.inner.lock().expect("series lock").closed_below.len();
         for w in 0..n {
             self.close(w, u64::MAX);
         }
-        let g = self.inner.lock().expect("series lock");
+        let mut g = self.inner.lock().expect("series lock");
         let last = g.done.iter().map(|c| c.second).max();
         let Some(last) = last else {
-            return Vec::new();
+            return (Vec::new(), self.interval_ns);
         };
+        // Rows shown at a merge factor: every busy interval and short idle stretches.
+        let rows_at = |k: u64| {
+            let mut busy: Vec<u64> = g.done.iter().map(|c| c.second / k).collect();
+            busy.sort_unstable();
+            seconds_to_show(busy.into_iter(), last / k).len() as u64
+        };
+        let k = coarsening(&rows_at);
+        if k > 1 {
+            g.done = coarsen(std::mem::take(&mut g.done), k);
+        }
+        let last = last / k;
         let mut streams: Vec<StreamId> = g.done.iter().map(|c| c.stream).collect();
         streams.sort_unstable();
         streams.dedup();
@@ -165,7 +178,7 @@ impl SeriesSink {
             grid.insert((c.second, c.stream), c);
         }
         let mut out = Vec::new();
-        let iv = self.interval_ns;
+        let iv = self.interval_ns * k;
         for second in seconds_to_show(grid.keys().map(|k| k.0), last) {
             // Completions exactly at the end of the job fall at the start of an interval that
             // has no length: count 1 ns rather than divide by zero.
@@ -188,8 +201,55 @@ impl SeriesSink {
                 });
             }
         }
-        out
+        (out, iv)
     }
+}
+
+/// Most intervals a job's points show: a step expected to last a second logs at 1 ms, and one
+/// whose requests still in flight at its deadline take hours to finish (a drive of 0.1 s
+/// programs) would otherwise keep millions of rows, gigabytes of run.json.
+pub const MAX_INTERVALS: u64 = 20_000;
+
+/// The factor (1, 2, 5, 10, 20, ...) by which intervals merge so that the rows shown
+/// (`rows_at(k)`) are at most [`MAX_INTERVALS`].
+fn coarsening(rows_at: &dyn Fn(u64) -> u64) -> u64 {
+    let mut k = 1u64;
+    let mut steps = [2u64, 5, 10].into_iter().cycle();
+    let mut base = 1u64;
+    while rows_at(k) > MAX_INTERVALS {
+        let m = steps.next().expect("cycle");
+        k = base * m;
+        if m == 10 {
+            base *= 10;
+        }
+    }
+    k
+}
+
+/// Every `k` consecutive intervals of a stream as one: counts and bytes add up, the mean is
+/// weighted by the completions, the P99 is the largest of the parts' (an upper bound: the
+/// parts' latencies are not kept).
+fn coarsen(done: Vec<Closed>, k: u64) -> Vec<Closed> {
+    let mut merged: BTreeMap<(u64, StreamId), Closed> = BTreeMap::new();
+    for c in done {
+        let key = (c.second / k, c.stream);
+        let m = merged.entry(key).or_insert(Closed {
+            second: key.0,
+            stream: c.stream,
+            ios: 0,
+            bytes: 0,
+            mean: 0.0,
+            p99: 0,
+        });
+        let ios = m.ios + c.ios;
+        if ios > 0 {
+            m.mean = (m.mean * m.ios as f64 + c.mean * c.ios as f64) / ios as f64;
+        }
+        m.ios = ios;
+        m.bytes += c.bytes;
+        m.p99 = m.p99.max(c.p99);
+    }
+    merged.into_values().collect()
 }
 
 /// Idle stretches up to this many seconds appear second by second.
@@ -221,6 +281,29 @@ fn seconds_to_show(busy: impl Iterator<Item = u64>, last: u64) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_job_far_past_its_interval_keeps_a_bounded_number_of_coarser_points() {
+        let dense = |n: u64| move |k: u64| n.div_ceil(k);
+        assert_eq!(coarsening(&dense(MAX_INTERVALS)), 1);
+        assert_eq!(coarsening(&dense(MAX_INTERVALS + 1)), 2);
+        assert_eq!(coarsening(&dense(3 * MAX_INTERVALS)), 5);
+        assert_eq!(coarsening(&dense(90 * MAX_INTERVALS)), 100);
+        // 100,000 busy 1 ms intervals: 20,000 rows of 5 ms, every I/O and byte kept.
+        let sink = SeriesSink::with_interval(1, 1_000_000);
+        let mut acc = OpStats::default();
+        acc.record(1_000, 4096);
+        for s in 0..100_000 {
+            sink.push(s, StreamId::main(Op::Write), &acc);
+            // A writer closes each interval as it moves on (the open ones hold histograms).
+            sink.close(0, s + 1);
+        }
+        let (rows, iv) = sink.finish(100_000 * 1_000_000);
+        assert_eq!(iv, 5_000_000);
+        assert_eq!(rows.len(), 20_000);
+        assert_eq!(rows.iter().map(|r| r.ios).sum::<u64>(), 100_000);
+        assert_eq!(rows[0].ios, 5);
+    }
 
     #[test]
     fn idle_stretches_are_dense_up_to_a_minute_then_two_rows() {

@@ -290,17 +290,18 @@ impl Stats {
             }
             errors.merge(&p.errors);
         }
+        let (series, series_interval_ns) = sink.finish(elapsed_ns);
         Stats {
             clock,
             elapsed_ns,
             ops,
             probes,
-            series: sink.finish(elapsed_ns),
+            series,
             errors,
             partial: false,
             counters: CounterLog::default(),
             fill: None,
-            series_interval_ns: sink.interval_ns(),
+            series_interval_ns,
             probe_intervals: intervals
                 .into_iter()
                 .map(|((index, op), stats)| ProbeInterval { index, op, stats })

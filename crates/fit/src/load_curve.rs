@@ -152,6 +152,8 @@ pub fn measure_curve(text: &str, drive: &LoadCurve) -> Result<LoadCurve, FitErro
         seed: drive.seed,
         spec_rand_write_iops: Some(drive.full_load_iops),
         pts_cell_s: None,
+        max_load_percent: None,
+        load_relative_to_own: false,
     };
     study_curve(&mut target, &opts, "the twin")
 }

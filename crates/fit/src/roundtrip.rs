@@ -137,6 +137,8 @@ pub fn study_hidden(text: &str, seed: u64) -> Result<LoadCurve, FitError> {
             .and_then(|s| s.rand_write_kiops)
             .map(|k| k * 1e3),
         pts_cell_s: None,
+        max_load_percent: None,
+        load_relative_to_own: false,
     };
     study_curve(&mut t, &opts, "the hidden drive's study")
 }

@@ -123,6 +123,8 @@ pub fn skew_study(text: &str, quick: bool, seed: u64, source: &str) -> Result<Sk
         seed,
         spec_rand_write_iops: None,
         pts_cell_s: None,
+        max_load_percent: None,
+        load_relative_to_own: false,
     };
     let doc = run_study(&mut target, STUDY, &opts)?;
     SkewCurve::from_study(&doc, source).map_err(|e| FitError::Twin(e.to_string()))

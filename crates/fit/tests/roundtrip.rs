@@ -20,6 +20,7 @@ const SEED: u64 = 34;
 /// that never filled the buffer) from the sizes that burst leaves (the load stage alone took
 /// 8 MiB for 32).
 #[test]
+#[ignore = "slow, about 290 s: .ci/extra/slow-tests.sh runs it"]
 fn twins_reproduce_the_figures_they_were_fitted_to() {
     for i in [5, 7, 18] {
         let h = hidden(SEED, i, 1 << 30);

@@ -61,6 +61,8 @@ pub struct DriveFigures {
     pub name: String,
     pub origin: Origin,
     pub capacity_gb: Option<f64>,
+    /// The full-size drive a scaled emulated drive stands for, decimal GB.
+    pub full_capacity_gb: Option<f64>,
     pub spec: Spec,
     pub seq_read_mb_s: Option<f64>,
     pub seq_write_mb_s: Option<f64>,
@@ -177,6 +179,7 @@ impl DriveFigures {
                 .unwrap_or_else(|| r.target.name.clone()),
             origin: Origin::Measured { partial: r.partial },
             capacity_gb: Some(r.target.capacity_bytes as f64 / 1e9),
+            full_capacity_gb: r.target.full_capacity_bytes.map(|b| b as f64 / 1e9),
             spec: r.spec.clone().unwrap_or_default(),
             seq_read_mb_s: op(steps::SEQ_READ, "read").map(|o| o.mb_s),
             seq_write_mb_s: op(steps::SEQ_WRITE, "write").map(|o| o.mb_s),

@@ -113,6 +113,7 @@ fn parse(text: &str) -> Reference {
                 wa_measured: measured,
                 wa_implied: implied,
                 implied_not_meaningful: None,
+                full_capacity_gb: None,
                 op_formula: Some(d.op_estimate_pct / 100.0),
                 op_greedy: None,
                 steady: Skewed::default(),

@@ -199,6 +199,7 @@ fn in_words(key: &str) -> String {
         ("_kiops", "kIOPS"),
         ("_us", "us"),
         ("_iops", "IOPS"),
+        ("_gib", "GiB"),
     ]
     .iter()
     .find_map(|(suffix, unit)| {
@@ -231,6 +232,10 @@ fn in_words(key: &str) -> String {
 }
 
 fn number(v: f64) -> String {
+    // Counts (open zones, streams, threads) are whole numbers: no decimals to read past.
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        return format!("{v:.0}");
+    }
     if v.abs() >= 100.0 {
         format!("{v:.0}")
     } else if v.abs() >= 10.0 {
@@ -295,30 +300,39 @@ pub fn html(doc: &StudyDoc, charts: &[StudyChart], dots: &[StudyDots]) -> String
     page.heading("method", "Method");
     page.para("", &doc.method);
     page.heading("points", "Points");
-    let keys = value_keys(&doc.points);
-    let words: Vec<String> = keys.iter().map(|k| in_words(k)).collect();
-    let mut header: Vec<&str> = vec!["series", "point"];
-    header.extend(words.iter().map(String::as_str));
-    header.push("drive time [s]");
-    let rows: Vec<Vec<String>> = doc
-        .points
-        .iter()
-        .map(|p| {
-            let mut r = vec![p.series.clone(), p.x_label.clone()];
-            r.extend(
-                keys.iter()
-                    .map(|k| p.values.get(k).map(|v| number(*v)).unwrap_or_default()),
-            );
-            r.push(format!("{:.2}", p.target_s));
-            r
-        })
-        .collect();
-    // Studies with many values (latency-load has 14) scroll their table sideways on a narrow
-    // screen instead of widening the page.
-    page.raw(&format!(
-        "<div style=\"overflow-x:auto\">{}</div>",
-        simple_table("points", &header, &rows, 2)
-    ));
+    // A table per series, each with the values its points have: one series' values (a
+    // warm-up's WAF, a whole write's figures) leave no empty columns in another's rows.
+    for series in series_names(&doc.points) {
+        let pts: Vec<StudyPoint> = doc
+            .points
+            .iter()
+            .filter(|p| p.series == series)
+            .cloned()
+            .collect();
+        let keys = value_keys(&pts);
+        let words: Vec<String> = keys.iter().map(|k| in_words(k)).collect();
+        let mut header: Vec<&str> = vec!["series", "point"];
+        header.extend(words.iter().map(String::as_str));
+        header.push("drive time [s]");
+        let rows: Vec<Vec<String>> = pts
+            .iter()
+            .map(|p| {
+                let mut r = vec![p.series.clone(), p.x_label.clone()];
+                r.extend(
+                    keys.iter()
+                        .map(|k| p.values.get(k).map(|v| number(*v)).unwrap_or_default()),
+                );
+                r.push(format!("{:.2}", p.target_s));
+                r
+            })
+            .collect();
+        // Studies with many values (latency-load has 14) scroll their table sideways on a
+        // narrow screen instead of widening the page.
+        page.raw(&format!(
+            "<div style=\"overflow-x:auto\">{}</div>",
+            simple_table("points", &header, &rows, 2)
+        ));
+    }
     page.finish(&format!(
         "seed {}; {} point{}; {:.1} s wall. Values: WAF = media bytes / host bytes as the drive counts them; MB/s decimal; latencies in microseconds; drive time: seconds each point took on the target's clock (virtual on an emulated drive, wall otherwise).",
         doc.seed,
@@ -339,5 +353,6 @@ mod tests {
         assert_eq!(in_words("waf"), "WAF");
         assert_eq!(in_words("read_probe_avg_us"), "read probe avg [us]");
         assert_eq!(in_words("zone_bytes"), "zone bytes");
+        assert_eq!(in_words("written_gib"), "written [GiB]");
     }
 }

@@ -309,9 +309,13 @@ const fn row_if_any(variant: &'static str, cell: fn(&DriveFigures) -> Cell) -> R
 
 /// Table 2: SSD performance.
 const TABLE2: &[RowSpec] = &[
-    row("Capacity [GB]", "", "Capacity benchmarked, decimal GB.", |d| {
+    row("Capacity [GB]", "", "Capacity benchmarked, decimal GB; a scaled emulated drive says which full-size drive it stands for.", |d| {
         let gb = d.capacity_gb;
-        plain(gb, if gb.unwrap_or(0.0) >= 10.0 { 0 } else { 2 })
+        let mut c = plain(gb, if gb.unwrap_or(0.0) >= 10.0 { 0 } else { 2 });
+        if let (Some(full), Some(_)) = (d.full_capacity_gb, c.value) {
+            c.text = format!("{} (scaled; stands for {full:.0})", c.text);
+        }
+        c
     }),
     row("Seq. Read [MB/s]", "Spec", "512 KiB reads over the filled drive.", |d| {
         spec(d.spec.seq_read_mb_s, 0)

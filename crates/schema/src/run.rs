@@ -112,6 +112,10 @@ pub struct TargetInfo {
     /// what a study infers; `None` where the drive does not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gc_unit_bytes: Option<u64>,
+    /// The full-size drive a scaled emulated drive stands for (its profile's `full_capacity`),
+    /// where it is scaled: a share of this drive is that share of the full-size one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_capacity_bytes: Option<u64>,
 }
 
 /// One per-second (or per-round) point of a step's time series.

@@ -59,15 +59,18 @@ pub fn run(
     let t0 = Instant::now();
     let c0 = thread_cpu_s();
     let pages = store.config().pages;
-    store.load(&mut |n| {
-        progress(
-            Phase::Load {
-                pages: n,
-                of: pages,
-            },
-            Clock::default(),
-        )
-    })?;
+    store.load_until(
+        &mut |n| {
+            progress(
+                Phase::Load {
+                    pages: n,
+                    of: pages,
+                },
+                Clock::default(),
+            )
+        },
+        stop,
+    )?;
     let load_wall_s = t0.elapsed().as_secs_f64();
     let mut r = Runner::new(p.workers, p.op_cpu_ns);
     r.run(store, ops, p.warmup, stop, &mut |_, c, done| {

@@ -374,6 +374,16 @@ impl Store {
 
     /// Writes every page once (the load phase), in batches of 256 pages.
     pub fn load(&mut self, progress: &mut dyn FnMut(u64)) -> Result<(), StoreError> {
+        self.load_until(progress, &|| false)
+    }
+
+    /// [`Store::load`], ending after the batch in which `stop` turns true (a Ctrl-C: the pages
+    /// after it are never loaded, and the phases after the load end at once).
+    pub fn load_until(
+        &mut self,
+        progress: &mut dyn FnMut(u64),
+        stop: &dyn Fn() -> bool,
+    ) -> Result<(), StoreError> {
         const BATCH: u64 = 256;
         let mut page = vec![0u8; PAGE];
         let mut pid = 0;
@@ -416,6 +426,9 @@ impl Store {
             }
             pid = end;
             progress(pid);
+            if stop() {
+                break;
+            }
         }
         Ok(())
     }

@@ -64,6 +64,12 @@ impl SuiteTarget for EmuTarget {
             reports_media_writes: true,
             kind: Some("emulated".into()),
             gc_unit_bytes: Some(self.exec.drive().geometry().ppb() * LBA_BYTES),
+            full_capacity_bytes: self
+                .exec
+                .profile()
+                .full_capacity_bytes()
+                .ok()
+                .filter(|f| *f > self.capacity_bytes()),
         }
     }
 

@@ -102,7 +102,8 @@ pub enum Bound {
     Seconds(f64),
     /// Host writes of this many times the capacity, before scaling.
     DriveWrites(f64),
-    /// Host writes of this many bytes, at most [`BURST_SHARE_MAX`] of the capacity, unscaled.
+    /// Host writes of this many bytes (a third in quick mode), at most [`BURST_SHARE_MAX`] of
+    /// the capacity.
     Bytes(u64),
 }
 

@@ -286,7 +286,10 @@ impl Ctx<'_> {
                 (None, Some((b / step.bs).max(1) * step.bs))
             }
             Bound::Bytes(b) => {
-                let b = b.min((self.capacity as f64 * BURST_SHARE_MAX) as u64);
+                // The burst, shortened in quick mode as the workloads are (a third of 1 GiB
+                // still outlasts the buffers of the library's drives).
+                let b = ((b as f64 * self.scales.drive_writes) as u64)
+                    .min((self.capacity as f64 * BURST_SHARE_MAX) as u64);
                 (None, Some((b / step.bs).max(1) * step.bs))
             }
         };

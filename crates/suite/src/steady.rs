@@ -66,14 +66,7 @@ impl SteadyCriteria {
             sxx += dx * dx;
         }
         let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
-        let scale = mean.abs();
-        let (range_ratio, slope_ratio) = if scale > 0.0 {
-            ((max - min) / scale, (slope * (n - 1.0)).abs() / scale)
-        } else if max == min {
-            (0.0, 0.0)
-        } else {
-            (f64::INFINITY, f64::INFINITY)
-        };
+        let (range_ratio, slope_ratio) = band_ratios(mean, min, max, slope, n);
         WindowCheck {
             first,
             mean,
@@ -94,9 +87,48 @@ impl SteadyCriteria {
     }
 }
 
+/// A window's spread and drift, each as a share of its mean: (max - min) / |mean| and
+/// |slope x (n - 1)| / |mean|; a zero mean is flat only if every value is zero.
+fn band_ratios(mean: f64, min: f64, max: f64, slope: f64, n: f64) -> (f64, f64) {
+    let scale = mean.abs();
+    if scale > 0.0 {
+        ((max - min) / scale, (slope * (n - 1.0)).abs() / scale)
+    } else if max == min {
+        (0.0, 0.0)
+    } else {
+        (f64::INFINITY, f64::INFINITY)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The running sums agree with the direct check on every stretch, steady or not.
+    #[test]
+    fn running_sums_agree_with_the_direct_check() {
+        let mut x = 7u64;
+        let mut values = Vec::new();
+        for k in 0..300 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let noise = (x >> 40) as f64 / (1u64 << 24) as f64;
+            // A climb, then a plateau with a little noise, then a spike.
+            let base = if k < 100 { 50.0 + k as f64 } else { 150.0 };
+            values.push(base + noise * if k == 250 { 80.0 } else { 4.0 });
+        }
+        for last in [20, 99, 150, 299] {
+            let holds = holds_to(&values, last, last - 1);
+            for (i, h) in holds.iter().enumerate().take(last) {
+                let c = SteadyCriteria {
+                    rounds: last + 1 - i,
+                    ..SteadyCriteria::default()
+                };
+                assert_eq!(*h, c.check(i, &values[i..=last]).steady, "{i}..={last}");
+            }
+        }
+    }
 
     fn iv(k: u64, write_mb: f64) -> Interval {
         Interval {
@@ -386,7 +418,15 @@ pub fn stretch_through(r: &Rounds, from_ns: u64, to_ns: u64) -> Option<Option<Wi
     if inside.len() < 2 {
         return Some(None);
     }
-    // Rounds i..=end hold within the bands, throughput and (where all report it) WAF.
+    // Whether rounds i..=last hold within the bands, throughput and (where all report it)
+    // WAF, for every i up to `first`: one pass back from `last` with running sums, so a step
+    // with thousands of rounds (the requests in flight at a deadline completing long after
+    // it) costs linear time, not quadratic.
+    let holds = holds_to(&r.mb_s, last, first);
+    let waf: Option<Vec<f64>> = r.waf[..=last].iter().copied().collect();
+    let waf_holds = waf.map(|v| holds_to(&v, last, first));
+    let within_to_last = |i: usize| holds[i] && waf_holds.as_ref().is_none_or(|h| h[i]);
+    // Rounds i..=end hold (the detector's own window: checked directly).
     let within = |i: usize, end: usize| {
         let c = SteadyCriteria {
             rounds: end + 1 - i,
@@ -400,10 +440,39 @@ pub fn stretch_through(r: &Rounds, from_ns: u64, to_ns: u64) -> Option<Option<Wi
     (0..=first)
         .filter(|&i| i + WINDOW_ROUNDS <= r.mb_s.len())
         .find_map(|i| {
-            within(i, last)?;
+            within_to_last(i).then_some(())?;
             within(i, i + WINDOW_ROUNDS - 1)
         })
         .map(Some)
+}
+
+/// For each `i` in `0..=first`, whether `values[i..=last]` is within the detector's bands
+/// (range and fitted-line excursion against the mean), from running sums over a backward pass.
+fn holds_to(values: &[f64], last: usize, first: usize) -> Vec<bool> {
+    let c = SteadyCriteria::default();
+    let mut out = vec![false; first + 1];
+    let (mut sum, mut sum_kv) = (0.0f64, 0.0f64);
+    let (mut min, mut max) = (f64::MAX, f64::MIN);
+    for i in (0..=last).rev() {
+        let v = values[i];
+        sum += v;
+        sum_kv += i as f64 * v;
+        min = min.min(v);
+        max = max.max(v);
+        if i > first {
+            continue;
+        }
+        let n = (last + 1 - i) as f64;
+        let mean = sum / n;
+        // Least squares over x = k - i, k = i..=last: sxy = sum (x - xm) v, sxx = n(n^2-1)/12.
+        let xm = (n - 1.0) / 2.0;
+        let sxy = (sum_kv - i as f64 * sum) - xm * sum;
+        let sxx = n * (n * n - 1.0) / 12.0;
+        let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+        let (range_ratio, slope_ratio) = band_ratios(mean, min, max, slope, n);
+        out[i] = range_ratio <= c.range_band && slope_ratio <= c.slope_band;
+    }
+    out
 }
 
 /// The detector over a step's rounds; `None` when it had no rounds at all.

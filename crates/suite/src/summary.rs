@@ -388,7 +388,16 @@ pub fn step_result(step: &Step, run: &StepRun, o: &StepOutcome, meta: StepMeta) 
         repetition: Some(meta.repetition),
         pass: Some(meta.pass),
         stage: step.stage.map(|s| s.name().to_string()),
-        interval_s: Some(run.interval_ns as f64 / 1e9),
+        // The interval the points are of: the step's, or a multiple where a step outlasted its
+        // expected length so far that its points were merged (engine::series::MAX_INTERVALS).
+        interval_s: Some(
+            o.segments
+                .iter()
+                .map(|s| s.stats.series_interval_ns)
+                .max()
+                .unwrap_or(run.interval_ns) as f64
+                / 1e9,
+        ),
         value: Some(value),
         probe_intervals: probe_ivs,
         wall_s: Some(o.wall_s),

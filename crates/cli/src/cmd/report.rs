@@ -68,6 +68,25 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .map(|p| load_run(p).or_usage())
         .collect::<anyhow::Result<Vec<_>>>()?;
     let refs: Vec<&RunResult> = results.iter().collect();
+    // A quick run beside published full-length figures: say how rough it is.
+    let quick_note = reference.as_ref().and_then(|_| {
+        let quick: Vec<String> = input_files
+            .iter()
+            .zip(&results)
+            .filter(|(_, r)| r.run.as_ref().is_some_and(|i| i.quick))
+            .map(|(p, _)| p.display().to_string())
+            .collect();
+        (!quick.is_empty()).then(|| {
+            format!(
+                "note: {} {} --quick (durations x 1/1000, drive writes x 1/3): rough numbers beside the paper's full-length measurements; compare a full run",
+                quick.join(", "),
+                if quick.len() == 1 { "is" } else { "are" }
+            )
+        })
+    });
+    if let Some(n) = &quick_note {
+        eprintln!("{n}");
+    }
     let figures = html::all_figures(&run_charts::drives(&refs), reference.as_ref());
     let (t2, t3) = tables(&figures);
     let ansi = match args.color.as_str() {
@@ -81,7 +100,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         terminal::table(&t3, ansi)
     );
     if let Some(p) = &args.markdown {
-        let md = format!("{}\n{}", markdown::table(&t2), markdown::table(&t3));
+        let mut md = format!("{}\n{}", markdown::table(&t2), markdown::table(&t3));
+        if let Some(n) = &quick_note {
+            md.push_str(&format!("\n{n}\n"));
+        }
         write_output(p, md.as_bytes())?;
     }
     if let Some(p) = &args.html {

@@ -47,6 +47,14 @@ pub struct Args {
     /// --quick 1).
     #[arg(long, value_name = "SECONDS")]
     pts_cell: Option<String>,
+    /// latency-load's highest level, percent of its 100% (default 100; up to 200, to find a
+    /// knee above the datasheet's rate).
+    #[arg(long, value_name = "PERCENT")]
+    max_load: Option<String>,
+    /// What latency-load's 100% is: spec (the datasheet's random-write IOPS; the default where
+    /// there is one) or own (the drive's sustained rate, measured in the warm-up).
+    #[arg(long, value_name = "spec|own")]
+    relative_to: Option<String>,
     #[command(flatten)]
     drive: DriveArgs,
     /// No progress and no findings; print only the output directory.
@@ -118,6 +126,18 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             st.takes_pts_cell(),
             "the pts-* studies read",
         ),
+        (
+            "--max-load",
+            args.max_load.is_some(),
+            st.takes_load_levels(),
+            "latency-load reads",
+        ),
+        (
+            "--relative-to",
+            args.relative_to.is_some(),
+            st.takes_load_levels(),
+            "latency-load reads",
+        ),
     ] {
         if given && !takes {
             return Err(usage(format!(
@@ -144,6 +164,38 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             Some(ns as f64 / 1e9)
         }
     };
+    let max_load_percent = args
+        .max_load
+        .as_deref()
+        .map(|m| {
+            let t = m.trim();
+            t.strip_suffix('%')
+                .unwrap_or(t)
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|p| (10.0..=200.0).contains(p))
+                .ok_or_else(|| {
+                    usage(format!(
+                        "invalid --max-load \"{m}\": expected a percentage from 10% to 200%, e.g. 150%"
+                    ))
+                })
+        })
+        .transpose()?;
+    let load_relative_to_own = match args.relative_to.as_deref() {
+        None | Some("spec") => false,
+        Some("own") => true,
+        Some(other) => {
+            return Err(usage(format!(
+                "invalid --relative-to \"{other}\": expected spec or own"
+            )))
+        }
+    };
+    if load_relative_to_own && args.spec_rand_write.is_some() {
+        return Err(usage(
+            "--relative-to own takes 100% from the drive itself: give no --spec-rand-write with it",
+        ));
+    }
     // Checked before --out: bad input writes nothing.
     args.drive.size_bytes()?;
     let out = args
@@ -167,6 +219,8 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         spec_rand_write_iops: spec_iops,
         pts_cell_s,
+        max_load_percent,
+        load_relative_to_own,
     };
     let doc = study::run(st, target.as_mut(), &opts, stop, &bars);
     bars.clear();

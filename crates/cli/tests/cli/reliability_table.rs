@@ -584,6 +584,7 @@ fn doc_path() -> PathBuf {
 }
 
 #[test]
+#[ignore = "slow, about 36 s: .ci/extra/slow-tests.sh runs it"]
 fn the_reliability_table_says_what_the_binary_does() {
     let update = std::env::var_os("UPDATE_DOCS").is_some();
     let slow_ok = update || std::env::var_os("SSDIQ_SLOW_CASES").is_some();

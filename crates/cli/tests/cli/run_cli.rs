@@ -154,6 +154,7 @@ fn quick(target: &str, dir: &Path, args: &[&str]) -> (Value, String) {
 }
 
 #[test]
+#[ignore = "slow, about 40 s: .ci/extra/slow-tests.sh runs it"]
 fn quick_run_on_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("t.img");
@@ -452,6 +453,7 @@ fn more_op_means_less_waf_and_a_higher_estimate() {
 }
 
 #[test]
+#[ignore = "slow, about 23 s: .ci/extra/slow-tests.sh runs it"]
 fn quick_run_on_a_loop_device_refuses_a_filesystem_until_named() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();

@@ -14,12 +14,13 @@ use std::time::{Duration, Instant};
 use super::common::{bin, json, s};
 
 /// Overrides that push the model to its ends: the smallest buffer a profile accepts (one
-/// program unit of the default geometry), programs of 10 s, every write stalled, one die
-/// behind one command slot, no idle-time GC, huge OP with every read retried.
+/// program unit of the default geometry), the slowest programs a profile accepts (0.1 s),
+/// every write stalled for the longest stall accepted (1 s), one die behind one command slot,
+/// no idle-time GC, huge OP with every read retried.
 const OVERRIDES: [&str; 6] = [
     "buffer_kib=192",
-    "program_us=9999999",
-    "write_stall_rate=1,write_stall_us=9999999",
+    "program_us=99999",
+    "write_stall_rate=1,write_stall_us=999999",
     "channels=1,dies_per_channel=1,command_slots=1",
     "idle_mb_s=0,buffer_kib=192",
     "op=5,suspend=off,read_retry_rate=1",

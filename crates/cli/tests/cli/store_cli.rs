@@ -250,7 +250,7 @@ fn model_data_mode_reports_its_calibration_and_matches_bytes() {
     assert!((x / y - 1.0).abs() < 0.02, "DB WAF bytes {x}, model {y}");
 }
 
-/// The store's default drive is the PM9A3 at 2 GiB with the profile's own buffer, which
+/// The store's default drive is the PM9A3 at 8 GiB with the profile's own buffer, which
 /// programs every write it accepts: the paper's in-place SSD WAF of 2.36 on that drive rules out
 /// absorbing the double-write copies, which would more than halve it.
 #[test]
@@ -273,14 +273,14 @@ fn the_default_drive_programs_the_double_write_copies() {
     let default = waf(None);
     assert_eq!(
         default,
-        waf(Some("emu:pm9a3,capacity=2GiB,rewrite_window=none")),
-        "the default is the PM9A3 at 2 GiB, programming what it accepts"
+        waf(Some("emu:pm9a3,capacity=8GiB,rewrite_window=none")),
+        "the default is the PM9A3 at 8 GiB, programming what it accepts"
     );
     assert!(
         (2.0..3.0).contains(&default),
         "in place on the default drive: {default} (the paper: 2.36)"
     );
-    let absorbed = waf(Some("emu:pm9a3,capacity=2GiB,rewrite_window=full"));
+    let absorbed = waf(Some("emu:pm9a3,capacity=8GiB,rewrite_window=full"));
     assert!(
         default > 1.5 * absorbed,
         "programmed {default} vs absorbed {absorbed}"

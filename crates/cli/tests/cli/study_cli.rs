@@ -508,6 +508,50 @@ fn latency_load_rises_with_load() {
         &["--quick", "--spec-rand-write", "20"],
     );
     assert!((value(at(&doc, series, 100.0), "offered_kiops") - 20.0).abs() < 1e-9);
+    // Past the drive's own rate the writes queue: --max-load finds the knee and says where
+    // (issue 51: the study stopped at 100%, before it, and said nothing).
+    let doc = study(
+        "latency-load",
+        SMALL,
+        &dir.path().join("ll3"),
+        &["--quick", "--max-load", "200%"],
+    );
+    assert_eq!(points(&doc, series).len(), 5);
+    let knee = doc["result"]["knee_percent"].as_f64().expect("a knee");
+    assert!(knee > 100.0, "{knee}");
+    let f = doc["findings"].to_string();
+    assert!(f.contains(&format!("knee at {knee:.0}% load")), "{f}");
+    // Settled before the first level: its WAF is the drive's, not the warm-up's drain.
+    let waf = |x: f64| value(at(&doc, series, x), "waf");
+    assert!(
+        (waf(10.0) / waf(100.0) - 1.0).abs() < 0.1,
+        "{} {}",
+        waf(10.0),
+        waf(100.0)
+    );
+    // --relative-to own: 100% is the warm-up's rate, and the drive is at its knee there.
+    let doc = study(
+        "latency-load",
+        SMALL,
+        &dir.path().join("ll4"),
+        &["--quick", "--relative-to", "own"],
+    );
+    let w = points(&doc, "warm-up")[0];
+    let own = value(w, "full_load_iops") / 1e3;
+    assert!((value(w, "write_kiops") - own).abs() < 1e-6);
+    assert!(doc["findings"].to_string().contains("own sustained rate"));
+    common::usage_error(
+        &["study", "skew", "--max-load", "150%"],
+        "study skew takes no --max-load",
+    );
+    common::usage_error(
+        &["study", "latency-load", "--max-load", "300"],
+        "invalid --max-load",
+    );
+    common::usage_error(
+        &["study", "latency-load", "--relative-to", "x"],
+        "invalid --relative-to",
+    );
 }
 
 #[test]
@@ -590,6 +634,7 @@ fn a_study_on_a_loop_device_refuses_a_filesystem_until_named() {
 }
 
 #[test]
+#[ignore = "slow, about 36 s: .ci/extra/slow-tests.sh runs it"]
 fn read_and_pts_studies_run_on_a_loop_device() {
     use common::loopdev;
     let _g = loopdev::serial();

@@ -62,6 +62,44 @@ impl Series {
     }
 }
 
+/// A line of more points than its plot has pixel columns drawn with at most four a column:
+/// the first, the lowest, the highest and the last of each (the line looks the same, every
+/// spike kept; an hour of per-second points is not 3,600 SVG vertices per series). `pts`
+/// in plot coordinates, in x order.
+fn decimate(pts: Vec<(f64, f64)>, (lo, hi): (f64, f64), columns: usize) -> Vec<(f64, f64)> {
+    if pts.len() <= 4 * columns || hi <= lo {
+        return pts;
+    }
+    let col = |x: f64| (((x - lo) / (hi - lo)) * columns as f64).floor() as i64;
+    let mut out = Vec::with_capacity(4 * columns + 4);
+    let mut i = 0;
+    while i < pts.len() {
+        let c = col(pts[i].0);
+        let mut j = i;
+        let (mut min, mut max) = (i, i);
+        while j < pts.len() && col(pts[j].0) == c {
+            if pts[j].1 < pts[min].1 {
+                min = j;
+            }
+            if pts[j].1 > pts[max].1 {
+                max = j;
+            }
+            j += 1;
+        }
+        let mut keep = [i, min, max, j - 1];
+        keep.sort_unstable();
+        let mut last = usize::MAX;
+        for k in keep {
+            if k != last {
+                out.push(pts[k]);
+                last = k;
+            }
+        }
+        i = j;
+    }
+    out
+}
+
 /// A shaded x-range with its own legend key.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Band {
@@ -169,6 +207,7 @@ impl LineChart {
                     .iter()
                     .filter_map(|p| Some((self.x.to_plot(p[0])?, self.y.to_plot(p[1])?)))
                     .collect();
+                let pts = decimate(pts, (x.lo, x.hi), w.max(1.0) as usize);
                 let colour = s.colour.plotters();
                 match s.stroke {
                     Stroke::Solid => chart
@@ -229,6 +268,24 @@ fn marks_along(len: usize, k: usize, n: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimation_keeps_every_columns_extremes() {
+        // 36,000 points over 100 columns: a spike in the middle of each column's run.
+        let pts: Vec<(f64, f64)> = (0..36_000)
+            .map(|i| (i as f64, if i % 360 == 180 { 50.0 } else { (i % 7) as f64 }))
+            .collect();
+        let d = decimate(pts.clone(), (0.0, 36_000.0), 100);
+        assert!(d.len() <= 400, "{}", d.len());
+        assert_eq!(d.iter().filter(|p| p.1 == 50.0).count(), 100);
+        assert_eq!(d.first(), pts.first());
+        assert_eq!(d.last(), pts.last());
+        // Few points: drawn as they are.
+        assert_eq!(
+            decimate(pts[..300].to_vec(), (0.0, 36_000.0), 100).len(),
+            300
+        );
+    }
     use crate::chart::axis::Unit;
     use crate::chart::palette;
 

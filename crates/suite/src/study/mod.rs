@@ -67,6 +67,11 @@ impl Study {
         self.name == "latency-load"
     }
 
+    /// Whether the study reads `--max-load` and `--relative-to`.
+    pub fn takes_load_levels(&self) -> bool {
+        self.name == "latency-load"
+    }
+
     /// Whether the study reads `--pts-cell` (a SNIA PTS test period).
     pub fn takes_pts_cell(&self) -> bool {
         self.name.starts_with("pts-")
@@ -124,8 +129,17 @@ pub const STUDIES: &[Study] = &[
         title: "Latency against write load",
         source: "SSD-iq: Uncovering the Hidden Side of SSD Performance, Figure 8",
         x_axis: "write load [% of the drive's random-write IOPS]",
-        method: "Reset, fill, uniform 4 KiB random writes for a warm-up (1 drive write; quick: 0.5); then per load level 20 s (quick: 2 s) of 4 KiB random writes as Poisson arrivals at the level's rate (up to 256 in flight), with read and write probes (QD 1, paced at 1% of the full rate each).",
-        run: |b, o| latency_load::run(b, o.spec_rand_write_iops),
+        method: "Reset, fill, uniform 4 KiB random writes for a warm-up (1 drive write; quick: 0.5); then, unmeasured, 40 s (quick: 4 s) at the first level's rate, so that what the warm-up left in the write buffer and owed to GC is paid before anything is measured; then per load level 20 s (quick: 2 s) of 4 KiB random writes as Poisson arrivals at the level's rate (up to 256 in flight), with read and write probes beside them (open-loop, 1% of the full rate each, up to 64 in flight). 100% is the datasheet's random-write IOPS (--spec-rand-write, or the profile's), else, or with --relative-to own, the warm-up's measured rate; levels go to 100%, or to --max-load (up to 200%). The knee is the first level the drive does not keep up with: it completes less than 95% of the offered writes, or their average latency is over 10x that of the lowest level.",
+        run: |b, o| {
+            latency_load::run(
+                b,
+                latency_load::Levels {
+                    spec_iops: o.spec_rand_write_iops,
+                    max_percent: o.max_load_percent.unwrap_or(100.0),
+                    own: o.load_relative_to_own,
+                },
+            )
+        },
         conclude: latency_load::conclude,
         charts: &[
             StudyChart::new("Write latency against load", Some("write load"), &[("write_avg_us", "average"), ("write_p99_us", "P99"), ("write_p99999_us", "P99.999")], "write load [% of the random-write IOPS]", false, "latency [us]", true,
@@ -472,6 +486,11 @@ pub struct StudyOptions {
     pub spec_rand_write_iops: Option<f64>,
     /// Seconds of a PTS test period (default: the spec's 60; quick: 1).
     pub pts_cell_s: Option<f64>,
+    /// latency-load's highest level, in percent of its 100% (default 100, at most 200).
+    pub max_load_percent: Option<f64>,
+    /// latency-load's levels as shares of the drive's own sustained random-write rate (the
+    /// warm-up's), not of the datasheet's.
+    pub load_relative_to_own: bool,
 }
 
 /// Runs `study` on `target`. Errors before the first point are returned; later ones end the
