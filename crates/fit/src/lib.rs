@@ -14,8 +14,10 @@ mod load_curve;
 mod observed;
 pub mod paper;
 pub mod predict;
-mod profile_text;
+pub mod profile_text;
+pub mod range;
 pub mod roundtrip;
+pub mod sensitivity;
 mod skew_curve;
 pub mod twin;
 

@@ -81,6 +81,9 @@ pub fn under_load(text: &str, iops: f64, seed: u64) -> Result<Outcome, FitError>
 
 /// Zipf exponents of the skew prediction (SSD-iq Fig 4a's range).
 const ZIPF: [f64; 4] = [0.6, 0.8, 1.0, 1.2];
+/// Two-zone skews: the hot zone's share of the writes, to its share of the LBA space 100 - x
+/// (SSD-iq's TwoZ is 80/20).
+const TWO_ZONE: [f64; 3] = [80.0, 90.0, 95.0];
 /// Read-only shares of the LBA space (SSD-iq Fig 5's range).
 const READ_ONLY: [f64; 4] = [0.0, 0.3, 0.6, 0.9];
 /// OP as multiples of the twin's own.
@@ -88,8 +91,8 @@ const OP_FACTORS: [f64; 4] = [0.5, 1.0, 1.5, 2.0];
 /// Write load, in % of the twin's sustained uniform random-write rate.
 const LOAD_PERCENT: [f64; 4] = [25.0, 50.0, 75.0, 90.0];
 
-/// The twin's curves for studies the drive's run does not include: steady WA under Zipf skew,
-/// under a read-only share, and against OP, and write P99 against load. `progress` hears each
+/// The twin's curves for studies the drive's run does not include: steady WA under Zipf and
+/// two-zone skew, under a read-only share, and against OP, and write P99 against load. `progress` hears each
 /// point.
 pub fn predictions(
     text: &str,
@@ -104,6 +107,8 @@ pub fn predictions(
             x_axis: x_axis.into(),
             y_axis: y_axis.into(),
             points,
+            range: Vec::new(),
+            range_keys: Vec::new(),
         })
     };
     let waf = |o: Outcome| o.waf.unwrap_or(f64::NAN);
@@ -113,6 +118,19 @@ pub fn predictions(
         pts.push((z, waf(steady_writes(text, &format!("zipf:{z}"), seed)?)));
     }
     curve("skew", "WA under Zipf skew", "Zipf exponent", "WA", pts);
+    let mut pts = Vec::new();
+    for hot in TWO_ZONE {
+        let pattern = format!("twozone:{hot}/{}", 100.0 - hot);
+        progress(&pattern);
+        pts.push((hot, waf(steady_writes(text, &pattern, seed)?)));
+    }
+    curve(
+        "twozone",
+        "WA under two-zone skew",
+        "writes to the hot zone [%] (of 100 - x% of the space)",
+        "WA",
+        pts,
+    );
     let mut pts = Vec::new();
     for f in READ_ONLY {
         progress(&format!("readonly:{f}"));

@@ -40,6 +40,15 @@ pub fn get(text: &str, section: &str, key: &str) -> Option<String> {
     Some(v[..end.unwrap_or(v.len())].trim().to_string())
 }
 
+/// The source comment of the `section.key` line (after its value's `#`).
+pub fn comment(text: &str, section: &str, key: &str) -> Option<String> {
+    let line = text.lines().nth(find(text, section, key)?)?;
+    let value = get(text, section, key)?;
+    let (_, rest) = line.split_once('=')?;
+    let rest = rest.trim_start().strip_prefix(value.as_str())?;
+    Some(rest.trim_start().strip_prefix('#')?.trim().to_string())
+}
+
 /// `text` without `section.key` (an optional key back at its default).
 pub fn unset(text: &str, section: &str, key: &str) -> String {
     let drop = find(text, section, key);

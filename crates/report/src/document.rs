@@ -28,7 +28,7 @@ pub fn run_markdown(r: &RunResult) -> String {
     if r.steps.iter().any(|st| st.value.is_some()) {
         let _ = writeln!(
             s,
-            "MB/s and k IOPS: the reference's mean over 60-99% of the step after its moving-mean filter (docs/protocol.md); probes: the medians over their intervals. WA meas. \"(lags N%)\": N% of the step's writes were still in the drive's write buffer when it ended, not yet programmed, so its counters had not counted them. Steady: the SNIA rule on 30 rounds of the step, throughput and WAF, holding through the window the value comes from.\n"
+            "MB/s and k IOPS: the reference's mean over 60-99% of the step after its moving-mean filter (docs/protocol.md); probes: the medians over their intervals. WA meas. \"(lags N%)\": N% of the step's writes were still in the drive's write buffer when it ended, not yet programmed, so its counters had not counted them; \"(drained N%)\": the drive programmed N% of the step's writes more from what earlier steps left in its buffer (an SLC cache or write buffer emptying), so its WA counts earlier writes too. Steady: the SNIA rule on 30 rounds of the step, throughput and WAF, holding through the window the value comes from.\n"
         );
     }
     let _ = writeln!(s, "| {} |", STEP_HEADER.join(" | "));

@@ -227,7 +227,10 @@ pub fn step_rows(r: &RunResult) -> Vec<[String; 13]> {
                     probes.join(", ")
                 },
                 match (st.waf_measured, st.waf_buffer_lag) {
-                    (Some(w), Some(l)) => format!("{w:.2} (lags {:+.0}%)", l * 100.0),
+                    (Some(w), Some(l)) if l < 0.0 => {
+                        format!("{w:.2} (drained {:.0}%)", -l * 100.0)
+                    }
+                    (Some(w), Some(l)) => format!("{w:.2} (lags {:.0}%)", l * 100.0),
                     (w, _) => opt(w, 2),
                 },
                 opt(st.waf_implied, 2),

@@ -3,7 +3,7 @@
 
 use ssdiq_schema::{figures as keys, CheckRow, FitCheckDoc};
 
-use crate::chart::{palette, Axis, LineChart, Series};
+use crate::chart::{palette, Area, Axis, LineChart, Series};
 use crate::page::{simple_table, Page, Panel};
 
 /// What a figure key means, for the table.
@@ -111,7 +111,7 @@ pub fn page(doc: &FitCheckDoc) -> String {
         p.heading("predictions", "Predictions (not measured on the drive)");
         p.para(
             "note",
-            "Each curve is the twin's alone: the drive never ran these workloads. Steady WA is over the third drive write of 4 KiB random writes at QD 32 after a fill; the write P99 is of Poisson arrivals after steady uniform writes.",
+            "Each curve is the twin's alone: the drive never ran these workloads. Steady WA is over the third drive write of 4 KiB random writes at QD 32 after a fill; the write P99 is of Poisson arrivals after steady uniform writes. A WA below 1 is the write buffer absorbing rewrites of the hottest pages before they reach the flash (as in study skew). The shaded range is where the prediction may lie over the plausible values of what the twin keeps from its base profile and a run cannot identify (docs/fit.md).",
         );
         let panels = doc
             .predictions
@@ -123,13 +123,26 @@ pub fn page(doc: &FitCheckDoc) -> String {
                     .filter(|(_, y)| y.is_finite())
                     .map(|&(x, y)| [x, y])
                     .collect();
-                let c = LineChart::new(
+                let mut c = LineChart::new(
                     format!("{} (prediction)", pr.title),
                     Axis::linear(pr.x_axis.clone()).not_from_zero(),
                     Axis::linear(pr.y_axis.clone()),
                 )
                 .with(Series::new("twin (predicted)", palette::series(0), pts).markers());
-                Panel::line(&c, &format!("study {}: the twin's prediction", pr.study))
+                if !pr.range.is_empty() {
+                    c.areas.push(Area {
+                        label: "plausible range".into(),
+                        colour: palette::series(0),
+                        points: pr
+                            .points
+                            .iter()
+                            .zip(&pr.range)
+                            .filter(|(_, (lo, hi))| lo.is_finite() && hi.is_finite())
+                            .map(|(&(x, _), &(lo, hi))| [x, lo, hi])
+                            .collect(),
+                    });
+                }
+                Panel::line(&c, &format!("study {}: {}", pr.study, range_note(pr)))
             })
             .collect();
         p.grid(panels);
@@ -178,8 +191,33 @@ pub fn check_text(doc: &FitCheckDoc) -> String {
             p.y_axis,
             pts.join(", ")
         );
+        if !p.range.is_empty() {
+            let r: Vec<String> = p
+                .points
+                .iter()
+                .zip(&p.range)
+                .map(|((x, _), (lo, hi))| {
+                    format!(
+                        "{}: {lo:.2}-{hi:.2}",
+                        crate::chart::axis::format_number(*x, 1)
+                    )
+                })
+                .collect();
+            let _ = writeln!(t, "    range {}; {}", r.join(", "), range_note(p));
+        }
     }
     t
+}
+
+/// What a prediction's range rests on, in words.
+fn range_note(p: &ssdiq_schema::Prediction) -> String {
+    if p.range.is_empty() {
+        "the twin's prediction (no range measured)".into()
+    } else if p.range_keys.is_empty() {
+        "no key the twin keeps from its base moves it".into()
+    } else {
+        format!("the range rests on {}", p.range_keys.join(", "))
+    }
 }
 
 #[cfg(test)]
@@ -207,6 +245,8 @@ mod tests {
                 x_axis: "Zipf exponent".into(),
                 y_axis: "WA".into(),
                 points: vec![(0.6, 4.0), (1.2, 3.0)],
+                range: vec![(3.5, 4.0), (1.5, 3.2)],
+                range_keys: vec!["buffer.rewrite_window".into()],
             }],
         };
         let h = page(&doc);
@@ -230,6 +270,9 @@ mod tests {
         );
         assert_eq!(label("skew_zipf_1.2.waf"), "WA, Zipf 1.2 (skew study)");
         assert!(h.contains("WA under Zipf skew (prediction)") && h.contains("<svg"));
+        assert!(h.contains("plausible range"));
+        assert!(h.contains("the range rests on buffer.rewrite_window"));
+        assert!(h.contains("<polygon"), "the range is drawn as an area");
         let mut doc = doc;
         doc.rows.push(CheckRow {
             key: "load_90%.write_p99_us".into(),
@@ -245,6 +288,10 @@ mod tests {
         assert_eq!(
             lines[5],
             "  WA under Zipf skew (Zipf exponent -> WA): 0.6: 4.00, 1.2: 3.00"
+        );
+        assert_eq!(
+            lines[6],
+            "    range 0.6: 3.50-4.00, 1.2: 1.50-3.20; the range rests on buffer.rewrite_window"
         );
     }
 }

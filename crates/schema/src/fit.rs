@@ -80,6 +80,13 @@ pub struct Prediction {
     pub y_axis: String,
     /// (x, y) in x order.
     pub points: Vec<(f64, f64)>,
+    /// (low, high) at each point: where the prediction may lie over the plausible values of
+    /// what the twin does not know (empty: no range was measured).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub range: Vec<(f64, f64)>,
+    /// The twin's unidentified keys the range rests on (those that move this curve).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub range_keys: Vec<String>,
 }
 
 /// `"kind": "fit-check"`.

@@ -3,6 +3,8 @@
 //! Invariants:
 //! - Results already in the directory are never replaced unless the command was told to
 //!   (`--recreate`): a second run into the same `--out` is refused, as a file target is.
+//! - One directory holds one command's results: a run's never join a study's (or the other
+//!   way round), even with `--recreate`, which replaces only the command's own files.
 //! - Two commands never write into one directory at once: the claim holds an exclusive
 //!   `flock` on the directory itself until it is dropped, so a second command is refused at
 //!   once, and a command killed by a signal leaves no stale lock behind.
@@ -14,6 +16,9 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use crate::error::refused;
+
+/// The document each result-writing command leaves in its `--out` (`run`, `study`).
+const RESULT_DOCS: [&str; 2] = ["run.json", "study.json"];
 
 /// A claimed output directory; the claim ends when this is dropped.
 #[derive(Debug)]
@@ -45,6 +50,15 @@ impl OutDir {
             } else {
                 bad(format!("cannot lock it ({e})"))
             });
+        }
+        let is_result = |f: &str| std::fs::metadata(dir.join(f)).is_ok_and(|m| m.is_file());
+        if let Some(other) = RESULT_DOCS
+            .iter()
+            .find(|d| !files.contains(d) && is_result(d))
+        {
+            return Err(bad(format!(
+                "it holds another command's results ({other}); give this one a directory of its own"
+            )));
         }
         if !replace {
             let held: Vec<&str> = files
@@ -81,6 +95,21 @@ impl Drop for OutDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_and_a_study_never_share_a_directory() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("run.json"), "{}").unwrap();
+        for replace in [false, true] {
+            let e = OutDir::claim(d.path(), &["study.json", "study.html"], replace).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("another command's results (run.json)"),
+                "{e}"
+            );
+        }
+        OutDir::claim(d.path(), &["run.json"], true).unwrap();
+    }
 
     #[test]
     fn a_second_claim_and_earlier_results_are_refused() {

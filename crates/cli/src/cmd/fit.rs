@@ -63,6 +63,11 @@ pub struct Args {
     /// With --check: write the page (the drive beside its twin, and the twin's predictions).
     #[arg(long, value_name = "FILE.html")]
     html: Option<PathBuf>,
+    /// With --check: predictions without their ranges (each prediction's range reruns it
+    /// with every key the twin keeps from its base, and that a run cannot identify, at either
+    /// end of its plausible range, on a 1 GiB copy: docs/fit.md).
+    #[arg(long)]
+    no_range: bool,
 }
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
@@ -86,6 +91,10 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     } else if a.html.is_some() {
         return Err(usage(
             "--html writes the page of a check: give --check TWIN.toml",
+        ));
+    } else if a.no_range {
+        return Err(usage(
+            "--no-range leaves out a check's prediction ranges: give --check TWIN.toml",
         ));
     }
     let obs = observed(&a)?;
@@ -292,9 +301,14 @@ fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Resul
         let twin_curve = ssdiq_fit::measure_skew(&text, curve)?;
         rows.extend(check::skew_rows(curve, &twin_curve));
     }
-    let predictions = ssdiq_fit::predict::predictions(&text, a.seed, &mut |s| {
+    let mut predictions = ssdiq_fit::predict::predictions(&text, a.seed, &mut |s| {
         eprintln!("check: predicting {s}")
     })?;
+    if !a.no_range {
+        ssdiq_fit::range::with_ranges(&text, &mut predictions, a.seed, &mut |s| {
+            eprintln!("check: the predictions' range, {s}")
+        })?;
+    }
     let doc = ssdiq_schema::FitCheckDoc {
         schema: ssdiq_schema::SCHEMA.into(),
         kind: "fit-check".into(),

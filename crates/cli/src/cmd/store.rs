@@ -29,7 +29,7 @@ use ssdiq_schema::{StoreDoc, StoreRow};
 use ssdiq_target::check_memory;
 use ssdiq_target::{Access, FilePlan, Opened, Use};
 
-/// The emulated drive `ssdiq store` uses by default: the paper's drive (PM9A3) scaled to 2 GiB,
+/// The emulated drive `ssdiq store` uses by default: the paper's drive (PM9A3) scaled to 8 GiB,
 /// so the data plane fits in memory. Its buffer programs every write it accepts, as the paper's
 /// in-place SSD WAF of 2.36 on that drive says (docs/store.md).
 pub const DEFAULT_TARGET: &str = "emu:pm9a3,capacity=8GiB";
@@ -74,7 +74,7 @@ pub struct Args {
     #[arg(long, value_name = "SIZE", num_args = 0..=1, default_missing_value = "device")]
     align_gc_unit: Option<String>,
     /// Zone size (the DB GC unit) when not aligned [default: the paper's 250 MiB zone as its
-    /// share of the paper's 894 GiB drive: 572 KiB on 2 GiB].
+    /// share of the paper's 894 GiB drive: about 2.2 MiB on the default 8 GiB drive].
     #[arg(long)]
     zone: Option<String>,
     /// Zones appended at once (the active group).

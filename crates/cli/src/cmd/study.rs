@@ -52,7 +52,7 @@ pub struct Args {
     #[arg(long, value_name = "PERCENT")]
     max_load: Option<String>,
     /// What latency-load's 100% is: spec (the datasheet's random-write IOPS; the default where
-    /// there is one) or own (the drive's sustained rate, measured in the warm-up).
+    /// there is one) or own (the drive's sustained rate, measured over a drive write after the warm-up).
     #[arg(long, value_name = "spec|own")]
     relative_to: Option<String>,
     #[command(flatten)]

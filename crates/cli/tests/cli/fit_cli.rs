@@ -102,9 +102,34 @@ fn a_twin_fitted_from_a_run_works_as_a_target_and_checks_against_it() {
         text.contains("# The twin as written, measured once more"),
         "{text}"
     );
-    assert_eq!(c["predictions"].as_array().unwrap().len(), 4);
+    let preds = c["predictions"].as_array().unwrap();
+    assert_eq!(preds.len(), 5);
+    // Each prediction has its range over what the twin keeps from its base (issue 52): it
+    // holds the twin's own value, and the skewed WA's rests on keys the check names.
+    for p in preds {
+        let (pts, range) = (
+            p["points"].as_array().unwrap(),
+            p["range"].as_array().unwrap(),
+        );
+        assert_eq!(pts.len(), range.len(), "{p}");
+        for (pt, r) in pts.iter().zip(range) {
+            let (y, lo, hi) = (pt[1].as_f64(), r[0].as_f64(), r[1].as_f64());
+            if let (Some(y), Some(lo), Some(hi)) = (y, lo, hi) {
+                assert!(lo <= y && y <= hi, "{p}");
+            }
+        }
+    }
+    let skew = preds.iter().find(|p| p["study"] == "skew").unwrap();
+    let keys: Vec<&str> = skew["range_keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    assert!(keys.contains(&"buffer.rewrite_window"), "{keys:?}");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("(prediction)") && html.contains("<svg"));
+    assert!(html.contains("plausible range") && html.contains("the range rests on"));
 }
 
 /// A latency-load study of the drive joins its run: the buffer is then fitted to the study's
@@ -230,6 +255,7 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         s(&study_json),
         "--json",
         s(&check),
+        "--no-range",
     ]);
     let c = json(&check);
     let at_load: Vec<&serde_json::Value> = c["rows"]
@@ -272,6 +298,7 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         s(&skew_json),
         "--json",
         s(&check3),
+        "--no-range",
     ]);
     let skew_rows: Vec<serde_json::Value> = json(&check3)["rows"]
         .as_array()
@@ -378,6 +405,10 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
             "--paper \"other:pm9a3\"",
         ),
         (vec!["fit", "--paper", "ssd-iq:pm9a3"], "missing --out"),
+        (
+            vec!["fit", "--paper", "ssd-iq:pm9a3", "--out", o, "--no-range"],
+            "--no-range leaves out a check's prediction ranges",
+        ),
         (
             vec![
                 "fit",

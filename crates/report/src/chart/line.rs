@@ -109,6 +109,16 @@ pub struct Band {
     pub to: f64,
 }
 
+/// A shaded y-range along x (a prediction's range): `low` and `high` at the same x values,
+/// with its own legend key.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Area {
+    pub label: String,
+    pub colour: Rgb,
+    /// (x, low, high) in x order.
+    pub points: Vec<[f64; 3]>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LineChart {
     /// Shown above the chart by the page (not drawn into the SVG).
@@ -118,6 +128,8 @@ pub struct LineChart {
     pub series: Vec<Series>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bands: Vec<Band>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub areas: Vec<Area>,
 }
 
 impl LineChart {
@@ -128,6 +140,7 @@ impl LineChart {
             y,
             series: Vec::new(),
             bands: Vec::new(),
+            areas: Vec::new(),
         }
     }
 
@@ -159,6 +172,12 @@ impl LineChart {
                 keys.push(k);
             }
         }
+        for a in &self.areas {
+            keys.push(Key::Swatch {
+                label: a.label.clone(),
+                colour: a.colour,
+            });
+        }
         for b in &self.bands {
             keys.push(Key::Swatch {
                 label: b.label.clone(),
@@ -174,8 +193,13 @@ impl LineChart {
             return None;
         }
         let pts = || self.series.iter().flat_map(|s| s.points.iter());
+        let area_ys = || {
+            self.areas
+                .iter()
+                .flat_map(|a| a.points.iter().flat_map(|p| [p[1], p[2]]))
+        };
         let x = self.x.layout_tight(pts().map(|p| p[0]));
-        let y = self.y.layout(pts().map(|p| p[1]));
+        let y = self.y.layout(pts().map(|p| p[1]).chain(area_ys()));
         let keys = self.keys();
         let legend_w = frame::legend_width(&keys, size.0 * 2 / 5);
         let mut svg = String::new();
@@ -196,6 +220,19 @@ impl LineChart {
                     .draw_series(std::iter::once(Rectangle::new(
                         [(a.max(x.lo), y.lo), (z.min(x.hi), y.hi)],
                         b.colour.plotters().mix(0.15).filled(),
+                    )))
+                    .ok()?;
+            }
+            for a in &self.areas {
+                let edge = |i: usize| {
+                    move |p: &[f64; 3]| Some((self.x.to_plot(p[0])?, self.y.to_plot(p[i])?))
+                };
+                let mut outline: Vec<(f64, f64)> = a.points.iter().filter_map(edge(1)).collect();
+                outline.extend(a.points.iter().rev().filter_map(edge(2)));
+                chart
+                    .draw_series(std::iter::once(Polygon::new(
+                        outline,
+                        a.colour.plotters().mix(0.2).filled(),
                     )))
                     .ok()?;
             }

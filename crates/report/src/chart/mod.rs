@@ -14,7 +14,7 @@ pub mod palette;
 pub use axis::{Axis, Unit};
 pub use dots::{DotChart, DotRow};
 pub use frame::Shape;
-pub use line::{Band, LineChart, Series, Stroke};
+pub use line::{Area, Band, LineChart, Series, Stroke};
 pub use palette::Rgb;
 
 /// The texts of an SVG document, trimmed (tests look for labels).

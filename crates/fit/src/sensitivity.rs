@@ -1,0 +1,420 @@
+//! What moves a prediction: each knob of a profile that a run does not identify, set to either
+//! end of its plausible range, and how far every prediction of the fit moves from the
+//! profile's own (`bench/fit-sensitivity.sh` prints docs/fit.md's table from it).
+//!
+//! Invariants: a knob's ends are plausible for a drive of the library (each end is a value a
+//! library profile or a cited drive has, or the range docs/fit.md states); both ends of every
+//! knob give a valid profile on every library profile the fit starts from (tested); a move is
+//! relative to the profile's own prediction at the same point, and a point the profile or the
+//! variant cannot measure (NaN) moves nothing.
+
+use ssdiq_schema::Prediction;
+
+use crate::predict::predictions;
+use crate::profile_text::{get, set};
+use crate::FitError;
+
+/// A value a knob sets.
+#[derive(Clone, Copy, Debug)]
+pub enum Value {
+    /// A TOML literal.
+    Literal(&'static str),
+    /// The profile's own value times a factor (rounded where the profile's is a whole number).
+    Times(f64),
+    /// A sixth of the profile's native `program_us`: an SLC program unit (one bit of three,
+    /// and a faster algorithm), as the library's consumer drives have it.
+    SlcProgram,
+}
+
+/// One key a knob's end sets.
+#[derive(Clone, Copy, Debug)]
+pub struct Setting {
+    pub section: &'static str,
+    pub key: &'static str,
+    pub value: Value,
+}
+
+const fn lit(section: &'static str, key: &'static str, v: &'static str) -> Setting {
+    Setting {
+        section,
+        key,
+        value: Value::Literal(v),
+    }
+}
+
+const fn times(section: &'static str, key: &'static str, f: f64) -> Setting {
+    Setting {
+        section,
+        key,
+        value: Value::Times(f),
+    }
+}
+
+/// A property of a drive a run may leave open, and the two ends of its plausible range.
+#[derive(Clone, Copy, Debug)]
+pub struct Knob {
+    /// What it is, as docs/fit.md's table names it.
+    pub name: &'static str,
+    /// The ends, as shown ("none", "x2").
+    pub labels: [&'static str; 2],
+    pub ends: [&'static [Setting]; 2],
+    /// Why the range is plausible.
+    pub why: &'static str,
+    /// Whether a prediction's range spans it: one of its ends, conditioned on the uniform WA,
+    /// moved a prediction by more than 5% in docs/fit.md's sensitivity table (emu:pm9a3 at
+    /// 1 GiB); the others moved none by more than 0.1%.
+    pub in_range: bool,
+}
+
+/// The knobs a prediction's range spans ([`crate::range`]).
+pub fn range_knobs() -> impl Iterator<Item = &'static Knob> {
+    KNOBS.iter().filter(|k| k.in_range)
+}
+
+/// The knobs a fit keeps from its base profile (`fitter::mark_kept`), with their ranges.
+pub const KNOBS: &[Knob] = &[
+    Knob {
+        name: "buffer.rewrite_window",
+        labels: ["none", "full"],
+        ends: [
+            &[lit("buffer", "rewrite_window", "\"none\"")],
+            &[lit("buffer", "rewrite_window", "\"full\"")],
+        ],
+        why: "a staging buffer (9 library profiles) to one that absorbs every rewrite it holds",
+        in_range: true,
+    },
+    Knob {
+        name: "gc.wear_level_gap",
+        labels: ["off", "5"],
+        ends: [
+            &[lit("gc", "wear_level_gap", "0")],
+            &[lit("gc", "wear_level_gap", "5")],
+        ],
+        why: "no static wear levelling, to one that moves cold data at a gap of 5 erases",
+        in_range: true,
+    },
+    Knob {
+        name: "nand.units_per_block (superblock)",
+        labels: ["x0.5", "x2"],
+        ends: [
+            &[times("nand", "units_per_block", 0.5)],
+            &[times("nand", "units_per_block", 2.0)],
+        ],
+        why: "blocks of 18-24 MB at full size are the base's; half and twice cover the library's 32-447 units with its dies",
+        in_range: true,
+    },
+    Knob {
+        name: "drive.policy",
+        labels: ["cost-benefit", "2r-greedy"],
+        ends: [
+            &[lit("drive", "policy", "\"cost-benefit\"")],
+            // 2R merges victims in place: it has no GC frontier.
+            &[
+                lit("drive", "policy", "\"2r-greedy\""),
+                lit("drive", "gc_frontier", "false"),
+                lit("drive", "gc_frontier_share", ""),
+            ],
+        ],
+        why: "the library's other policies (the fit tries the base's and greedy)",
+        in_range: true,
+    },
+    Knob {
+        name: "drive.gc_mode",
+        labels: ["naive", "batched"],
+        ends: [
+            &[lit("drive", "gc_mode", "\"naive\"")],
+            &[lit("drive", "gc_mode", "\"batched\"")],
+        ],
+        why: "one victim per trigger into the host's block, or victims gathered apart",
+        in_range: false,
+    },
+    Knob {
+        name: "nand.channels (dies)",
+        labels: ["x0.5", "x2"],
+        ends: [
+            &[times("nand", "channels", 0.5)],
+            &[times("nand", "channels", 2.0)],
+        ],
+        why: "the library's data-center drives have 4-32 dies",
+        in_range: true,
+    },
+    Knob {
+        name: "nand.planes",
+        labels: ["2", "4"],
+        ends: [
+            &[lit("nand", "planes", "2")],
+            &[lit("nand", "planes", "4")],
+        ],
+        why: "2-4 planes per die (docs/sources.md#flash-timing)",
+        in_range: true,
+    },
+    Knob {
+        name: "nand.erase_us",
+        labels: ["x0.5", "x2"],
+        ends: [
+            &[times("nand", "erase_us", 0.5)],
+            &[times("nand", "erase_us", 2.0)],
+        ],
+        why: "tBERS 3-5 ms and beyond (docs/sources.md#flash-timing)",
+        in_range: true,
+    },
+    Knob {
+        name: "nand.channel_mb_s",
+        labels: ["800", "3600"],
+        ends: [
+            &[lit("nand", "channel_mb_s", "800")],
+            &[lit("nand", "channel_mb_s", "3600")],
+        ],
+        why: "ONFI 4 to ONFI 5.1 NAND I/O",
+        in_range: true,
+    },
+    Knob {
+        name: "gc watermarks",
+        labels: ["2/1", "8/4"],
+        ends: [
+            &[
+                lit("gc", "low_watermark", "2"),
+                lit("gc", "critical_watermark", "1"),
+            ],
+            &[
+                lit("gc", "low_watermark", "8"),
+                lit("gc", "critical_watermark", "4"),
+            ],
+        ],
+        why: "free superblocks where background and foreground GC start",
+        in_range: true,
+    },
+    Knob {
+        name: "gc.idle_mb_s",
+        labels: ["0", "800"],
+        ends: [
+            &[lit("gc", "idle_mb_s", "0")],
+            &[lit("gc", "idle_mb_s", "800")],
+        ],
+        why: "no idle-time GC, to one at half the dies' program bandwidth",
+        in_range: false,
+    },
+    Knob {
+        name: "slc.slc_share",
+        labels: ["0", "0.1"],
+        ends: [
+            &[lit("slc", "slc_share", "0")],
+            &[
+                lit("slc", "slc_share", "0.1"),
+                Setting {
+                    section: "slc",
+                    key: "slc_program_us",
+                    value: Value::SlcProgram,
+                },
+            ],
+        ],
+        why: "no SLC cache (data-center), to a consumer drive's 5-16% (the library's 970 EVO Plus, NV2, GSM2NE)",
+        in_range: true,
+    },
+    Knob {
+        name: "map.map_cache_kib",
+        labels: ["DRAM", "64 MiB"],
+        ends: [
+            &[lit("map", "map_cache_kib", "0")],
+            &[lit("map", "map_cache_kib", "65536")],
+        ],
+        why: "the whole map in DRAM, or a DRAM-less drive's cache (the library's two)",
+        in_range: true,
+    },
+    Knob {
+        name: "nand.suspend timings",
+        labels: ["x0.5", "x2"],
+        ends: [
+            &[
+                times("nand", "program_suspend_us", 0.5),
+                times("nand", "erase_suspend_us", 0.5),
+            ],
+            &[
+                times("nand", "program_suspend_us", 2.0),
+                times("nand", "erase_suspend_us", 2.0),
+            ],
+        ],
+        why: "MQSim's suspend times, halved and doubled",
+        in_range: false,
+    },
+    Knob {
+        name: "host.dram_read_us",
+        labels: ["1", "5"],
+        ends: [
+            &[lit("host", "dram_read_us", "1")],
+            &[lit("host", "dram_read_us", "5")],
+        ],
+        why: "a read served from the controller's DRAM",
+        in_range: false,
+    },
+];
+
+/// `text` with `knob` at end `end` (0 or 1).
+pub fn apply(text: &str, knob: &Knob, end: usize) -> Result<String, FitError> {
+    let mut t = text.to_string();
+    for s in knob.ends[end] {
+        let value = match s.value {
+            Value::Literal(v) => v.to_string(),
+            Value::SlcProgram => format!("{:.0}", number(text, "nand", "program_us")? / 6.0),
+            Value::Times(f) => {
+                let own = get(text, s.section, s.key).unwrap_or_default();
+                let v = number(text, s.section, s.key)? * f;
+                if own.contains('.') {
+                    format!("{v:.2}")
+                } else {
+                    format!("{}", v.round().max(1.0))
+                }
+            }
+        };
+        t = set(&t, s.section, s.key, &value, "what if");
+    }
+    Ok(t)
+}
+
+fn number(text: &str, section: &str, key: &str) -> Result<f64, FitError> {
+    get(text, section, key)
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| FitError::Profile(format!("the profile has no number {section}.{key}")))
+}
+
+/// How far one knob moves one prediction: the largest relative move over both ends and the
+/// curve's points, and where it is ("1.2 at none: 1.145 -> 8.880").
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Move {
+    pub study: String,
+    pub share: f64,
+    pub at: String,
+}
+
+/// For each curve of `base`, the largest relative move of `other`'s same point, and where.
+pub fn moves(base: &[Prediction], other: &[Prediction], label: &str) -> Vec<Move> {
+    base.iter()
+        .zip(other)
+        .map(|(b, o)| {
+            let mut m = Move {
+                study: b.study.clone(),
+                share: 0.0,
+                at: "-".into(),
+            };
+            for (&(x, y0), &(_, y1)) in b.points.iter().zip(&o.points) {
+                let share = ((y1 - y0) / y0).abs();
+                if share.is_finite() && share > m.share {
+                    m.share = share;
+                    m.at = format!("{x} at {label}: {y0:.3} -> {y1:.3}");
+                }
+            }
+            m
+        })
+        .collect()
+}
+
+/// The larger of two moves of each curve.
+fn larger(a: Vec<Move>, b: Vec<Move>) -> Vec<Move> {
+    a.into_iter()
+        .zip(b)
+        .map(|(a, b)| if b.share > a.share { b } else { a })
+        .collect()
+}
+
+/// How far one knob moves each prediction.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Effect {
+    pub knob: &'static str,
+    pub moves: Vec<Move>,
+}
+
+/// The predictions of `text` with each knob at each end, beside `base` (the predictions of
+/// `text` itself); `condition`: each end's OP moved until its steady uniform WA meets
+/// `text`'s ([`crate::range::conditioned`]), as a run that measured it would leave it.
+/// `progress` hears each variant.
+pub fn effects(
+    text: &str,
+    base: &[Prediction],
+    knobs: &[Knob],
+    seed: u64,
+    condition: bool,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<Effect>, FitError> {
+    let target = match condition {
+        true => Some(
+            crate::predict::steady_writes(text, "uniform", seed)?
+                .waf
+                .ok_or_else(|| FitError::Twin("the profile measured no uniform WA".into()))?,
+        ),
+        false => None,
+    };
+    let mut out = Vec::new();
+    for k in knobs {
+        let mut all: Option<Vec<Move>> = None;
+        for end in 0..2 {
+            progress(&format!("{} = {}", k.name, k.labels[end]));
+            let mut variant = apply(text, k, end)?;
+            if let Some(target) = target {
+                variant = crate::range::conditioned(&variant, target, seed)?;
+            }
+            let p = predictions(&variant, seed, &mut |_| {})?;
+            let m = moves(base, &p, k.labels[end]);
+            all = Some(match all {
+                None => m,
+                Some(a) => larger(a, m),
+            });
+        }
+        out.push(Effect {
+            knob: k.name,
+            moves: all.unwrap_or_default(),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ssdiq_emu::Profile;
+
+    #[test]
+    fn every_end_of_every_knob_is_a_valid_profile_on_every_base() {
+        for base in ssdiq_emu::profile::SSD_IQ_PROFILES
+            .iter()
+            .chain(&["default"])
+        {
+            let text = ssdiq_emu::profile::builtin(base).unwrap();
+            let own = Profile::parse(text, &[]).unwrap();
+            for k in KNOBS {
+                let mut moved = false;
+                for end in 0..2 {
+                    let t = apply(text, k, end).unwrap();
+                    let p = Profile::parse(&t, &[])
+                        .and_then(|p| ssdiq_emu::check_geometry(&p).map(|_| p));
+                    assert!(
+                        p.is_ok(),
+                        "{base}: {} = {}: {:?}",
+                        k.name,
+                        k.labels[end],
+                        p.err()
+                    );
+                    moved |= p.unwrap() != own;
+                }
+                assert!(moved, "{base}: both ends of {} are the base's", k.name);
+            }
+        }
+    }
+
+    #[test]
+    fn a_move_is_relative_and_skips_what_was_not_measured() {
+        let curve = |pts: Vec<(f64, f64)>| Prediction {
+            study: "skew".into(),
+            title: String::new(),
+            x_axis: String::new(),
+            y_axis: String::new(),
+            points: pts,
+            range: Vec::new(),
+            range_keys: Vec::new(),
+        };
+        let base = [curve(vec![(0.6, 2.0), (1.2, 8.0), (1.4, f64::NAN)])];
+        let other = [curve(vec![(0.6, 2.2), (1.2, 2.0), (1.4, 3.0)])];
+        let m = &moves(&base, &other, "none")[0];
+        assert!((m.share - 0.75).abs() < 1e-12, "{m:?}");
+        assert_eq!(m.at, "1.2 at none: 8.000 -> 2.000");
+    }
+}
