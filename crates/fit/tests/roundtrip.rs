@@ -127,3 +127,27 @@ fn twins_of_hidden_drives_predict_unseen_workloads() {
     );
     assert!(wa_ok as u64 == n && p99_ok as f64 >= 0.9 * n as f64);
 }
+
+/// Whether the write buffer absorbs rewrites moves the skewed WA more than any other key the
+/// fit used to keep from its base (issue 52, docs/fit.md): a drive whose buffer absorbs every
+/// rewrite it holds gets a twin that does, from the run's TwoZ and Zipf WA alone; the base's
+/// staging buffer ("none") stays on the base's own drive.
+#[test]
+fn the_twin_has_the_drives_rewrite_window() {
+    use ssdiq_fit::profile_text::set;
+    let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();
+    let small = set(base, "drive", "capacity", "\"1GiB\"", "test");
+    for window in ["full", "none"] {
+        let text = set(
+            &small,
+            "buffer",
+            "rewrite_window",
+            &format!("\"{window}\""),
+            "test",
+        );
+        let obs = measure_hidden(&text, SEED, true).unwrap();
+        let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
+        let twin = ssdiq_emu::Profile::parse(&f.text, &[]).unwrap();
+        assert_eq!(twin.buffer.rewrite_window, window, "{}", f.text);
+    }
+}

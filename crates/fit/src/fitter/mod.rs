@@ -33,6 +33,7 @@ use crate::FitError;
 mod base;
 mod path;
 mod read_tail;
+mod rewrite;
 mod tails;
 mod wa;
 
@@ -263,6 +264,23 @@ pub fn fit(
         "fitting OP and the GC policy to the WA of the three workloads",
         wa::fit_wa,
     )?;
+    let window_moved = w.stage(
+        p,
+        "fitting whether the write buffer absorbs rewrites to the skewed WA",
+        rewrite::fit_rewrite_window,
+    )?;
+    let gap_moved = w.stage(
+        p,
+        "fitting static wear levelling to the skewed WA",
+        rewrite::fit_wear_level_gap,
+    )?;
+    if window_moved || gap_moved {
+        w.stage(
+            p,
+            "fitting OP and the GC policy again, with that rewrite window and wear levelling",
+            wa::fit_wa,
+        )?;
+    }
     w.stage(
         p,
         "fitting the read path to the sequential and random reads and QD1 latencies",
@@ -571,7 +589,11 @@ fn mark_kept(w: &mut Work, base: &str) {
         ("gc.idle_spare", "as idle_mb_s"),
         (
             "gc.wear_level_gap",
-            "the protocol keeps no data apart for static wear levelling to move",
+            "no skewed WA to fit it to (the protocol's TwoZ and Zipf, or a skew study)",
+        ),
+        (
+            "buffer.rewrite_window",
+            "no skewed WA to fit it to (the protocol's TwoZ and Zipf, or a skew study)",
         ),
     ] {
         if w.params.contains_key(key) {

@@ -142,16 +142,16 @@ fn op_for(
 }
 
 /// Profile edits: (section, key, TOML literal; empty: remove the key).
-type Edits = Vec<(&'static str, &'static str, String)>;
+pub(super) type Edits = Vec<(&'static str, &'static str, String)>;
 
 /// A GC policy and write buffer candidate, scored on the skewed workloads' WA.
-struct Eval {
+pub(super) struct Eval {
     /// Sum of squared ln(twin / drive) over the skewed WA figures.
-    score: f64,
+    pub(super) score: f64,
     buffer_kib: Option<u64>,
-    op: f64,
-    uniform_wa: f64,
-    skewed: BTreeMap<String, f64>,
+    pub(super) op: f64,
+    pub(super) uniform_wa: f64,
+    pub(super) skewed: BTreeMap<String, f64>,
     /// The twin's skew study, where the drive's was given.
     study: Option<SkewCurve>,
 }
@@ -198,7 +198,7 @@ fn parabola_min(p: &[(f64, f64)]) -> Option<f64> {
 
 /// One candidate: OP fitted to the uniform WA with `policy` and the buffer, then the skewed
 /// workloads' WA measured and scored.
-fn score_candidate(
+pub(super) fn score_candidate(
     w: &Work,
     policy: &Edits,
     buffer_kib: Option<u64>,

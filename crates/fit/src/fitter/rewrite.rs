@@ -1,0 +1,152 @@
+//! Keys the fit used to keep from its base that move the skewed WA, fitted to it (issue 52,
+//! docs/fit.md's sensitivity table): whether the write buffer absorbs rewrites (Zipf 1.2 WA
+//! 1.15 against 0.18 on emu:pm9a3 at 1 GiB) and static wear levelling (two-zone 95/5 WA
+//! 5.34 against 3.67).
+//!
+//! Invariants: each value is scored as the WA stage scores a policy (OP fitted to the uniform
+//! WA again, then the squared log residuals of the TwoZ and Zipf WA, and a skew study's
+//! points where one was given); the base's value wins unless another's score is lower by
+//! more than [`GAIN`] of it, so a drive the base already explains keeps it, and a key the
+//! figures cannot tell apart stays the base's (and says so).
+
+use super::wa::{score_candidate, Edits, TIE};
+use super::{num, res, How, Work};
+use crate::FitError;
+
+/// Another value must lower the score by more than this share of the base's.
+const GAIN: f64 = 0.25;
+
+/// A key fitted to the skewed WA: its values as TOML literals, and what it is.
+struct Choice {
+    section: &'static str,
+    key: &'static str,
+    values: &'static [&'static str],
+    what: &'static str,
+    /// The profile's value as a literal (the key may be left out, at its default).
+    own: fn(&ssdiq_emu::Profile) -> String,
+}
+
+/// The windows a buffer may have (`buffer.rewrite_window`, docs/emulator.md).
+const REWRITE_WINDOW: Choice = Choice {
+    section: "buffer",
+    key: "rewrite_window",
+    values: &["\"none\"", "\"scaled\"", "\"full\""],
+    what: "the buffer's rewrite window",
+    own: |p| format!("\"{}\"", p.buffer.rewrite_window),
+};
+
+/// Static wear levelling: off, and the gaps of docs/fit.md's range and the library's.
+const WEAR_LEVEL_GAP: Choice = Choice {
+    section: "gc",
+    key: "wear_level_gap",
+    values: &["0", "5", "18"],
+    what: "the wear-levelling gap",
+    own: |p| p.gc.wear_level_gap.to_string(),
+};
+
+pub(super) fn fit_rewrite_window(w: &mut Work) -> Result<bool, FitError> {
+    fit_choice(w, &REWRITE_WINDOW)
+}
+
+pub(super) fn fit_wear_level_gap(w: &mut Work) -> Result<bool, FitError> {
+    fit_choice(w, &WEAR_LEVEL_GAP)
+}
+
+fn fit_choice(w: &mut Work, c: &Choice) -> Result<bool, FitError> {
+    let obs = w.obs;
+    let Some(target) = obs.wa("uniform") else {
+        return Ok(false);
+    };
+    let skew: Vec<(&str, f64)> = ["twozone", "zipf"]
+        .into_iter()
+        .filter_map(|k| Some((k, obs.wa(k)?)))
+        .collect();
+    if skew.is_empty() && obs.skew_curve.is_none() {
+        return Ok(false);
+    }
+    let p = w.profile()?;
+    let (op, own) = (p.drive.op, (c.own)(&p));
+    let mut scored = Vec::new();
+    for v in c.values {
+        let edits: Edits = vec![(c.section, c.key, v.to_string())];
+        let e = score_candidate(w, &edits, None, Some(op), target, &skew)?;
+        scored.push((*v, e));
+    }
+    let own_score = scored
+        .iter()
+        .find(|(k, _)| *k == own)
+        .map(|(_, e)| e.score)
+        .unwrap_or(f64::INFINITY);
+    let (window, best) = scored
+        .iter()
+        .min_by(|a, b| a.1.score.total_cmp(&b.1.score))
+        .expect("a choice has values");
+    let text: Vec<String> = scored
+        .iter()
+        .map(|(k, e)| {
+            let wa: Vec<String> = skew
+                .iter()
+                .map(|(s, _)| {
+                    let t = e
+                        .skewed
+                        .get(&ssdiq_schema::figures::of(
+                            ssdiq_schema::figures::WAF_MEASURED,
+                            s,
+                        ))
+                        .copied()
+                        .unwrap_or(f64::NAN);
+                    format!("{s} {t:.2}")
+                })
+                .collect();
+            format!("{k}: {} (score {:.2e})", wa.join(", "), e.score)
+        })
+        .collect();
+    let drive: Vec<String> = skew.iter().map(|(s, v)| format!("{s} {v:.2}")).collect();
+    let moved = *window != own && best.score < own_score * (1.0 - GAIN) - TIE;
+    let chosen = if moved { *window } else { own.as_str() };
+    let why = format!(
+        "the drive's skewed WA ({}) against each value's twin ({}){}",
+        drive.join(", "),
+        text.join("; "),
+        if moved {
+            String::new()
+        } else {
+            format!(
+                "; the base's {own} kept (no other lower by {:.0}%)",
+                GAIN * 100.0
+            )
+        }
+    );
+    // A value no figure told apart from the base's stays the base's, and says so.
+    let how = if moved
+        || scored
+            .iter()
+            .any(|(v, e)| *v != own && e.score > own_score * (1.0 + GAIN) + TIE)
+    {
+        How::Fitted
+    } else {
+        How::Kept
+    };
+    let why = match how {
+        How::Kept => format!(
+            "the base's: the skewed WA do not tell {} apart ({why})",
+            c.what
+        ),
+        _ => why,
+    };
+    w.set(c.section, c.key, chosen.to_string(), how, why, None);
+    if moved {
+        w.set(
+            "drive",
+            "op",
+            num(best.op),
+            How::Fitted,
+            format!(
+                "uniform WA {target:.2} (twin {:.2}), with {} {chosen}",
+                best.uniform_wa, c.what
+            ),
+            Some(res(best.uniform_wa, target)),
+        );
+    }
+    Ok(moved)
+}
