@@ -17,6 +17,7 @@ pub mod predict;
 pub mod profile_text;
 pub mod range;
 pub mod roundtrip;
+pub mod roundtrip_wide;
 pub mod sensitivity;
 mod skew_curve;
 pub mod twin;

@@ -151,3 +151,92 @@ fn the_twin_has_the_drives_rewrite_window() {
         assert_eq!(twin.buffer.rewrite_window, window, "{}", f.text);
     }
 }
+
+/// Issue 52's bar, on hidden drives that differ from the library in every key of the
+/// sensitivity table too (`roundtrip_wide`): at every prediction point the twin is within 10%
+/// of the drive or the drive lies in the twin's range, on at least 19 of 20 drives; the median
+/// range half-width under 15%. Not met yet (docs/fit.md): runs on request,
+/// `bench/fit-roundtrip-wide.sh` (`SSDIQ_FIT_HIDDEN=N`, `SSDIQ_FIT_FIRST=K`, `SSDIQ_FIT_QUICK=1`:
+/// each drive measured by a quick run).
+#[test]
+#[ignore]
+fn twins_of_wide_hidden_drives_hold_the_drive_or_their_range() {
+    use ssdiq_fit::roundtrip_wide::round_trip_wide;
+    let var = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let (n, first) = (var("SSDIQ_FIT_HIDDEN", 20), var("SSDIQ_FIT_FIRST", 0));
+    let quick = var("SSDIQ_FIT_QUICK", 0) == 1;
+    let (mut passed, mut widths) = (0, Vec::new());
+    for i in first..first + n {
+        let (h, _, points) = match round_trip_wide(52, i, 1 << 30, quick) {
+            Ok(r) => r,
+            Err(e) => {
+                // A drive the fit cannot twin fails the bar; the others still run.
+                println!("drive {i}: the round trip failed: {e}");
+                continue;
+            }
+        };
+        println!("drive {i}: {}", h.summary);
+        let misses: Vec<String> = points
+            .iter()
+            .filter(|p| !p.passes())
+            .map(|p| {
+                format!(
+                    "{} {}: drive {:.3}, twin {:.3} in {:.3}-{:.3}",
+                    p.study, p.x, p.drive, p.twin, p.low, p.high
+                )
+            })
+            .collect();
+        let mut w: Vec<f64> = points.iter().map(|p| p.half_width()).collect();
+        w.sort_by(f64::total_cmp);
+        let median = w.get(w.len() / 2).copied().unwrap_or(f64::NAN);
+        println!(
+            "  {} of {} points pass; median range half-width {:.1}%",
+            points.len() - misses.len(),
+            points.len(),
+            median * 100.0
+        );
+        for m in &misses {
+            println!("  miss: {m}");
+        }
+        passed += misses.is_empty() as u32;
+        widths.extend(w);
+    }
+    widths.sort_by(f64::total_cmp);
+    let median = widths.get(widths.len() / 2).copied().unwrap_or(f64::NAN);
+    println!(
+        "drives whose every point passes: {passed} of {n}; median range half-width {:.1}%",
+        median * 100.0
+    );
+    assert!(passed as f64 >= 0.95 * n as f64 && median < 0.15);
+}
+
+/// A drive whose GC unit is smaller than one program unit on every die of its nearest base
+/// (half the base's channels and planes; the wider round trip drew such drives) gets a twin
+/// with fewer dies and the drive's superblock, and the OP search never leaves the OPs a drive
+/// can have (its secant went to OP 1% on such a drive).
+#[test]
+fn a_gc_unit_below_the_bases_smallest_superblock_takes_fewer_dies() {
+    use ssdiq_fit::profile_text::set;
+    let mut text = set(
+        ssdiq_emu::profile::builtin("i4i").unwrap(),
+        "drive",
+        "capacity",
+        "\"1GiB\"",
+        "test",
+    );
+    for (k, v) in [("channels", "4"), ("planes", "2")] {
+        text = set(&text, "nand", k, v, "test");
+    }
+    let obs = measure_hidden(&text, SEED, true).unwrap();
+    let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
+    let superblock = |t: &str| {
+        let p = ssdiq_emu::Profile::parse(t, &[]).unwrap();
+        ssdiq_emu::drive_geometry(&p).unwrap().pages_per_block
+    };
+    assert_eq!(superblock(&f.text), superblock(&text), "{}", f.text);
+}

@@ -493,6 +493,7 @@ fn size_and_spec(w: &mut Work, o: &FitOptions) -> Result<(), FitError> {
         );
     }
     if let Some(unit) = obs.gc_unit_bytes {
+        fit_dies_to_gc_unit(w, unit)?;
         let p = w.profile()?;
         let n = &p.nand;
         let unit_bytes = (n.channels * n.dies_per_channel * n.bits_per_cell * n.planes) as u64
@@ -565,6 +566,48 @@ fn size_and_spec(w: &mut Work, o: &FitOptions) -> Result<(), FitError> {
         ..s.clone()
     };
     w.spec = merged;
+    Ok(())
+}
+
+/// A GC unit smaller than one program unit on every die of the base: fewer dies (channels
+/// first, then dies per channel, then planes, halved), so the twin can have that superblock
+/// (the wider round trip's hidden drives with half the base's channels and planes had 3 MiB
+/// units where the base's smallest is 12 MiB). Program time, fitted later, keeps the
+/// throughputs.
+fn fit_dies_to_gc_unit(w: &mut Work, unit: u64) -> Result<(), FitError> {
+    let n = w.profile()?.nand;
+    let (mut ch, mut dpc, mut planes) = (n.channels, n.dies_per_channel, n.planes);
+    let bytes = |ch: u32, dpc: u32, planes: u32| {
+        (ch * dpc * n.bits_per_cell * planes) as u64 * n.page_kib as u64 * 1024
+    };
+    if unit * 2 >= bytes(ch, dpc, planes) {
+        return Ok(());
+    }
+    while unit < bytes(ch, dpc, planes) {
+        if ch > 1 {
+            ch = ch.div_ceil(2);
+        } else if dpc > 1 {
+            dpc = dpc.div_ceil(2);
+        } else if planes > 1 {
+            planes = planes.div_ceil(2);
+        } else {
+            break;
+        }
+    }
+    let why = format!(
+        "the drive's GC unit, {}, is smaller than one program unit on every die of the base ({})",
+        ssdiq_workload::units::format_size(unit),
+        ssdiq_workload::units::format_size(bytes(n.channels, n.dies_per_channel, n.planes))
+    );
+    for (key, was, now) in [
+        ("channels", n.channels, ch),
+        ("dies_per_channel", n.dies_per_channel, dpc),
+        ("planes", n.planes, planes),
+    ] {
+        if now != was {
+            w.set("nand", key, now.to_string(), How::Input, why.clone(), None);
+        }
+    }
     Ok(())
 }
 

@@ -52,6 +52,29 @@ impl OpGrid {
     }
 }
 
+/// The least OP (on the grid) at which the twin with `edits` leaves GC the spare superblocks
+/// it needs: a secant step below it would build no drive (found on the wider round trip: a
+/// hidden drive of WA 1.2 sent the search to OP 1%).
+fn least_op(w: &Work, edits: &[(&str, &str, String)], grid: &OpGrid) -> Result<f64, FitError> {
+    let valid = |op: f64| {
+        let mut e = edits.to_vec();
+        e.push(("drive", "op", num(op)));
+        ssdiq_emu::Profile::parse(&w.with(&e), &[])
+            .and_then(|p| ssdiq_emu::check_geometry(&p).map(|_| ()))
+            .is_ok()
+    };
+    let mut op = grid.snap(0.005).1;
+    for _ in 0..10_000 {
+        if valid(op) {
+            return Ok(op);
+        }
+        op = grid.snap(op + grid.step.max(1e-3)).1;
+    }
+    Err(FitError::Twin(
+        "no OP up to 3 leaves GC the spare superblocks it needs".into(),
+    ))
+}
+
 /// OP by the secant method on ln WA, for one GC policy; returns (op, twin's uniform WA).
 /// Each OP tried is snapped to its superblock step ([`OpGrid`]); a step measured once is not
 /// measured again, and where the secant stops short of the tolerance (it stalls on one step,
@@ -63,9 +86,10 @@ fn op_for(
     start: Option<f64>,
 ) -> Result<(f64, f64), FitError> {
     let grid = OpGrid::of(w, policy)?;
+    let least = least_op(w, policy, &grid)?;
     let mut seen: BTreeMap<i64, (f64, f64)> = BTreeMap::new();
     let mut wa_at = |op: f64| -> Result<(f64, f64), FitError> {
-        let (k, op) = grid.snap(op);
+        let (k, op) = grid.snap(op.max(least));
         if let Some(v) = seen.get(&k) {
             return Ok(*v);
         }
