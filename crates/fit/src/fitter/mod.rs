@@ -569,34 +569,52 @@ fn size_and_spec(w: &mut Work, o: &FitOptions) -> Result<(), FitError> {
     Ok(())
 }
 
-/// A GC unit smaller than one program unit on every die of the base: fewer dies (channels
-/// first, then dies per channel, then planes, halved), so the twin can have that superblock
+/// A GC unit the base's dies cannot make: smaller than one program unit on every die (channels
+/// halved first, then dies per channel, then planes), or larger than the most units per die
+/// the base's scale allows (channels doubled, up to 64), so the twin can have that superblock
 /// (the wider round trip's hidden drives with half the base's channels and planes had 3 MiB
-/// units where the base's smallest is 12 MiB). Program time, fitted later, keeps the
-/// throughputs.
+/// units where the base's smallest is 12 MiB, and others 12 MiB where a base's largest at
+/// 1 GiB is 6 MiB). Program time, fitted later, keeps the throughputs.
 fn fit_dies_to_gc_unit(w: &mut Work, unit: u64) -> Result<(), FitError> {
-    let n = w.profile()?.nand;
+    let p = w.profile()?;
+    let n = p.nand.clone();
+    let scale = p.scale().map_err(|e| FitError::Profile(e.to_string()))?;
     let (mut ch, mut dpc, mut planes) = (n.channels, n.dies_per_channel, n.planes);
     let bytes = |ch: u32, dpc: u32, planes: u32| {
         (ch * dpc * n.bits_per_cell * planes) as u64 * n.page_kib as u64 * 1024
     };
-    if unit * 2 >= bytes(ch, dpc, planes) {
+    // More than 1024 full-size units per die (the largest superblock at this scale), as the
+    // units-per-block step below counts them.
+    let beyond = |b: u64| ((unit as f64 / b as f64).round() - 0.5) / scale > 1024.0;
+    let too_small = unit * 2 < bytes(ch, dpc, planes);
+    let too_large = beyond(bytes(ch, dpc, planes));
+    if too_small {
+        while unit < bytes(ch, dpc, planes) {
+            if ch > 1 {
+                ch = ch.div_ceil(2);
+            } else if dpc > 1 {
+                dpc = dpc.div_ceil(2);
+            } else if planes > 1 {
+                planes = planes.div_ceil(2);
+            } else {
+                break;
+            }
+        }
+    } else if too_large {
+        while beyond(bytes(ch, dpc, planes)) && ch < 64 {
+            ch *= 2;
+        }
+    } else {
         return Ok(());
     }
-    while unit < bytes(ch, dpc, planes) {
-        if ch > 1 {
-            ch = ch.div_ceil(2);
-        } else if dpc > 1 {
-            dpc = dpc.div_ceil(2);
-        } else if planes > 1 {
-            planes = planes.div_ceil(2);
-        } else {
-            break;
-        }
-    }
     let why = format!(
-        "the drive's GC unit, {}, is smaller than one program unit on every die of the base ({})",
+        "the drive's GC unit, {}, is {} the base's dies make ({} a die's program unit)",
         ssdiq_workload::units::format_size(unit),
+        if too_small {
+            "smaller than"
+        } else {
+            "larger than"
+        },
         ssdiq_workload::units::format_size(bytes(n.channels, n.dies_per_channel, n.planes))
     );
     for (key, was, now) in [

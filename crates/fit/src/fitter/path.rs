@@ -4,6 +4,11 @@
 
 use std::collections::BTreeMap;
 
+/// The longest program time the fit gives a twin: ten times a QLC program, half the limit a
+/// profile takes (a twin whose throughput asked for more was slowed by something else; the
+/// wider round trip's search ran into the limit and built no twin).
+const MAX_PROGRAM_US: f64 = 50_000.0;
+
 use ssdiq_schema::figures as keys;
 
 use super::{num, res, How, Work};
@@ -129,7 +134,7 @@ pub(super) fn fit_program(w: &mut Work) -> Result<(), FitError> {
             break;
         }
         let p = w.profile()?;
-        let v = (p.nand.program_us * m / o).clamp(10.0, 100_000.0);
+        let v = (p.nand.program_us * m / o).clamp(10.0, MAX_PROGRAM_US);
         w.text = set(&w.text, "nand", "program_us", &num(v), "candidate");
     }
     let p = w.profile()?;
@@ -189,7 +194,7 @@ pub(super) fn balance_program(w: &mut Work) -> Result<bool, FitError> {
     }
     let worst = |a: f64, b: f64| a.ln().abs().max(b.ln().abs());
     let kept = w.text.clone();
-    let v = (w.profile()?.nand.program_us * (seq * rand).sqrt()).clamp(10.0, 100_000.0);
+    let v = (w.profile()?.nand.program_us * (seq * rand).sqrt()).clamp(10.0, MAX_PROGRAM_US);
     w.text = set(&w.text, "nand", "program_us", &num(v), "candidate");
     let moved = ratios(w)?.filter(|&(s, r)| worst(s, r) < worst(seq, rand));
     let Some((seq, rand)) = moved else {
