@@ -222,21 +222,27 @@ fn twins_of_wide_hidden_drives_hold_the_drive_or_their_range() {
 #[test]
 fn a_gc_unit_below_the_bases_smallest_superblock_takes_fewer_dies() {
     use ssdiq_fit::profile_text::set;
-    let mut text = set(
+    let small = set(
         ssdiq_emu::profile::builtin("i4i").unwrap(),
         "drive",
         "capacity",
         "\"1GiB\"",
         "test",
     );
-    for (k, v) in [("channels", "4"), ("planes", "2")] {
-        text = set(&text, "nand", k, v, "test");
+    // Half the channels and planes: a 3 MiB unit. Twice the channels and half the planes: the
+    // base's own 12 MiB, one unit per die at this scale (the floor), which a first version of
+    // the larger-unit rule took for a unit beyond the base's largest.
+    for (channels, planes) in [("4", "2"), ("16", "2")] {
+        let mut text = small.clone();
+        for (k, v) in [("channels", channels), ("planes", planes)] {
+            text = set(&text, "nand", k, v, "test");
+        }
+        let obs = measure_hidden(&text, SEED, true).unwrap();
+        let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
+        let superblock = |t: &str| {
+            let p = ssdiq_emu::Profile::parse(t, &[]).unwrap();
+            ssdiq_emu::drive_geometry(&p).unwrap().pages_per_block
+        };
+        assert_eq!(superblock(&f.text), superblock(&text), "{}", f.text);
     }
-    let obs = measure_hidden(&text, SEED, true).unwrap();
-    let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
-    let superblock = |t: &str| {
-        let p = ssdiq_emu::Profile::parse(t, &[]).unwrap();
-        ssdiq_emu::drive_geometry(&p).unwrap().pages_per_block
-    };
-    assert_eq!(superblock(&f.text), superblock(&text), "{}", f.text);
 }

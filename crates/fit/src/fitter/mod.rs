@@ -585,7 +585,11 @@ fn fit_dies_to_gc_unit(w: &mut Work, unit: u64) -> Result<(), FitError> {
     };
     // More than 1024 full-size units per die (the largest superblock at this scale), as the
     // units-per-block step below counts them.
-    let beyond = |b: u64| ((unit as f64 / b as f64).round() - 0.5) / scale > 1024.0;
+    // (A unit that scales to one per die is the emulator's floor, never beyond.)
+    let beyond = |b: u64| {
+        let scaled = (unit as f64 / b as f64).round();
+        scaled > 1.0 && (scaled - 0.5) / scale > 1024.0
+    };
     let too_small = unit * 2 < bytes(ch, dpc, planes);
     let too_large = beyond(bytes(ch, dpc, planes));
     if too_small {
