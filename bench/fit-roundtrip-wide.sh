@@ -8,4 +8,4 @@
 # SSDIQ_FIT_QUICK=1 measures each drive with a quick run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SSDIQ_FIT_HIDDEN=${1:-20} cargo test --release -q -p ssdiq-fit --test roundtrip -- --ignored --nocapture twins_of_wide_hidden_drives_hold_the_drive_or_their_range
+SSDIQ_FIT_HIDDEN=${1:-${SSDIQ_FIT_HIDDEN:-20}} cargo test --release -q -p ssdiq-fit --test roundtrip -- --ignored --nocapture twins_of_wide_hidden_drives_hold_the_drive_or_their_range

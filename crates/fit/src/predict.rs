@@ -157,6 +157,14 @@ pub fn predictions(
     for k in OP_FACTORS {
         progress(&format!("op {:.1}%", op * k * 100.0));
         let t = crate::profile_text::set(text, "drive", "op", &format!("{:.4}", op * k), "what if");
+        // Half the twin's OP may leave GC no spare superblock: no drive, no point.
+        let valid = Profile::parse(&t, &[])
+            .and_then(|p| ssdiq_emu::check_geometry(&p).map(|_| ()))
+            .is_ok();
+        if !valid {
+            pts.push((op * k * 100.0, f64::NAN));
+            continue;
+        }
         let o = steady_writes(&t, "uniform", seed)?;
         if k == 1.0 {
             uniform_kiops = o.write_kiops;

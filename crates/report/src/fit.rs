@@ -181,7 +181,14 @@ pub fn check_text(doc: &FitCheckDoc) -> String {
         let pts: Vec<String> = p
             .points
             .iter()
-            .map(|(x, y)| format!("{}: {y:.2}", crate::chart::axis::format_number(*x, 1)))
+            .map(|(x, y)| {
+                let x = crate::chart::axis::format_number(*x, 1);
+                match y.is_finite() {
+                    true => format!("{x}: {y:.2}"),
+                    // A point the twin cannot run (half its OP leaves GC no spare).
+                    false => format!("{x}: -"),
+                }
+            })
             .collect();
         let _ = writeln!(
             t,
