@@ -432,6 +432,15 @@ impl Profile {
         self.is_sata().then_some(SATA_NCQ_DEPTH)
     }
 
+    /// [`Profile::parse`], then the geometry check building its drive makes
+    /// ([`crate::check_geometry`]: OP and capacity leave GC its free superblocks): a profile
+    /// this accepts builds a drive.
+    pub fn parse_checked(text: &str, overrides: &[(&str, &str)]) -> Result<Profile, ProfileError> {
+        let p = Profile::parse(text, overrides)?;
+        crate::check_geometry(&p)?;
+        Ok(p)
+    }
+
     /// Parses `text` (a profile file's contents), applies `overrides` in order, checks it.
     pub fn parse(text: &str, overrides: &[(&str, &str)]) -> Result<Profile, ProfileError> {
         let mut tree: toml::Table = text

@@ -8,7 +8,6 @@
 
 use ssdiq_engine::textfile::{read_text, CONFIG_LIMIT};
 
-use crate::drive::check_geometry;
 use crate::profile::{builtin, builtin_names, Profile, ProfileError};
 
 /// What every emulated target starts with.
@@ -100,8 +99,7 @@ impl EmuTarget {
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        Profile::parse(&self.text, &overrides)
-            .and_then(|p| check_geometry(&p).map(|_| p))
+        Profile::parse_checked(&self.text, &overrides)
             .map_err(|e| ProfileError(format!("{}: {e}", self.target)))
     }
 }

@@ -158,10 +158,7 @@ pub fn predictions(
         progress(&format!("op {:.1}%", op * k * 100.0));
         let t = crate::profile_text::set(text, "drive", "op", &format!("{:.4}", op * k), "what if");
         // Half the twin's OP may leave GC no spare superblock: no drive, no point.
-        let valid = Profile::parse(&t, &[])
-            .and_then(|p| ssdiq_emu::check_geometry(&p).map(|_| ()))
-            .is_ok();
-        if !valid {
+        if Profile::parse_checked(&t, &[]).is_err() {
             pts.push((op * k * 100.0, f64::NAN));
             continue;
         }

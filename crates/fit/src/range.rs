@@ -17,7 +17,7 @@ use ssdiq_schema::Prediction;
 
 use crate::predict::{predictions, steady_writes};
 use crate::profile_text::{comment, set, size_literal};
-use crate::sensitivity::{apply, range_knobs, Knob};
+use crate::sensitivity::{predictions_at_end, range_knobs, Knob};
 use crate::FitError;
 
 /// The copy's capacity: large enough for every library profile's twin (docs/fit.md), small
@@ -56,7 +56,7 @@ fn copy_for_range(text: &str) -> Result<String, FitError> {
         "the range's copy",
     );
     // A twin whose superblocks do not fit the copy keeps its own capacity.
-    match Profile::parse(&copy, &[]).and_then(|p| ssdiq_emu::check_geometry(&p).map(|_| p)) {
+    match Profile::parse_checked(&copy, &[]) {
         Ok(_) => Ok(copy),
         Err(_) => Ok(text.to_string()),
     }
@@ -67,7 +67,8 @@ const CONDITION_SHARE: f64 = 0.02;
 /// OP steps of the conditioning at most.
 const CONDITION_STEPS: usize = 5;
 
-fn uniform_waf(text: &str, seed: u64) -> Result<f64, FitError> {
+/// The steady uniform WA of profile `text` (the predictions' measurement).
+pub(crate) fn uniform_waf(text: &str, seed: u64) -> Result<f64, FitError> {
     steady_writes(text, "uniform", seed)?
         .waf
         .filter(|w| w.is_finite() && *w > 0.0)
@@ -131,8 +132,7 @@ pub fn with_ranges(
     for k in knobs {
         for (end, label) in k.labels.iter().enumerate() {
             progress(&format!("{} = {label}", k.name));
-            let variant = conditioned(&apply(&copy, k, end)?, target, seed)?;
-            let other = predictions(&variant, seed, &mut |_| {})?;
+            let other = predictions_at_end(&copy, k, end, Some(target), seed)?;
             widen(preds, &own, &other, k.name);
         }
     }

@@ -36,10 +36,7 @@ pub fn hidden_wide(seed: u64, index: u64, capacity: u64) -> Hidden {
         let Ok(t) = apply(&text, k, pick) else {
             continue;
         };
-        let valid = Profile::parse(&t, &[])
-            .and_then(|p| ssdiq_emu::check_geometry(&p).map(|_| p))
-            .is_ok();
-        if valid {
+        if Profile::parse_checked(&t, &[]).is_ok() {
             text = t;
             drawn.push(format!("{} {}", k.name, k.labels[pick]));
         }
@@ -121,8 +118,7 @@ mod tests {
         let mut differ = 0;
         for i in 0..20 {
             let h = hidden_wide(52, i, 1 << 30);
-            let p = Profile::parse(&h.text, &[]).unwrap();
-            ssdiq_emu::check_geometry(&p).unwrap();
+            Profile::parse_checked(&h.text, &[]).unwrap();
             differ += (h.text != hidden(52, i, 1 << 30).text) as u32;
         }
         assert!(differ >= 19, "{differ} of 20 drives drew a knob");

@@ -277,6 +277,22 @@ fn number(text: &str, section: &str, key: &str) -> Result<f64, FitError> {
         .ok_or_else(|| FitError::Profile(format!("the profile has no number {section}.{key}")))
 }
 
+/// The predictions of `text` with `knob` at end `end`; with `target`, its OP first moved until
+/// its steady uniform WA meets that ([`crate::range::conditioned`]).
+pub fn predictions_at_end(
+    text: &str,
+    knob: &Knob,
+    end: usize,
+    target: Option<f64>,
+    seed: u64,
+) -> Result<Vec<Prediction>, FitError> {
+    let mut variant = apply(text, knob, end)?;
+    if let Some(target) = target {
+        variant = crate::range::conditioned(&variant, target, seed)?;
+    }
+    predictions(&variant, seed, &mut |_| {})
+}
+
 /// How far one knob moves one prediction: the largest relative move over both ends and the
 /// curve's points, and where it is ("1.2 at none: 1.145 -> 8.880").
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -336,11 +352,7 @@ pub fn effects(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<Effect>, FitError> {
     let target = match condition {
-        true => Some(
-            crate::predict::steady_writes(text, "uniform", seed)?
-                .waf
-                .ok_or_else(|| FitError::Twin("the profile measured no uniform WA".into()))?,
-        ),
+        true => Some(crate::range::uniform_waf(text, seed)?),
         false => None,
     };
     let mut out = Vec::new();
@@ -348,11 +360,7 @@ pub fn effects(
         let mut all: Option<Vec<Move>> = None;
         for end in 0..2 {
             progress(&format!("{} = {}", k.name, k.labels[end]));
-            let mut variant = apply(text, k, end)?;
-            if let Some(target) = target {
-                variant = crate::range::conditioned(&variant, target, seed)?;
-            }
-            let p = predictions(&variant, seed, &mut |_| {})?;
+            let p = predictions_at_end(text, k, end, target, seed)?;
             let m = moves(base, &p, k.labels[end]);
             all = Some(match all {
                 None => m,
@@ -384,8 +392,7 @@ mod tests {
                 let mut moved = false;
                 for end in 0..2 {
                     let t = apply(text, k, end).unwrap();
-                    let p = Profile::parse(&t, &[])
-                        .and_then(|p| ssdiq_emu::check_geometry(&p).map(|_| p));
+                    let p = Profile::parse_checked(&t, &[]);
                     assert!(
                         p.is_ok(),
                         "{base}: {} = {}: {:?}",

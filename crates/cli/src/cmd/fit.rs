@@ -278,8 +278,7 @@ fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Resul
     )?;
     let text = ssdiq_engine::textfile::read_text(twin, 1 << 20)
         .map_err(|e| usage(format!("cannot read twin \"{}\": {e}", twin.display())))?;
-    let profile = ssdiq_emu::Profile::parse(&text, &[])
-        .and_then(|p| ssdiq_emu::check_geometry(&p).map(|_| p))
+    let profile = ssdiq_emu::Profile::parse_checked(&text, &[])
         .map_err(|e| usage(format!("invalid twin \"{}\": {e}", twin.display())))?;
     twin_memory(&profile).map_err(usage)?;
     eprintln!("check: running the SSD-iq protocol on the twin");

@@ -9,7 +9,7 @@
 //! more than [`GAIN`] of it, so a drive the base already explains keeps it, and a key the
 //! figures cannot tell apart stays the base's (and says so).
 
-use super::wa::{score_candidate, Edits, TIE};
+use super::wa::{measured_wa, score_candidate, skewed_targets, Edits, TIE};
 use super::{num, res, How, Work};
 use crate::FitError;
 
@@ -57,10 +57,7 @@ fn fit_choice(w: &mut Work, c: &Choice) -> Result<bool, FitError> {
     let Some(target) = obs.wa("uniform") else {
         return Ok(false);
     };
-    let skew: Vec<(&str, f64)> = ["twozone", "zipf"]
-        .into_iter()
-        .filter_map(|k| Some((k, obs.wa(k)?)))
-        .collect();
+    let skew = skewed_targets(obs);
     if skew.is_empty() && obs.skew_curve.is_none() {
         return Ok(false);
     }
@@ -86,17 +83,7 @@ fn fit_choice(w: &mut Work, c: &Choice) -> Result<bool, FitError> {
         .map(|(k, e)| {
             let wa: Vec<String> = skew
                 .iter()
-                .map(|(s, _)| {
-                    let t = e
-                        .skewed
-                        .get(&ssdiq_schema::figures::of(
-                            ssdiq_schema::figures::WAF_MEASURED,
-                            s,
-                        ))
-                        .copied()
-                        .unwrap_or(f64::NAN);
-                    format!("{s} {t:.2}")
-                })
+                .map(|(s, _)| format!("{s} {:.2}", measured_wa(&e.skewed, s)))
                 .collect();
             format!("{k}: {} (score {:.2e})", wa.join(", "), e.score)
         })

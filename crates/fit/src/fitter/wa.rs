@@ -59,12 +59,10 @@ fn least_op(w: &Work, edits: &[(&str, &str, String)], grid: &OpGrid) -> Result<f
     let valid = |op: f64| {
         let mut e = edits.to_vec();
         e.push(("drive", "op", num(op)));
-        ssdiq_emu::Profile::parse(&w.with(&e), &[])
-            .and_then(|p| ssdiq_emu::check_geometry(&p).map(|_| ()))
-            .is_ok()
+        ssdiq_emu::Profile::parse_checked(&w.with(&e), &[]).is_ok()
     };
     let mut op = grid.snap(0.005).1;
-    for _ in 0..10_000 {
+    while op <= 3.0 {
         if valid(op) {
             return Ok(op);
         }
@@ -220,6 +218,23 @@ fn parabola_min(p: &[(f64, f64)]) -> Option<f64> {
     (a > 0.0).then(|| ((-b / (2.0 * a)).clamp(0.05, 0.95) * 20.0).round() / 20.0)
 }
 
+/// The skewed workloads whose WA the drive's run has (TwoZ, Zipf), with that WA: what the
+/// WA stage and the rewrite stage score candidates against.
+pub(super) fn skewed_targets(obs: &crate::Observed) -> Vec<(&'static str, f64)> {
+    ["twozone", "zipf"]
+        .into_iter()
+        .filter_map(|k| Some((k, obs.wa(k)?)))
+        .collect()
+}
+
+/// The measured WA of `workload` among a twin's `figures`; NaN where it has none.
+pub(super) fn measured_wa(figures: &BTreeMap<String, f64>, workload: &str) -> f64 {
+    figures
+        .get(&keys::of(keys::WAF_MEASURED, workload))
+        .copied()
+        .unwrap_or(f64::NAN)
+}
+
 /// One candidate: OP fitted to the uniform WA with `policy` and the buffer, then the skewed
 /// workloads' WA measured and scored.
 pub(super) fn score_candidate(
@@ -245,11 +260,7 @@ pub(super) fn score_candidate(
             },
         )?;
         for (k, v) in skew {
-            let t = skewed
-                .get(&keys::of(keys::WAF_MEASURED, k))
-                .copied()
-                .unwrap_or(f64::NAN);
-            score += (t / v).ln().powi(2);
+            score += (measured_wa(&skewed, k) / v).ln().powi(2);
         }
     }
     // A skew study of the drive: every skew it measured weighs as the protocol's two do.
@@ -358,10 +369,7 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
     } else {
         "implied"
     };
-    let skew: Vec<(&str, f64)> = ["twozone", "zipf"]
-        .into_iter()
-        .filter_map(|k| Some((k, obs.wa(k)?)))
-        .collect();
+    let skew = skewed_targets(obs);
     // The base's own policy, and greedy where the base has another (cost-benefit on a drive
     // that exploits skew), each with relocated data in the host's log or apart. The base's
     // comes first, so it wins a tie: the protocol's skews can leave two policies alike that
@@ -485,13 +493,7 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
     let (what, policy) = &candidates[i];
     let mut skew_text: Vec<String> = skew
         .iter()
-        .map(|(k, v)| {
-            let t = twin
-                .get(&keys::of(keys::WAF_MEASURED, k))
-                .copied()
-                .unwrap_or(f64::NAN);
-            format!("{k} WA {v:.2} (twin {t:.2})")
-        })
+        .map(|(k, v)| format!("{k} WA {v:.2} (twin {:.2})", measured_wa(&twin, k)))
         .collect();
     if let (Some(curve), Some(twin)) = (&obs.skew_curve, &study) {
         if let Some((series, x, d, t)) = curve.worst(twin) {
