@@ -280,7 +280,7 @@ fn html_table(t: &Table, colours: &[String]) -> String {
                 "<td class=\"num {}{}\">{}{diff}</td>",
                 cell_class(c.colour, c.spec),
                 if col.published { " pub" } else { "" },
-                esc(&c.text)
+                cell_text(&c.text)
             );
         }
         s.push_str("</tr>");
@@ -291,6 +291,19 @@ fn html_table(t: &Table, colours: &[String]) -> String {
     }
     s.push_str("</div>");
     s
+}
+
+/// A cell's text, which a narrow column may wrap only before a `[min-max]` range, never
+/// inside a number or a range.
+fn cell_text(text: &str) -> String {
+    match text.split_once(" [") {
+        Some((value, range)) => format!(
+            "<span class=\"nb\">{}</span> <span class=\"nb\">[{}</span>",
+            esc(value),
+            esc(range)
+        ),
+        None => esc(text),
+    }
 }
 
 /// How each drive was measured: one column per measured drive.

@@ -33,7 +33,7 @@ td.num{text-align:right;white-space:nowrap}td.spec{background:#fff}td.meas{backg
 td.green{background:#b7e1b0}td.yellow{background:#f5e6a3}td.red{background:#f0aaa5}\
 td.metric{max-width:210px;min-width:150px}.help{font-size:12px;color:#666;font-weight:normal;margin-top:2px}\
 .diff{display:block;font-size:11px;color:#444}.diff.big{font-weight:700;color:#000}\
-table.wide{font-size:13px}table.wide td,table.wide th{padding:2px 5px}table.wide td.metric{min-width:120px;max-width:170px}\
+table.wide{font-size:13px}table.wide td,table.wide th{padding:2px 5px}table.wide td.num{white-space:normal}.nb{white-space:nowrap}table.wide td.metric{min-width:120px;max-width:170px}\
 table.steps td.num{white-space:normal}\
 th.pub,td.pub{color:#555}th .sw{margin-right:5px;vertical-align:-2px}\
 table.facts td:first-child{color:#555;white-space:nowrap}\
