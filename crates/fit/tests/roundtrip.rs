@@ -172,7 +172,7 @@ fn twins_of_wide_hidden_drives_hold_the_drive_or_their_range() {
     let quick = var("SSDIQ_FIT_QUICK", 0) == 1;
     let (mut passed, mut widths) = (0, Vec::new());
     for i in first..first + n {
-        let (h, _, points) = match round_trip_wide(52, i, 1 << 30, quick) {
+        let (h, f, points) = match round_trip_wide(52, i, 1 << 30, quick) {
             Ok(r) => r,
             Err(e) => {
                 // A drive the fit cannot twin fails the bar; the others still run.
@@ -181,6 +181,21 @@ fn twins_of_wide_hidden_drives_hold_the_drive_or_their_range() {
             }
         };
         println!("drive {i}: {}", h.summary);
+        // What the fit chose for the keys the misses have turned on so far.
+        for line in f.text.lines().filter(|l| {
+            [
+                "policy =",
+                "gc_frontier",
+                "op =",
+                "buffer_kib =",
+                "rewrite_window =",
+                "wear_level_gap =",
+            ]
+            .iter()
+            .any(|k| l.starts_with(k))
+        }) {
+            println!("  twin: {line}");
+        }
         let misses: Vec<String> = points
             .iter()
             .filter(|p| !p.passes())

@@ -137,7 +137,7 @@ mod tests {
             bytes: (write_mb * 1e6) as u64,
             ios: 0,
             write_bytes: (write_mb * 1e6) as u64,
-            waf: Some(2.0),
+            counted: Some(((write_mb * 1e6) as u64, (write_mb * 2e6) as u64)),
             partial: false,
         }
     }
@@ -319,14 +319,12 @@ pub struct Steadiness {
 pub fn rounds(ivs: &[Interval], round: u64, by_bytes: bool) -> Rounds {
     let mut r = Rounds::default();
     let round = round.max(1) as f64;
-    // The open round: bytes, span (ns), and the WAF values seen.
+    // The open round: bytes, span (ns), and the intervals whose counters it takes.
     let (mut bytes, mut span) = (0.0f64, 0.0f64);
-    let mut wafs: Vec<f64> = Vec::new();
+    let mut counted: Vec<&Interval> = Vec::new();
     let (mut written, mut t) = (0.0f64, 0.0f64);
     for iv in ivs {
-        if let Some(w) = iv.waf {
-            wafs.push(w);
-        }
+        counted.push(iv);
         // The interval's progress in the round's unit, consumed piece by piece.
         let size = if by_bytes {
             iv.write_bytes as f64
@@ -355,11 +353,9 @@ pub fn rounds(ivs: &[Interval], round: u64, by_bytes: bool) -> Rounds {
             r.mb_s.push(bytes / 1e6 / (span.max(1.0) / 1e9));
             r.end_written.push(written.round() as u64);
             r.end_ns.push(t.round() as u64);
-            r.waf
-                .push((!wafs.is_empty()).then(|| wafs.iter().sum::<f64>() / wafs.len() as f64));
+            r.waf.push(crate::intervals::counted_waf(counted.drain(..)));
             bytes = 0.0;
             span = 0.0;
-            wafs.clear();
             if left <= 1e-12 {
                 break;
             }

@@ -4,8 +4,9 @@
 //! - `ops` and `probes` are totals over the whole step (every job of it).
 //! - `value` is the reference's number ([`crate::reference`]) over the step's whole intervals;
 //!   a step too short for the window says so in `value.note` and takes the whole step.
-//! - `waf_measured` follows the same rule over the per-interval WAF (iob's); when the window
-//!   has no WAF values it is the device's media / host bytes over the whole step.
+//! - `waf_measured` is the device's media / host bytes over the value's window (from its first
+//!   interval to its last, those the filter dropped included: counters are not filtered by
+//!   throughput); where the counters did not move there, over the whole step.
 //! - `seconds` has one row per interval and stream; rows shorter than an interval are marked
 //!   partial. `series` has one point per detector round.
 //! - Latency under load: `probe_intervals` are the probe's per-interval summaries; its value
@@ -143,14 +144,11 @@ pub fn value_of(ivs: &[Interval]) -> (StepValue, Option<RowWindow>) {
     }
 }
 
-/// Mean of the per-interval WAF values in each row (none when no interval of it has one).
-fn row_wafs(ivs: &[Interval], rows: &[Vec<usize>]) -> Vec<Option<f64>> {
-    rows.iter()
-        .map(|g| {
-            let w: Vec<f64> = g.iter().filter_map(|&i| ivs[i].waf).collect();
-            (!w.is_empty()).then(|| w.iter().sum::<f64>() / w.len() as f64)
-        })
-        .collect()
+/// Media / host bytes the device counted from the window's first interval to its last.
+fn window_waf(ivs: &[Interval], w: &reference::Window, rows: &[Vec<usize>]) -> Option<f64> {
+    let first = *rows.get(*w.used.first()?)?.first()?;
+    let last = *rows.get(*w.used.last()?)?.last()?;
+    intervals::counted_waf(&ivs[first..=last])
 }
 
 /// The share of the step's host bytes still in the drive's buffer at its end (negative:
@@ -323,7 +321,7 @@ pub fn step_result(step: &Step, run: &StepRun, o: &StepOutcome, meta: StepMeta) 
     let waf_measured = if writes {
         window
             .as_ref()
-            .and_then(|(w, rows)| reference::mean_over(w, &row_wafs(&ivs, rows)))
+            .and_then(|(w, rows)| window_waf(&ivs, w, rows))
             .or_else(|| whole_step_waf(o))
     } else {
         None
@@ -519,7 +517,7 @@ mod tests {
             bytes: ios * 4096,
             ios,
             write_bytes: ios * 4096,
-            waf: Some(3.0),
+            counted: Some((ios * 4096, ios * 3 * 4096)),
             partial: false,
         }
     }
@@ -541,6 +539,6 @@ mod tests {
         let iops = v.iops.unwrap();
         assert!((iops / 3000.0 - 1.0).abs() < 0.05, "{iops}");
         let (w, rows) = w.unwrap();
-        assert_eq!(reference::mean_over(&w, &row_wafs(&ivs, &rows)), Some(3.0));
+        assert_eq!(window_waf(&ivs, &w, &rows), Some(3.0));
     }
 }

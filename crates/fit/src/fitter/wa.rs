@@ -208,6 +208,37 @@ fn share_edits(policy: &str, share: f64) -> Edits {
     ]
 }
 
+/// The GC families of the library beyond `tried`: cost-benefit with relocated data in the
+/// host's log and apart, and 2R, which merges victims in place (no GC frontier).
+fn other_families(tried: &[String]) -> Vec<(String, Edits)> {
+    let mut out = Vec::new();
+    if !tried.iter().any(|p| p == "cost-benefit") {
+        out.push((
+            "cost-benefit, relocated data with the host's".to_string(),
+            vec![
+                ("drive", "policy", "\"cost-benefit\"".to_string()),
+                ("drive", "gc_frontier", "false".into()),
+                ("drive", "gc_frontier_share", String::new()),
+            ],
+        ));
+        out.push((
+            share_label("cost-benefit", 1.0),
+            share_edits("cost-benefit", 1.0),
+        ));
+    }
+    if !tried.iter().any(|p| p.starts_with("2r")) {
+        out.push((
+            "2r-greedy (normal and cold regions)".to_string(),
+            vec![
+                ("drive", "policy", "\"2r-greedy\"".to_string()),
+                ("drive", "gc_frontier", "false".into()),
+                ("drive", "gc_frontier_share", String::new()),
+            ],
+        ));
+    }
+    out
+}
+
 /// The share at the vertex of the parabola through three (share, score) points, if it opens
 /// upward; within [0.05, 0.95] and on a 0.05 grid (the skewed WA resolve no finer).
 fn parabola_min(p: &[(f64, f64)]) -> Option<f64> {
@@ -425,6 +456,22 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
             keep(i, e, &mut best, &mut scores);
         }
     }
+    // The library's other GC families, where the base's and greedy leave a skewed WA more
+    // than SHARE_TRIED off: under heavy skew cost-benefit and 2R part from greedy in either
+    // direction (issue 52's wider round trip: drives with 2R and cost-benefit got greedy
+    // twins whose skewed WA were 35-45% off). Tried with the best buffer so far; a family is
+    // one more choice, so it must halve the score, as a share must.
+    if let Some(b) = best.as_ref().filter(|b| b.eval.score > SHARE_TRIED) {
+        let (ends_best, kib, op) = (b.eval.score, b.eval.buffer_kib, b.eval.op);
+        for (label, edits) in other_families(&policies) {
+            let i = candidates.len();
+            candidates.push((label, edits));
+            let e = eval(&candidates[i].1, kib, Some(op))?;
+            if e.score < SHARE_GAIN * ends_best {
+                keep(i, e, &mut best, &mut scores);
+            }
+        }
+    }
     // Shares between none and all: tried only where all-or-nothing leaves a skewed WA more
     // than SHARE_TRIED off, so a drive the two ends explain costs no more runs.
     if let Some(ends_best) = best
@@ -462,8 +509,8 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
                 }
             }
         }
-        // A share that wins is measured with every buffer, so the load stage weighs each
-        // buffer's skewed fit at that share as it does for the other candidates.
+        // A share or a family that wins is measured with every buffer, so the load stage
+        // weighs each buffer's skewed fit with it as it does for the other candidates.
         let b = best.as_ref().expect("candidates were scored");
         if b.policy >= policies.len() * 2 {
             let (i, done) = (b.policy, b.eval.buffer_kib);
