@@ -38,7 +38,8 @@ mod target_spec;
 mod wbuf;
 
 pub use drive::{
-    check_geometry, drive_geometry, min_capacity_mib, Drive, DriveCounters, Timing, LBA_BYTES,
+    check_geometry, drive_geometry, map_cache_pages, min_capacity_mib, Drive, DriveCounters,
+    Timing, LBA_BYTES,
 };
 pub use executor::{capacity_text, drive_health, drive_write_counters, EmuExecutor, EmuSpec};
 pub use profile::{

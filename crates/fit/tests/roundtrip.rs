@@ -152,6 +152,29 @@ fn the_twin_has_the_drives_rewrite_window() {
     }
 }
 
+/// A DRAM-less drive's map write-backs nearly double its WA, which a twin with the map in DRAM
+/// takes as less OP (issue 52's hidden drive 8): the run's map reads give the twin the drive's
+/// map cache (the same number of cached map pages at the same size) and so its OP; a drive
+/// with the whole map in DRAM gets none.
+#[test]
+fn the_twin_has_the_drives_map_cache() {
+    use ssdiq_fit::profile_text::set;
+    let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();
+    let small = set(base, "drive", "capacity", "\"1GiB\"", "test");
+    for kib in ["65536", "0"] {
+        let text = set(&small, "map", "map_cache_kib", kib, "test");
+        let obs = measure_hidden(&text, SEED, true).unwrap();
+        let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
+        let pages = |t: &str| {
+            let p = ssdiq_emu::Profile::parse(t, &[]).unwrap();
+            ssdiq_emu::map_cache_pages(&p, p.scale().unwrap())
+        };
+        assert_eq!(pages(&f.text), pages(&text), "{}", f.text);
+        let op = |t: &str| ssdiq_emu::Profile::parse(t, &[]).unwrap().drive.op;
+        assert!((op(&f.text) - op(&text)).abs() < 0.01, "{}", f.text);
+    }
+}
+
 /// Issue 52's bar, on hidden drives that differ from the library in every key of the
 /// sensitivity table too (`roundtrip_wide`): at every prediction point the twin is within 10%
 /// of the drive or the drive lies in the twin's range, on at least 19 of 20 drives; the median
@@ -190,6 +213,7 @@ fn twins_of_wide_hidden_drives_hold_the_drive_or_their_range() {
                 "buffer_kib =",
                 "rewrite_window =",
                 "wear_level_gap =",
+                "map_cache_kib =",
             ]
             .iter()
             .any(|k| l.starts_with(k))

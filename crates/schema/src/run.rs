@@ -436,6 +436,9 @@ pub mod figures {
     /// The write burst after idle: MiB written before a millisecond's average write latency
     /// first exceeds 4 times the first millisecond's (the write buffer filling).
     pub const WRITE_BURST_FAST_MIB: &str = "write_burst_fast_mib";
+    /// The map reads: QD1 4 KiB random reads over the first 1/k of the drive, mean latency
+    /// (`map_read_us.1/256` ... `map_read_us.1/1`).
+    pub const MAP_READ_US: &str = "map_read_us";
 
     /// `rand_write_kiops.uniform` etc.
     pub fn of(metric: &str, workload: &str) -> String {
@@ -458,4 +461,16 @@ pub mod steps {
     /// Not in the paper: 4 KiB random writes at QD 32 right after an idle pause, timed per
     /// millisecond, which shows how much the drive takes before its write buffer is full.
     pub const WRITE_BURST: &str = "write_burst";
+    /// Not in the paper: after the burst and an idle pause, QD1 4 KiB random reads over the
+    /// first 1/k of the drive for k = 256 ... 1 (`map_read_1/256` ...): a DRAM-less drive's
+    /// map cache shows as a rise in latency once the span outgrows what it covers.
+    pub const MAP_READS: [(&str, u32); 7] = [
+        ("map_read_1/256", 256),
+        ("map_read_1/64", 64),
+        ("map_read_1/16", 16),
+        ("map_read_1/8", 8),
+        ("map_read_1/4", 4),
+        ("map_read_1/2", 2),
+        ("map_read_1/1", 1),
+    ];
 }

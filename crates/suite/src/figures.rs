@@ -129,6 +129,16 @@ pub fn compute(r: &RunResult) -> BTreeMap<String, Figure> {
         keys::WRITE_BURST_FAST_MIB.into(),
         collect(steps::WRITE_BURST, &|s| burst_fast_mib(&s.seconds)),
     );
+    for (name, span) in steps::MAP_READS {
+        // QD1: the mean latency is the inverse of the reference window's IOPS (the window
+        // leaves out the first reads, which bring the span's map pages in).
+        put(
+            keys::of(keys::MAP_READ_US, &format!("1/{span}")),
+            collect(name, &|s| {
+                value(s, |v| v.iops.filter(|x| *x > 0.0).map(|x| 1e6 / x))
+            }),
+        );
+    }
     let wafs = uniform_wafs(r);
     put(
         keys::OP_ESTIMATE.into(),

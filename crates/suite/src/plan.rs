@@ -77,6 +77,7 @@ pub enum Role {
     Workload,
     LatencyUnderLoad,
     WriteBurst,
+    MapRead,
 }
 
 /// Before or after the pass's write workload.
@@ -134,6 +135,8 @@ pub struct Step {
     pub threads: u32,
     pub bound: Bound,
     pub load: Option<Load>,
+    /// The step addresses the first 1/`span` of the range (1: all of it).
+    pub span: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -266,6 +269,7 @@ fn step(
         threads,
         bound,
         load: None,
+        span: 1,
     }
 }
 
@@ -350,6 +354,28 @@ pub fn write_burst() -> Step {
     )
 }
 
+/// The map reads (see `ssdiq_schema::steps::MAP_READS`), smallest span first: its reads
+/// find the map pages they need cached, once the first of them have brought them in.
+pub fn map_reads() -> Vec<Step> {
+    ssdiq_schema::steps::MAP_READS
+        .iter()
+        .map(|&(name, span)| Step {
+            span,
+            ..step(
+                name,
+                Role::MapRead,
+                None,
+                "randread",
+                "uniform",
+                SMALL_BS,
+                1,
+                1,
+                Bound::Seconds(PROBE_RUNTIME_S),
+            )
+        })
+        .collect()
+}
+
 impl Plan {
     /// The SSD-iq benchmark (`scripts/benchbench.sh`).
     pub fn ssd_iq(o: PlanOptions) -> Plan {
@@ -402,6 +428,8 @@ impl Plan {
                 if rep == o.repeat.max(1) && i + 1 == WORKLOADS.len() {
                     phases.push(Phase::Idle(IDLE_S));
                     phases.push(Phase::Step(write_burst()));
+                    phases.push(Phase::Idle(IDLE_S));
+                    phases.extend(map_reads().into_iter().map(Phase::Step));
                 }
                 passes.push(Pass {
                     repetition: rep,
@@ -539,17 +567,26 @@ mod tests {
         );
         // Every pass starts from a reset.
         assert!(p.passes.iter().all(|x| x.phases[0] == Phase::Reset));
-        // The write burst runs once, last, after an idle pause: no step of the paper's sees
-        // the drive it leaves.
+        // The write burst and the map reads run once, last, each after an idle pause: no
+        // step of the paper's sees the drive they leave. The map reads narrow no span after
+        // a wider one (a wider span's reads would leave the narrower's map pages cached).
         let last = &p.passes[5].phases;
-        let tail: Vec<String> = last[last.len() - 2..].iter().map(describe).collect();
+        let tail: Vec<String> = last[last.len() - 10..].iter().map(describe).collect();
         assert_eq!(
-            tail,
+            tail[..3],
             [
                 "idle 300s",
-                "write_burst randwrite uniform bs=4096 1x32 1073741824B"
+                "write_burst randwrite uniform bs=4096 1x32 1073741824B",
+                "idle 300s",
             ]
         );
+        assert_eq!(tail[3], "map_read_1/256 randread uniform bs=4096 1x1 150s");
+        let spans: Vec<u32> = p
+            .steps()
+            .filter(|s| s.role == Role::MapRead)
+            .map(|s| s.span)
+            .collect();
+        assert_eq!(spans, [256, 64, 16, 8, 4, 2, 1]);
         let bursts = p.steps().filter(|s| s.role == Role::WriteBurst).count();
         assert_eq!(bursts, 1);
     }

@@ -311,7 +311,7 @@ impl Ctx<'_> {
             None => (None, None),
         };
         Ok(StepRun {
-            range_bytes: self.range,
+            range_bytes: (self.range / step.span.max(1) as u64 / step.bs).max(1) * step.bs,
             capacity: self.capacity,
             seconds,
             bytes,

@@ -203,6 +203,7 @@ mod tests {
             threads: 1,
             bound: crate::plan::Bound::DriveWrites(1.0),
             load: None,
+            span: 1,
         };
         let run = StepRun {
             range_bytes: 1 << 30,

@@ -31,6 +31,7 @@ use crate::twin::{measure, Part};
 use crate::FitError;
 
 mod base;
+mod map;
 mod path;
 mod read_tail;
 mod rewrite;
@@ -254,6 +255,11 @@ pub fn fit(
         check(&w.profile()?).map_err(FitError::Input)?;
     }
     let p = progress;
+    w.stage(
+        p,
+        "fitting the map cache to the map reads over 1/256 to all of the drive",
+        map::fit_map,
+    )?;
     w.stage(
         p,
         "fitting the write buffer to the write burst after idle",
