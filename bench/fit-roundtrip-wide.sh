@@ -6,6 +6,14 @@
 # the misses, and the median range half-width.
 # Usage: bench/fit-roundtrip-wide.sh [N=20]   (SSDIQ_FIT_FIRST=K starts at drive K;
 # SSDIQ_FIT_QUICK=1 measures each drive with a quick run)
+#        bench/fit-roundtrip-wide.sh other    (the 4 held-out drives of another generator: the
+# library's consumer and SATA profiles at a drawn OP and program time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = other ]; then
+    exec cargo test --release -q -p ssdiq-fit --test roundtrip -- --ignored --nocapture twins_of_another_generators_drives_hold_the_drive_or_their_range
+fi
+case "${1:-20}" in
+    ''|*[!0-9]*) echo "bench/fit-roundtrip-wide.sh: invalid N \"$1\": expected a whole number of drives, or \"other\"" >&2; exit 2 ;;
+esac
 SSDIQ_FIT_HIDDEN=${1:-${SSDIQ_FIT_HIDDEN:-20}} cargo test --release -q -p ssdiq-fit --test roundtrip -- --ignored --nocapture twins_of_wide_hidden_drives_hold_the_drive_or_their_range

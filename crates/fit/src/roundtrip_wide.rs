@@ -14,6 +14,7 @@ use ssdiq_schema::Prediction;
 use ssdiq_workload::SeededRng;
 
 use crate::predict::predictions;
+use crate::profile_text::set;
 use crate::range::with_ranges;
 use crate::roundtrip::{hidden, measure_hidden, Hidden};
 use crate::sensitivity::{apply, KNOBS};
@@ -45,6 +46,52 @@ pub fn hidden_wide(seed: u64, index: u64, capacity: u64) -> Hidden {
         text,
         summary: format!("{}; {}", h.summary, drawn.join(", ")),
     }
+}
+
+/// The library's consumer and SATA drives the held-out check draws from: made by hand from
+/// other sources than the data-center bases the fit starts from (an SLC cache, a DRAM-less
+/// map, SATA timings), so neither the round trip's generator nor the fit's bases made them.
+pub const OTHER_GENERATOR: [&str; 4] = ["970evoplus", "nv2", "gsm2ne", "sm863a"];
+
+/// Held-out drive `index` of `seed` (issue 52's "another generator"): the library's consumer
+/// or SATA profile `OTHER_GENERATOR[index % 4]` at `capacity`, with its OP drawn from 7% to
+/// 28% and its program time scaled by 0.7 to 1.4.
+pub fn hidden_other(seed: u64, index: u64, capacity: u64) -> Hidden {
+    let mut r = SeededRng::substream(seed ^ 0x0_7e11, index);
+    let name = OTHER_GENERATOR[(index % OTHER_GENERATOR.len() as u64) as usize];
+    let text = ssdiq_emu::profile::builtin(name).expect("a library profile");
+    let op = 0.07 + 0.21 * r.unit_f64();
+    let program = 0.7 + 0.7 * r.unit_f64();
+    let p = Profile::parse(text, &[]).expect("a library profile");
+    let mut t = set(
+        text,
+        "drive",
+        "capacity",
+        &format!("\"{capacity}B\""),
+        "held out",
+    );
+    t = set(&t, "drive", "op", &format!("{op:.4}"), "held out");
+    t = set(
+        &t,
+        "nand",
+        "program_us",
+        &format!("{:.0}", p.nand.program_us * program),
+        "held out",
+    );
+    Hidden {
+        text: t,
+        summary: format!("{name}: OP {:.1}%, program x{program:.2}", op * 100.0),
+    }
+}
+
+/// A held-out drive's round trip: as [`round_trip_wide`] for [`hidden_other`]'s drive.
+pub fn round_trip_other(
+    seed: u64,
+    index: u64,
+    capacity: u64,
+    quick: bool,
+) -> Result<(Hidden, Fit, Vec<PointCheck>), FitError> {
+    check_round_trip(hidden_other(seed, index, capacity), seed, quick)
 }
 
 /// One prediction point of the drive beside its twin's.
@@ -99,7 +146,16 @@ pub fn round_trip_wide(
     capacity: u64,
     quick: bool,
 ) -> Result<(Hidden, Fit, Vec<PointCheck>), FitError> {
-    let h = hidden_wide(seed, index, capacity);
+    check_round_trip(hidden_wide(seed, index, capacity), seed, quick)
+}
+
+/// The drive `h` measured by a run, its twin fitted from that run, and every prediction point
+/// of the drive beside the twin's value and range.
+fn check_round_trip(
+    h: Hidden,
+    seed: u64,
+    quick: bool,
+) -> Result<(Hidden, Fit, Vec<PointCheck>), FitError> {
     let obs = measure_hidden(&h.text, seed, quick)?;
     let f = fit(&obs, &FitOptions::default(), &mut |_| {})?;
     let drive = predictions(&h.text, seed, &mut |_| {})?;
@@ -122,6 +178,16 @@ mod tests {
             differ += (h.text != hidden(52, i, 1 << 30).text) as u32;
         }
         assert!(differ >= 19, "{differ} of 20 drives drew a knob");
+    }
+
+    #[test]
+    fn held_out_drives_are_valid_library_drives_of_another_kind() {
+        for i in 0..4 {
+            let h = hidden_other(52, i, 1 << 30);
+            let p = Profile::parse_checked(&h.text, &[]).unwrap();
+            assert_eq!(p.capacity_bytes().unwrap(), 1 << 30);
+            assert!((0.07..=0.28).contains(&p.drive.op), "{}", h.summary);
+        }
     }
 
     #[test]
