@@ -176,8 +176,17 @@ pub fn check_text(doc: &FitCheckDoc) -> String {
     let mut t = String::new();
     let _ = writeln!(t, "{} beside its twin {}:", doc.drive, doc.twin);
     t.push_str(&rows_text(&doc.rows));
+    t.push_str(&predictions_text(&doc.predictions));
+    t
+}
+
+/// The twin's predictions as terminal text: each curve's points, and its range with the keys
+/// it rests on.
+pub fn predictions_text(predictions: &[ssdiq_schema::Prediction]) -> String {
+    use std::fmt::Write;
+    let mut t = String::new();
     let _ = writeln!(t, "the twin's predictions (not measured on the drive):");
-    for p in &doc.predictions {
+    for p in predictions {
         let pts: Vec<String> = p
             .points
             .iter()

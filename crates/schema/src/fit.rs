@@ -49,6 +49,10 @@ pub struct FitDoc {
     /// drive beside the twin's. (Each parameter's `residual` is its own stage's.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub measured: Vec<CheckRow>,
+    /// The twin's predictions, each with its range over what the fit did not identify (as
+    /// `fit --check` gives them; written with `fit --json`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub predictions: Vec<Prediction>,
 }
 
 /// How many emulator runs one stage of the fit took.

@@ -57,15 +57,16 @@ pub struct Args {
     /// Seed of the twin's measurements.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Also write what was fitted (or checked) as JSON.
+    /// Also write what was fitted (or checked) as JSON; a fit's JSON holds the twin's
+    /// predictions with their ranges too, which runs them (as --check does).
     #[arg(long, value_name = "FILE.json")]
     json: Option<PathBuf>,
     /// With --check: write the page (the drive beside its twin, and the twin's predictions).
     #[arg(long, value_name = "FILE.html")]
     html: Option<PathBuf>,
-    /// With --check: predictions without their ranges (each prediction's range reruns it
-    /// with every key the twin keeps from its base, and that a run cannot identify, at either
-    /// end of its plausible range, on a 1 GiB copy: docs/fit.md).
+    /// With --check or --json: predictions without their ranges (each prediction's range
+    /// reruns it with every key the twin keeps from its base, and that a run cannot identify,
+    /// at either end of its plausible range, on a 1 GiB copy: docs/fit.md).
     #[arg(long)]
     no_range: bool,
 }
@@ -92,9 +93,9 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         return Err(usage(
             "--html writes the page of a check: give --check TWIN.toml",
         ));
-    } else if a.no_range {
+    } else if a.no_range && a.json.is_none() {
         return Err(usage(
-            "--no-range leaves out a check's prediction ranges: give --check TWIN.toml",
+            "--no-range leaves out the prediction ranges of a check or of --json: give --check TWIN.toml or --json FILE.json",
         ));
     }
     let obs = observed(&a)?;
@@ -198,6 +199,15 @@ fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
     );
     print!("{}", ssdiq_report::fit::rows_text(&f.measured));
     if let Some(j) = &a.json {
+        let mut predictions = ssdiq_fit::predict::predictions(&f.text, a.seed, &mut |s| {
+            eprintln!("fit: predicting {s}")
+        })?;
+        if !a.no_range {
+            ssdiq_fit::range::with_ranges(&f.text, &mut predictions, a.seed, &mut |s| {
+                eprintln!("fit: the predictions' range, {s}")
+            })?;
+        }
+        print!("{}", ssdiq_report::fit::predictions_text(&predictions));
         write_json(
             j,
             &ssdiq_schema::FitDoc {
@@ -209,6 +219,7 @@ fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
                 params: f.params.clone(),
                 twin_runs: f.runs.clone(),
                 measured: f.measured.clone(),
+                predictions,
             },
         )?;
     }

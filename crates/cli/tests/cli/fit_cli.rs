@@ -24,9 +24,11 @@ fn a_twin_fitted_from_a_run_works_as_a_target_and_checks_against_it() {
         s(&twin),
         "--json",
         s(&fit_json),
+        "--no-range",
     ]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("starting from emu:pm9a3"), "{out}");
+    assert!(out.contains("the twin's predictions"), "{out}");
     let text = std::fs::read_to_string(&twin).unwrap();
     assert!(
         text.contains("op = ") && text.contains("# fitted to"),
@@ -126,10 +128,19 @@ fn a_twin_fitted_from_a_run_works_as_a_target_and_checks_against_it() {
         .iter()
         .map(|k| k.as_str().unwrap())
         .collect();
-    // The rewrite window is fitted to the run's skewed WA, so no range rests on it; the map
-    // cache (a DRAM-less drive's) is not identified, and moves the skewed WA.
-    assert!(keys.contains(&"map.map_cache_kib"), "{keys:?}");
+    // The rewrite window is fitted to the run's skewed WA and the map cache to its map reads,
+    // so no range rests on them; the SLC cache is not identified, and moves the skewed WA.
+    assert!(keys.contains(&"slc.slc_share"), "{keys:?}");
+    assert!(!keys.contains(&"map.map_cache_kib"), "{keys:?}");
     assert!(!keys.contains(&"buffer.rewrite_window"), "{keys:?}");
+    // fit --json holds the same predictions as the check (same twin, same seed), without
+    // ranges where --no-range said so (issue 52, item 3).
+    let fit_preds = doc["predictions"].as_array().unwrap();
+    assert_eq!(fit_preds.len(), preds.len());
+    for (f, c) in fit_preds.iter().zip(preds) {
+        assert_eq!(f["points"], c["points"], "{f}");
+        assert!(f["range"].as_array().is_none_or(|r| r.is_empty()), "{f}");
+    }
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("(prediction)") && html.contains("<svg"));
     assert!(html.contains("plausible range") && html.contains("the range rests on"));
@@ -410,7 +421,7 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
         (vec!["fit", "--paper", "ssd-iq:pm9a3"], "missing --out"),
         (
             vec!["fit", "--paper", "ssd-iq:pm9a3", "--out", o, "--no-range"],
-            "--no-range leaves out a check's prediction ranges",
+            "--no-range leaves out the prediction ranges of a check or of --json",
         ),
         (
             vec![
