@@ -68,9 +68,19 @@ fn least_op(w: &Work, edits: &[(&str, &str, String)], grid: &OpGrid) -> Result<f
         }
         op = grid.snap(op + grid.step.max(1e-3)).1;
     }
-    Err(FitError::Twin(
-        "no OP up to 3 leaves GC the spare superblocks it needs".into(),
-    ))
+    Err(FitError::Twin(NO_ROOM.into()))
+}
+
+const NO_ROOM: &str = "no OP up to 3 leaves GC the spare superblocks it needs";
+
+/// A candidate's evaluation, or `None` for a candidate that builds no drive at any OP (2R on
+/// a twin with few superblocks: issue 52's wider round trip, hidden drive 3): the others
+/// still compete.
+fn buildable(r: Result<Eval, FitError>) -> Result<Option<Eval>, FitError> {
+    match r {
+        Err(FitError::Twin(m)) if m == NO_ROOM => Ok(None),
+        r => r.map(Some),
+    }
 }
 
 /// OP by the secant method on ln WA, for one GC policy; returns (op, twin's uniform WA).
@@ -451,10 +461,15 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
     for (i, (_, policy)) in candidates.iter().enumerate() {
         let mut hint = None;
         for &buffer_kib in &buffers {
-            let e = eval(policy, buffer_kib, hint)?;
+            let Some(e) = buildable(eval(policy, buffer_kib, hint))? else {
+                continue;
+            };
             hint = Some(e.op);
             keep(i, e, &mut best, &mut scores);
         }
+    }
+    if best.is_none() {
+        return Err(FitError::Twin(NO_ROOM.into()));
     }
     // The library's other GC families: under heavy skew cost-benefit and 2R part from greedy
     // in either direction, and the protocol's two skews tell them apart only a little
@@ -470,7 +485,9 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
         for (label, edits) in other_families(&policies) {
             let i = candidates.len();
             candidates.push((label, edits));
-            let e = eval(&candidates[i].1, kib, Some(op))?;
+            let Some(e) = buildable(eval(&candidates[i].1, kib, Some(op)))? else {
+                continue;
+            };
             family_scores.push((candidates[i].0.clone(), e.score));
             if e.score < SHARE_GAIN * ends_best {
                 keep(i, e, &mut best, &mut scores);
@@ -504,7 +521,9 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
             while let Some(share) = next.take() {
                 let i = candidates.len();
                 candidates.push((share_label(p, share), share_edits(p, share)));
-                let e = eval(&candidates[i].1, Some(kib), Some(op))?;
+                let Some(e) = buildable(eval(&candidates[i].1, Some(kib), Some(op)))? else {
+                    break;
+                };
                 tried.push((share, e.score));
                 if e.score < SHARE_GAIN * ends_best {
                     keep(i, e, &mut best, &mut scores);
@@ -521,7 +540,9 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
             let (i, done) = (b.policy, b.eval.buffer_kib);
             let mut hint = Some(b.eval.op);
             for &buffer_kib in buffers.iter().filter(|k| **k != done) {
-                let e = eval(&candidates[i].1, buffer_kib, hint)?;
+                let Some(e) = buildable(eval(&candidates[i].1, buffer_kib, hint))? else {
+                    continue;
+                };
                 hint = Some(e.op);
                 keep(i, e, &mut best, &mut scores);
             }
@@ -573,7 +594,10 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
     // carry the other families as a range (docs/fit.md), as for a key the fit keeps.
     let alike: Vec<&(String, f64)> = family_scores
         .iter()
-        .filter(|(_, sc)| i < family_start && *sc * SHARE_GAIN <= chosen_score + TIE)
+        .filter(|(_, sc)| {
+            i < family_start
+                && (*sc * SHARE_GAIN <= chosen_score + TIE || *sc <= super::rewrite::NOISE)
+        })
         .collect();
     for (s, k, v) in policy {
         if v.is_empty() {
