@@ -115,7 +115,7 @@ pub const KNOBS: &[Knob] = &[
                 lit("drive", "gc_frontier_share", ""),
             ],
         ],
-        why: "the library's other policies (the fit tries the base's and greedy)",
+        why: "the library's other families (the fit tries each; where the skews do not tell them apart, the policy is its guess)",
         in_range: true,
     },
     Knob {

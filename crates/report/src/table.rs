@@ -109,6 +109,19 @@ fn column(d: &DriveFigures, measured_index: &mut usize) -> Column {
     }
 }
 
+/// The row's decimals, or more for a small value, so that it keeps two significant digits
+/// (a drive's 1.27 kIOPS of Zipf random writes read "1" in a whole-number row).
+fn shown_decimals(v: f64, decimals: usize) -> usize {
+    let a = v.abs();
+    if a == 0.0 || a >= 10.0 {
+        decimals
+    } else if a >= 1.0 {
+        decimals.max(1)
+    } else {
+        decimals.max(2)
+    }
+}
+
 fn num(
     v: Option<f64>,
     decimals: usize,
@@ -117,7 +130,10 @@ fn num(
 ) -> Cell {
     match v {
         Some(v) if v.is_finite() => Cell {
-            text: format!("{v:.decimals$}"),
+            text: {
+                let d = shown_decimals(v, decimals);
+                format!("{v:.d$}")
+            },
             value: Some(v),
             colour: colour(v),
             spec,
@@ -137,11 +153,9 @@ fn plain(v: Option<f64>, decimals: usize) -> Cell {
 /// A cell of a figure with several samples: the median, then `[min-max]` when they differ
 /// at the cell's precision.
 fn spread(mut c: Cell, s: Option<(f64, f64)>, decimals: usize, scale: f64) -> Cell {
-    if let (Some((lo, hi)), Some(_)) = (s, c.value) {
-        let (lo, hi) = (
-            format!("{:.decimals$}", lo * scale),
-            format!("{:.decimals$}", hi * scale),
-        );
+    if let (Some((lo, hi)), Some(v)) = (s, c.value) {
+        let d = shown_decimals(v, decimals);
+        let (lo, hi) = (format!("{:.d$}", lo * scale), format!("{:.d$}", hi * scale));
         if lo != hi {
             c.text = format!("{} [{lo}-{hi}]", c.text);
         }
@@ -531,6 +545,19 @@ pub fn tables(drives: &[DriveFigures]) -> (Table, Table) {
 mod tests {
     use super::*;
     use crate::markdown::tests::sample;
+
+    #[test]
+    fn a_small_value_keeps_two_significant_digits() {
+        let text = |v: f64, d: usize| plain(Some(v), d).text;
+        // emu:nv2's Zipf random writes in a whole-number kIOPS row.
+        assert_eq!(text(1.27, 0), "1.3");
+        assert_eq!(text(0.42, 0), "0.42");
+        assert_eq!(text(71.4, 0), "71");
+        assert_eq!(text(4.567, 2), "4.57");
+        assert_eq!(text(0.0, 0), "0");
+        let c = spread(plain(Some(1.27), 0), Some((1.21, 1.3)), 0, 1.0);
+        assert_eq!(c.text, "1.3 [1.2-1.3]");
+    }
 
     fn cell<'a>(t: &'a Table, metric: &str, variant: &str) -> &'a str {
         let mut current = "";

@@ -174,10 +174,11 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 .trim()
                 .parse::<f64>()
                 .ok()
-                .filter(|p| (10.0..=200.0).contains(p))
+                // Levels are whole percentages: 100.5% would run (and read) as 101%.
+                .filter(|p| (10.0..=200.0).contains(p) && p.fract() == 0.0)
                 .ok_or_else(|| {
                     usage(format!(
-                        "invalid --max-load \"{m}\": expected a percentage from 10% to 200%, e.g. 150%"
+                        "invalid --max-load \"{m}\": expected a whole percentage from 10% to 200%, e.g. 150%"
                     ))
                 })
         })

@@ -556,6 +556,11 @@ fn latency_load_rises_with_load() {
         &["study", "latency-load", "--max-load", "300"],
         "invalid --max-load",
     );
+    // A level is a whole percentage (issue 51's new-user try: 100.5% ran and read as 101%).
+    common::usage_error(
+        &["study", "latency-load", "--max-load", "100.5%"],
+        "expected a whole percentage",
+    );
     common::usage_error(
         &["study", "latency-load", "--relative-to", "x"],
         "invalid --relative-to",
