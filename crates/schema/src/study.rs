@@ -31,6 +31,8 @@ pub struct StudyDoc {
     pub title: String,
     pub source: String,
     pub target: TargetInfo,
+    /// `--quick` shortened the study (false for a study it does not shorten, such as
+    /// write-over-time, even when given).
     pub quick: bool,
     pub seed: u64,
     /// How the points were measured, in words (shown under the charts).

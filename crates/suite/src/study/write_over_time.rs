@@ -40,7 +40,8 @@ pub const SERIES: &str = "sequential write";
 pub const WHOLE: &str = "whole write";
 
 pub fn run(b: &mut Bench<'_>) -> Result<(), SuiteError> {
-    b.plan(SEGMENTS as usize);
+    // The segments, and the whole write's point.
+    b.plan(SEGMENTS as usize + 1);
     b.begin("reset, sequential write", Unit::Bytes, b.capacity() as f64);
     b.reset()?;
     let mut j = b.job("write", "seq", BS, QD);
