@@ -233,7 +233,11 @@ pub fn step_rows(r: &RunResult) -> Vec<[String; 13]> {
                     (Some(w), Some(l)) => format!("{w:.2} (lags {:.0}%)", l * 100.0),
                     (w, _) => opt(w, 2),
                 },
-                opt(st.waf_implied, 2),
+                // Table 3 marks a meaningless implied WA n/m: the steps say so too.
+                match (st.waf_implied, &r.derived.implied_not_meaningful) {
+                    (Some(_), Some(_)) => "n/m".into(),
+                    (w, _) => opt(w, 2),
+                },
                 match c {
                     Some(c) if c.within_reference.unwrap_or(c.converged) => {
                         format!(
