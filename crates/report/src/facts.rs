@@ -102,6 +102,34 @@ pub fn run_facts(r: &RunResult) -> Vec<Fact> {
     if let Some(applied) = r.step(steps::LATENCY_UNDER_LOAD).and_then(load_applied) {
         add("load applied", applied);
     }
+    if let Some(f) = r.figure(ssdiq_schema::figures::WRITE_BURST_FAST_MIB) {
+        add(
+            "write burst",
+            format!(
+                "not in the paper: {:.1} MiB went in after idle before writes waited for the flash (the write buffer, and what the dies programmed meanwhile)",
+                f.median
+            ),
+        );
+    }
+    let map: Vec<String> = steps::MAP_READS
+        .iter()
+        .filter_map(|&(_, k)| {
+            let f = r.figure(&ssdiq_schema::figures::of(
+                ssdiq_schema::figures::MAP_READ_US,
+                &format!("1/{k}"),
+            ))?;
+            Some(format!("1/{k} {:.0}", f.median))
+        })
+        .collect();
+    if !map.is_empty() {
+        add(
+            "map reads",
+            format!(
+                "not in the paper: QD1 read latency [us] over the first part of the drive, {} (a DRAM-less drive's map cache shows as a rise once the span outgrows it)",
+                map.join(", ")
+            ),
+        );
+    }
     if r.partial {
         add(
             "status",

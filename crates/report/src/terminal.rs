@@ -114,6 +114,12 @@ pub fn run_summary(r: &RunResult, out: &Path, ansi: bool) -> String {
             f.median
         ));
     }
+    if let Some(m) = crate::facts::run_facts(r)
+        .into_iter()
+        .find(|f| f.key == "map reads")
+    {
+        s.push_str(&format!("map reads: {}\n", m.value));
+    }
     if let Some(i) = &r.run {
         s.push_str(&format!(
             "ran {:.1} s ({} clock){}{}\n",
