@@ -494,6 +494,7 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
             }
         }
     }
+    let families = family_start..candidates.len();
     // Shares between none and all: tried only where all-or-nothing leaves a skewed WA more
     // than SHARE_TRIED off, so a drive the two ends explain costs no more runs.
     if let Some(ends_best) = best
@@ -595,7 +596,7 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
     let alike: Vec<&(String, f64)> = family_scores
         .iter()
         .filter(|(_, sc)| {
-            i < family_start
+            !families.contains(&i)
                 && (*sc * SHARE_GAIN <= chosen_score + TIE || *sc <= super::rewrite::NOISE)
         })
         .collect();
