@@ -5,7 +5,8 @@
 # and range. Prints per drive the points that pass (twin within 10%, or the drive in the range),
 # the misses, and the median range half-width.
 # Usage: bench/fit-roundtrip-wide.sh [N=20]   (SSDIQ_FIT_FIRST=K starts at drive K;
-# SSDIQ_FIT_QUICK=1 measures each drive with a quick run)
+# SSDIQ_FIT_QUICK=1 measures each drive with a quick run; SSDIQ_FIT_SEED=S draws the drives of
+# seed S, default 52, whose drives have since been used to improve the fit)
 #        bench/fit-roundtrip-wide.sh other    (the 4 held-out drives of another generator: the
 # library's consumer and SATA profiles at a drawn OP and program time)
 set -euo pipefail

@@ -180,14 +180,19 @@ fn the_twin_has_the_drives_map_cache() {
 /// of the drive or the drive lies in the twin's range, on at least 19 of 20 drives; the median
 /// range half-width under 15%. Not met yet (docs/fit.md): runs on request,
 /// `bench/fit-roundtrip-wide.sh` (`SSDIQ_FIT_HIDDEN=N`, `SSDIQ_FIT_FIRST=K`, `SSDIQ_FIT_QUICK=1`:
-/// each drive measured by a quick run).
+/// each drive measured by a quick run; `SSDIQ_FIT_SEED=S`, default 52).
 #[test]
 #[ignore]
 fn twins_of_wide_hidden_drives_hold_the_drive_or_their_range() {
     use ssdiq_fit::roundtrip_wide::round_trip_wide;
     let (n, first) = (var("SSDIQ_FIT_HIDDEN", 20), var("SSDIQ_FIT_FIRST", 0));
     let quick = var("SSDIQ_FIT_QUICK", 0) == 1;
-    let (passed, median) = held(first..first + n, |i| round_trip_wide(52, i, 1 << 30, quick));
+    // Seed 52's drives have since been used to find what the fit lacked (docs/fit.md): the
+    // bar is for a seed the fit was never tuned on.
+    let seed = var("SSDIQ_FIT_SEED", 52);
+    let (passed, median) = held(first..first + n, |i| {
+        round_trip_wide(seed, i, 1 << 30, quick)
+    });
     assert!(passed as f64 >= 0.95 * n as f64 && median < 0.15);
 }
 

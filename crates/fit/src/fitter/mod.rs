@@ -250,16 +250,17 @@ pub fn fit(
         "shown by `ssdiq info`",
     );
     size_and_spec(&mut w, o)?;
-    check_room_for_gc(&w, o)?;
-    if let Some(check) = o.before_first_twin {
-        check(&w.profile()?).map_err(FitError::Input)?;
-    }
     let p = progress;
+    // The map stage runs no twin, so it may come before the checks that guard the first.
     w.stage(
         p,
         "fitting the map cache to the map reads over 1/256 to all of the drive",
         map::fit_map,
     )?;
+    check_room_for_gc(&w, o)?;
+    if let Some(check) = o.before_first_twin {
+        check(&w.profile()?).map_err(FitError::Input)?;
+    }
     w.stage(
         p,
         "fitting the write buffer to the write burst after idle",
