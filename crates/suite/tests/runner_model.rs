@@ -280,9 +280,15 @@ fn three_passes_reference_values_and_figures() {
     let r = run_with(&mut t, &options());
     assert!(!r.partial);
     // Per pass: 5 steps before, the workload, 5 after, latency under load; then the write
-    // burst, once, last.
-    assert_eq!(r.steps.len(), 3 * 12 + 1);
-    assert_eq!(r.steps.last().unwrap().name, steps::WRITE_BURST);
+    // burst and the map reads, once, last.
+    let map_reads = steps::MAP_READS.len();
+    assert_eq!(r.steps.len(), 3 * 12 + 1 + map_reads);
+    assert_eq!(
+        r.steps[r.steps.len() - 1 - map_reads].name,
+        steps::WRITE_BURST
+    );
+    assert_eq!(r.steps.last().unwrap().name, "map_read_1/1");
+    assert!(r.figure("map_read_us.1/256").is_some());
     let workloads: Vec<(&str, Option<u32>)> = r
         .steps
         .iter()
@@ -418,8 +424,16 @@ fn fill_and_repeat() {
     o.plan = Plan::ssd_iq(PlanOptions { repeat: 2 });
     let mut t = target(1.0 / 3.0);
     let r = run_with(&mut t, &o);
-    assert!(t.0.ranges.iter().all(|&b| b == CAP / 2), "{:?}", t.0.ranges);
-    assert_eq!(r.steps.len(), 2 * 3 * 12 + 1);
+    // Every step addresses the used half; the map reads the first 1/k of it.
+    let map_reads = steps::MAP_READS.len();
+    let (reads, rest) = t.0.ranges.split_at(t.0.ranges.len() - map_reads);
+    assert!(reads.iter().all(|&b| b == CAP / 2), "{:?}", t.0.ranges);
+    let spans: Vec<u64> = steps::MAP_READS
+        .iter()
+        .map(|&(_, k)| CAP / 2 / k as u64)
+        .collect();
+    assert_eq!(rest, spans.as_slice());
+    assert_eq!(r.steps.len(), 2 * 3 * 12 + 1 + map_reads);
     assert_eq!(r.figure(keys::SEQ_READ_MB_S).unwrap().samples.len(), 12);
     assert_eq!(
         r.figure("rand_write_kiops.uniform").unwrap().samples.len(),
