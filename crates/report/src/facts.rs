@@ -14,6 +14,26 @@ fn opt(v: Option<f64>, decimals: usize) -> String {
     v.map_or("-".into(), |v| format!("{v:.decimals$}"))
 }
 
+/// ssdiq's map reads in words (the terminal summary and the facts), where the run has them.
+pub fn map_reads(r: &RunResult) -> Option<String> {
+    let map: Vec<String> = steps::MAP_READS
+        .iter()
+        .filter_map(|&(_, k)| {
+            let f = r.figure(&ssdiq_schema::figures::of(
+                ssdiq_schema::figures::MAP_READ_US,
+                &format!("1/{k}"),
+            ))?;
+            Some(format!("1/{k} {:.0}", f.median))
+        })
+        .collect();
+    (!map.is_empty()).then(|| {
+        format!(
+            "not in the paper: QD1 read latency [us] over the first part of the drive, {} (a DRAM-less drive's map cache shows as a rise once the span outgrows it)",
+            map.join(", ")
+        )
+    })
+}
+
 /// What was measured and how: target, identity, capacity, clock, run settings, reset,
 /// preconditioning, the latency-under-load load asked for and applied, completeness.
 pub fn run_facts(r: &RunResult) -> Vec<Fact> {
@@ -111,24 +131,8 @@ pub fn run_facts(r: &RunResult) -> Vec<Fact> {
             ),
         );
     }
-    let map: Vec<String> = steps::MAP_READS
-        .iter()
-        .filter_map(|&(_, k)| {
-            let f = r.figure(&ssdiq_schema::figures::of(
-                ssdiq_schema::figures::MAP_READ_US,
-                &format!("1/{k}"),
-            ))?;
-            Some(format!("1/{k} {:.0}", f.median))
-        })
-        .collect();
-    if !map.is_empty() {
-        add(
-            "map reads",
-            format!(
-                "not in the paper: QD1 read latency [us] over the first part of the drive, {} (a DRAM-less drive's map cache shows as a rise once the span outgrows it)",
-                map.join(", ")
-            ),
-        );
+    if let Some(m) = map_reads(r) {
+        add("map reads", m);
     }
     if r.partial {
         add(

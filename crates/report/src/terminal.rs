@@ -114,11 +114,8 @@ pub fn run_summary(r: &RunResult, out: &Path, ansi: bool) -> String {
             f.median
         ));
     }
-    if let Some(m) = crate::facts::run_facts(r)
-        .into_iter()
-        .find(|f| f.key == "map reads")
-    {
-        s.push_str(&format!("map reads: {}\n", m.value));
+    if let Some(m) = crate::facts::map_reads(r) {
+        s.push_str(&format!("map reads: {m}\n"));
     }
     if let Some(i) = &r.run {
         s.push_str(&format!(

@@ -199,14 +199,7 @@ fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
     );
     print!("{}", ssdiq_report::fit::rows_text(&f.measured));
     if let Some(j) = &a.json {
-        let mut predictions = ssdiq_fit::predict::predictions(&f.text, a.seed, &mut |s| {
-            eprintln!("fit: predicting {s}")
-        })?;
-        if !a.no_range {
-            ssdiq_fit::range::with_ranges(&f.text, &mut predictions, a.seed, &mut |s| {
-                eprintln!("fit: the predictions' range, {s}")
-            })?;
-        }
+        let predictions = predictions_of(&f.text, a, "fit")?;
         print!("{}", ssdiq_report::fit::predictions_text(&predictions));
         write_json(
             j,
@@ -242,6 +235,23 @@ fn fit(a: &Args, obs: Observed) -> anyhow::Result<ExitCode> {
         out.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The twin's predictions, each with its range unless --no-range; progress on stderr after
+/// `who: `.
+fn predictions_of(
+    twin: &str,
+    a: &Args,
+    who: &str,
+) -> anyhow::Result<Vec<ssdiq_schema::Prediction>> {
+    let mut predictions =
+        ssdiq_fit::predict::predictions(twin, a.seed, &mut |s| eprintln!("{who}: predicting {s}"))?;
+    if !a.no_range {
+        ssdiq_fit::range::with_ranges(twin, &mut predictions, a.seed, &mut |s| {
+            eprintln!("{who}: the predictions' range, {s}")
+        })?;
+    }
+    Ok(predictions)
 }
 
 /// Refuses a twin whose drive this machine cannot hold, before the first is built (the fit
@@ -311,14 +321,7 @@ fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Resul
         let twin_curve = ssdiq_fit::measure_skew(&text, curve)?;
         rows.extend(check::skew_rows(curve, &twin_curve));
     }
-    let mut predictions = ssdiq_fit::predict::predictions(&text, a.seed, &mut |s| {
-        eprintln!("check: predicting {s}")
-    })?;
-    if !a.no_range {
-        ssdiq_fit::range::with_ranges(&text, &mut predictions, a.seed, &mut |s| {
-            eprintln!("check: the predictions' range, {s}")
-        })?;
-    }
+    let predictions = predictions_of(&text, a, "check")?;
     let doc = ssdiq_schema::FitCheckDoc {
         schema: ssdiq_schema::SCHEMA.into(),
         kind: "fit-check".into(),

@@ -210,6 +210,15 @@ fn share_label(policy: &str, share: f64) -> String {
     )
 }
 
+/// `policy` with relocated data written into the host's log (no GC frontier).
+fn host_log_edits(policy: &str) -> Edits {
+    vec![
+        ("drive", "policy", format!("\"{policy}\"")),
+        ("drive", "gc_frontier", "false".into()),
+        ("drive", "gc_frontier_share", String::new()),
+    ]
+}
+
 fn share_edits(policy: &str, share: f64) -> Edits {
     vec![
         ("drive", "policy", format!("\"{policy}\"")),
@@ -225,11 +234,7 @@ fn other_families(tried: &[String]) -> Vec<(String, Edits)> {
     if !tried.iter().any(|p| p == "cost-benefit") {
         out.push((
             "cost-benefit, relocated data with the host's".to_string(),
-            vec![
-                ("drive", "policy", "\"cost-benefit\"".to_string()),
-                ("drive", "gc_frontier", "false".into()),
-                ("drive", "gc_frontier_share", String::new()),
-            ],
+            host_log_edits("cost-benefit"),
         ));
         out.push((
             share_label("cost-benefit", 1.0),
@@ -239,11 +244,7 @@ fn other_families(tried: &[String]) -> Vec<(String, Edits)> {
     if !tried.iter().any(|p| p.starts_with("2r")) {
         out.push((
             "2r-greedy (normal and cold regions)".to_string(),
-            vec![
-                ("drive", "policy", "\"2r-greedy\"".to_string()),
-                ("drive", "gc_frontier", "false".into()),
-                ("drive", "gc_frontier_share", String::new()),
-            ],
+            host_log_edits("2r-greedy"),
         ));
     }
     out
@@ -424,11 +425,7 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
     for p in &policies {
         candidates.push((
             format!("{p}, relocated data with the host's"),
-            vec![
-                ("drive", "policy", format!("\"{p}\"")),
-                ("drive", "gc_frontier", "false".into()),
-                ("drive", "gc_frontier_share", String::new()),
-            ],
+            host_log_edits(p),
         ));
         candidates.push((
             format!("{p} + GC frontier (relocated data apart)"),
