@@ -32,6 +32,8 @@ pub fn figure_keys() -> Vec<String> {
             keys::WRITE_LAT_LOAD_AVG_US,
             keys::WRITE_LAT_LOAD_P999_US,
             keys::WRITE_BURST_FAST_MIB,
+            keys::INIT_WAF,
+            keys::INIT_MB_S,
         ]
         .map(String::from),
     );

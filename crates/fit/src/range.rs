@@ -28,10 +28,18 @@ pub const NAMED_SHARE: f64 = 0.01;
 
 /// Whether the twin's file says every key `knob` sets was fitted or came from an input.
 fn identified(text: &str, knob: &Knob) -> bool {
-    knob.ends.iter().flat_map(|e| e.iter()).all(|s| {
-        comment(text, s.section, s.key)
+    let known = |section: &str, key: &str| {
+        comment(text, section, key)
             .is_some_and(|c| c.starts_with("fitted to ") || c.starts_with("from "))
-    })
+    };
+    match knob.settled_by {
+        Some((section, key)) => known(section, key),
+        None => knob
+            .ends
+            .iter()
+            .flat_map(|e| e.iter())
+            .all(|s| known(s.section, s.key)),
+    }
 }
 
 /// The range's knobs the twin `text` does not identify.

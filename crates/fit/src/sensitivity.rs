@@ -64,6 +64,10 @@ pub struct Knob {
     /// moved a prediction by more than 5% in docs/fit.md's sensitivity table (emu:pm9a3 at
     /// 1 GiB); the others moved none by more than 0.1%.
     pub in_range: bool,
+    /// The key whose fitted value settles the knob, where not every key its ends set must be
+    /// (the SLC cache's size settles it: its program time moves the throughputs, not the WA,
+    /// and only where the cache has room); `None`: every key.
+    pub settled_by: Option<(&'static str, &'static str)>,
 }
 
 /// The knobs a prediction's range spans ([`crate::range`]).
@@ -82,6 +86,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "a staging buffer (9 library profiles) to one that absorbs every rewrite it holds",
         in_range: true,
+        settled_by: None,
     },
     Knob {
         name: "gc.wear_level_gap",
@@ -92,6 +97,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "no static wear levelling, to one that moves cold data at a gap of 5 erases",
         in_range: true,
+        settled_by: None,
     },
     Knob {
         name: "nand.units_per_block (superblock)",
@@ -102,6 +108,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "blocks of 18-24 MB at full size are the base's; half and twice cover the library's 32-447 units with its dies",
         in_range: true,
+        settled_by: None,
     },
     Knob {
         name: "drive.policy",
@@ -117,6 +124,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "the library's other families (the fit tries each; where the skews do not tell them apart, the policy is its guess)",
         in_range: true,
+        settled_by: None,
     },
     Knob {
         name: "drive.gc_mode",
@@ -127,6 +135,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "one victim per trigger into the host's block, or victims gathered apart",
         in_range: false,
+        settled_by: None,
     },
     Knob {
         name: "nand.channels (dies)",
@@ -137,6 +146,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "the library's data-center drives have 4-32 dies",
         in_range: true,
+        settled_by: None,
     },
     Knob {
         name: "nand.planes",
@@ -147,6 +157,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "2-4 planes per die (docs/sources.md#flash-timing)",
         in_range: true,
+        settled_by: None,
     },
     Knob {
         name: "nand.erase_us",
@@ -157,6 +168,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "tBERS 3-5 ms and beyond (docs/sources.md#flash-timing)",
         in_range: true,
+        settled_by: None,
     },
     Knob {
         name: "nand.channel_mb_s",
@@ -167,6 +179,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "ONFI 4 to ONFI 5.1 NAND I/O",
         in_range: true,
+        settled_by: None,
     },
     Knob {
         name: "gc watermarks",
@@ -183,6 +196,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "free superblocks where background and foreground GC start",
         in_range: true,
+        settled_by: None,
     },
     Knob {
         name: "gc.idle_mb_s",
@@ -193,6 +207,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "no idle-time GC, to one at half the dies' program bandwidth",
         in_range: false,
+        settled_by: None,
     },
     Knob {
         name: "slc.slc_share",
@@ -210,6 +225,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "no SLC cache (data-center), to a consumer drive's 5-16% (the library's 970 EVO Plus, NV2, GSM2NE)",
         in_range: true,
+        settled_by: Some(("slc", "slc_share")),
     },
     Knob {
         name: "map.map_cache_kib",
@@ -220,6 +236,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "the whole map in DRAM, or a DRAM-less drive's cache (the library's two)",
         in_range: true,
+        settled_by: None,
     },
     Knob {
         name: "nand.suspend timings",
@@ -236,6 +253,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "MQSim's suspend times, halved and doubled",
         in_range: false,
+        settled_by: None,
     },
     Knob {
         name: "host.dram_read_us",
@@ -246,6 +264,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "a read served from the controller's DRAM",
         in_range: false,
+        settled_by: None,
     },
 ];
 

@@ -26,6 +26,9 @@ pub enum Part {
     Load,
     /// Pass 1's random writes, then the idle pause and write burst that end the protocol.
     Burst,
+    /// Pass 1's reset, sequential init and the idle pauses around it (the init's WA and
+    /// throughput), no step.
+    Init,
     /// The whole protocol, every pass.
     All,
 }
@@ -73,11 +76,20 @@ pub fn plan(part: Part) -> Plan {
             let u = pass.workload == steps::RAND_WRITE_UNIFORM;
             (u && uniform) || (!u && skewed)
         }
-        Part::Reads | Part::SeqWrite | Part::Load | Part::Burst | Part::All => {
+        Part::Reads | Part::SeqWrite | Part::Load | Part::Burst | Part::Init | Part::All => {
             pass.workload == steps::RAND_WRITE_UNIFORM
         }
     });
     for pass in &mut p.passes {
+        if part == Part::Init {
+            let init = pass
+                .phases
+                .iter()
+                .position(|ph| matches!(ph, Phase::Init { .. }))
+                .expect("every pass has an init");
+            pass.phases.truncate(init + 2);
+            continue;
+        }
         pass.phases.retain(|ph| match ph {
             Phase::Reset | Phase::Init { .. } => true,
             Phase::Idle(_) => part == Part::Load,
@@ -99,6 +111,7 @@ pub fn plan(part: Part) -> Plan {
                     s.name == steps::RAND_WRITE_UNIFORM || s.name == steps::LATENCY_UNDER_LOAD
                 }
                 Part::Burst => s.name == steps::RAND_WRITE_UNIFORM,
+                Part::Init => false,
             },
         });
         if part == Part::Burst {
@@ -150,6 +163,18 @@ mod tests {
             names(&plan(Part::Burst)),
             ["rand_write_uniform", "write_burst"]
         );
+        let init = plan(Part::Init);
+        assert_eq!(names(&init), Vec::<String>::new());
+        assert_eq!(init.passes.len(), 1);
+        assert!(matches!(
+            init.passes[0].phases[..],
+            [
+                Phase::Reset,
+                Phase::Idle(_),
+                Phase::Init { .. },
+                Phase::Idle(_)
+            ]
+        ));
         let burst = plan(Part::Burst);
         let phases = &burst.passes[0].phases;
         assert_eq!(phases[phases.len() - 2], Phase::Idle(IDLE_S));

@@ -175,6 +175,32 @@ fn the_twin_has_the_drives_map_cache() {
     }
 }
 
+/// An SLC cache has no room on a full drive, so none of the protocol's steps after the init
+/// shows it: the init on the fresh drive does (its folds in the init's WA, its speed in the
+/// init's throughput where the flash bounds it). A drive with a cache gets its share and SLC
+/// program time; one without gets none.
+#[test]
+fn the_twin_has_the_drives_slc_cache() {
+    use ssdiq_fit::profile_text::set;
+    let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();
+    let small = set(base, "drive", "capacity", "\"1GiB\"", "test");
+    for (share, program) in [(0.1, 400.0), (0.0, 400.0)] {
+        let text = set(&small, "slc", "slc_share", &share.to_string(), "test");
+        let text = set(&text, "slc", "slc_program_us", &program.to_string(), "test");
+        let obs = measure_hidden(&text, SEED, true).unwrap();
+        let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
+        let slc = ssdiq_emu::Profile::parse(&f.text, &[]).unwrap().slc;
+        assert!((slc.slc_share - share).abs() < 0.005, "{}", f.text);
+        if share > 0.0 {
+            assert!(
+                (slc.slc_program_us / program - 1.0).abs() < 0.1,
+                "{}",
+                f.text
+            );
+        }
+    }
+}
+
 /// Issue 52's bar, on hidden drives that differ from the library in every key of the
 /// sensitivity table too (`roundtrip_wide`): at every prediction point the twin is within 10%
 /// of the drive or the drive lies in the twin's range, on at least 19 of 20 drives; the median
@@ -251,6 +277,8 @@ fn held(
                 "rewrite_window =",
                 "wear_level_gap =",
                 "map_cache_kib =",
+                "slc_share =",
+                "slc_program_us =",
             ]
             .iter()
             .any(|k| l.starts_with(k))

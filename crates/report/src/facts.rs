@@ -34,6 +34,26 @@ pub fn map_reads(r: &RunResult) -> Option<String> {
     })
 }
 
+/// The sequential init on the fresh drive in words (the terminal summary and the facts), where
+/// the run measured it.
+pub fn init(r: &RunResult) -> Option<String> {
+    use ssdiq_schema::figures::{INIT_MB_S, INIT_WAF};
+    let mb_s = r.figure(INIT_MB_S).map(|f| format!("{:.0} MB/s", f.median));
+    let waf = r.figure(INIT_WAF).map(|f| {
+        format!(
+            "WA {:.3} from the reset to the idle after it (above 1: an SLC cache folded what it took in, or a DRAM-less drive wrote its map)",
+            f.median
+        )
+    });
+    let parts: Vec<String> = [mb_s, waf].into_iter().flatten().collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "on the fresh drive, not in the paper's tables: {}",
+            parts.join("; ")
+        )
+    })
+}
+
 /// What was measured and how: target, identity, capacity, clock, run settings, reset,
 /// preconditioning, the latency-under-load load asked for and applied, completeness.
 pub fn run_facts(r: &RunResult) -> Vec<Fact> {
@@ -133,6 +153,9 @@ pub fn run_facts(r: &RunResult) -> Vec<Fact> {
     }
     if let Some(m) = map_reads(r) {
         add("map reads", m);
+    }
+    if let Some(i) = init(r) {
+        add("sequential init", i);
     }
     if r.partial {
         add(

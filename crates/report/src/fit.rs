@@ -54,6 +54,8 @@ fn label(key: &str) -> String {
         keys::WRITE_LAT_LOAD_AVG_US => "write latency under load, avg [us]",
         keys::WRITE_LAT_LOAD_P999_US => "write latency under load, P99.9 [us]",
         keys::WRITE_BURST_FAST_MIB => "write burst after idle, before writes wait [MiB]",
+        keys::INIT_WAF => "WA of the init on the fresh drive (SLC folds)",
+        keys::INIT_MB_S => "sequential init on the fresh drive [MB/s]",
         keys::WAF_MEASURED => "WA, measured",
         keys::WAF_IMPLIED => "WA, implied",
         other => other,

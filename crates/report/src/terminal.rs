@@ -117,6 +117,9 @@ pub fn run_summary(r: &RunResult, out: &Path, ansi: bool) -> String {
     if let Some(m) = crate::facts::map_reads(r) {
         s.push_str(&format!("map reads: {m}\n"));
     }
+    if let Some(i) = crate::facts::init(r) {
+        s.push_str(&format!("sequential init: {i}\n"));
+    }
     if let Some(i) = &r.run {
         s.push_str(&format!(
             "ran {:.1} s ({} clock){}{}\n",

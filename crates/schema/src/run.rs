@@ -439,6 +439,12 @@ pub mod figures {
     /// The map reads: QD1 4 KiB random reads over the first 1/k of the drive, mean latency
     /// (`map_read_us.1/256` ... `map_read_us.1/1`).
     pub const MAP_READ_US: &str = "map_read_us";
+    /// The sequential init on the freshly reset drive (not in the paper's tables): the media
+    /// over the host bytes from the reset to the end of the idle pause after the init (an SLC
+    /// cache's folds, a DRAM-less drive's map writes), where the drive counts media writes.
+    pub const INIT_WAF: &str = "init_waf";
+    /// The sequential init's host bytes over its time, MB/s.
+    pub const INIT_MB_S: &str = "init_mb_s";
 
     /// `rand_write_kiops.uniform` etc.
     pub fn of(metric: &str, workload: &str) -> String {

@@ -10,7 +10,9 @@
 
 use std::collections::BTreeMap;
 
-use ssdiq_schema::{figures as keys, steps, Figure, RunResult, SecondPoint, StepResult};
+use ssdiq_schema::{
+    figures as keys, steps, DeviceLogPoint, Figure, RunResult, SecondPoint, StepResult,
+};
 
 use crate::derived::{op_from_greedy, op_from_waf_formula};
 use crate::plan::{workload_key, WORKLOADS};
@@ -139,6 +141,15 @@ pub fn compute(r: &RunResult) -> BTreeMap<String, Figure> {
             }),
         );
     }
+    let inits = inits(&r.device_log);
+    put(
+        keys::INIT_WAF.into(),
+        inits.iter().filter_map(|i| i.waf).collect(),
+    );
+    put(
+        keys::INIT_MB_S.into(),
+        inits.iter().filter_map(|i| i.mb_s).collect(),
+    );
     let wafs = uniform_wafs(r);
     put(
         keys::OP_ESTIMATE.into(),
@@ -151,6 +162,50 @@ pub fn compute(r: &RunResult) -> BTreeMap<String, Figure> {
         wafs.iter().filter_map(|&w| op_from_greedy(w)).collect(),
     );
     f
+}
+
+/// What the device log shows of one sequential init on a freshly reset drive.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Init {
+    /// Media over host bytes since the reset, at the end of the idle pause after the init.
+    pub waf: Option<f64>,
+    /// Host bytes over the init's time.
+    pub mb_s: Option<f64>,
+}
+
+/// Each init of the device log (phase `init`), with the idle pause that follows it: an SLC
+/// cache folds what it took in during and after the init, so its folds count only by the
+/// pause's end.
+pub fn inits(log: &[DeviceLogPoint]) -> Vec<Init> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < log.len() {
+        if log[i].phase != "init" {
+            i += 1;
+            continue;
+        }
+        let start = i.checked_sub(1).map(|j| &log[j]);
+        let mut end = i;
+        while end + 1 < log.len() && log[end + 1].phase == "init" {
+            end += 1;
+        }
+        let last = &log[end];
+        let mb_s = start.and_then(|s| {
+            let host = last.host_bytes?.checked_sub(s.host_bytes?)?;
+            let dt = last.t_s - s.t_s;
+            (dt > 0.0 && host > 0).then(|| host as f64 / dt / 1e6)
+        });
+        let mut after = end;
+        while after + 1 < log.len() && log[after + 1].phase == "idle" {
+            after += 1;
+        }
+        out.push(Init {
+            waf: (after > end).then(|| log[after].waf_since_reset).flatten(),
+            mb_s,
+        });
+        i = after + 1;
+    }
+    out
 }
 
 /// A write burst's intervals before its writes wait: how many MiB the drive took before the
@@ -194,6 +249,47 @@ mod tests {
             span_s: None,
             partial: false,
         }
+    }
+
+    fn point(t_s: f64, phase: &str, host_mib: u64, waf_since_reset: Option<f64>) -> DeviceLogPoint {
+        DeviceLogPoint {
+            t_s,
+            phase: phase.into(),
+            host_bytes: Some(host_mib << 20),
+            media_bytes: None,
+            temperature_c: None,
+            throttling: None,
+            free_blocks_pct: None,
+            erase_count_min: None,
+            erase_count_max: None,
+            erase_count_avg: None,
+            waf: None,
+            waf_since_reset,
+        }
+    }
+
+    #[test]
+    fn an_init_counts_its_folds_to_the_end_of_the_idle_after_it() {
+        let log = vec![
+            point(0.0, "reset", 0, None),
+            point(0.3, "idle", 0, None),
+            point(0.5, "init", 200, Some(1.0)),
+            point(1.3, "init", 1000, Some(1.05)),
+            point(1.5, "idle", 1000, Some(1.08)),
+            point(1.6, "idle", 1000, Some(1.10)),
+            point(1.7, "pass 1 seq_read (before)", 1000, Some(1.10)),
+            point(1.8, "reset", 0, None),
+            point(1.9, "idle", 0, None),
+            point(2.9, "init", 1000, Some(1.0)),
+        ];
+        let i = inits(&log);
+        assert_eq!(i.len(), 2);
+        assert_eq!(i[0].waf, Some(1.10));
+        let mb_s = (1000u64 << 20) as f64 / 1.0 / 1e6;
+        assert!((i[0].mb_s.unwrap() / mb_s - 1.0).abs() < 1e-9);
+        // No idle pause after it (a stopped run): no WA, the throughput still.
+        assert_eq!(i[1].waf, None);
+        assert!(i[1].mb_s.is_some());
     }
 
     #[test]

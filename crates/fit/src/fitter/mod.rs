@@ -7,11 +7,13 @@
 //! - What the figures cannot identify (geometry, GC watermarks, idle-time GC, erase and retry
 //!   times; the buffer when the input has no write burst) is the nearest library profile's
 //!   value, and the twin's text says so.
-//! - Order matters and is fixed: the buffer from the run's write burst first (it holds spare
-//!   space and absorbs rewrites, so it moves the WA), then WA and policy (`wa`: they set how
+//! - Order matters and is fixed: the map cache from the map reads and the buffer from the
+//!   run's write burst first (the map's write-backs add to the WA; the buffer holds spare
+//!   space and absorbs rewrites, so it moves the WA), then an SLC cache from the init on the
+//!   fresh drive (`slc`: its folds are writes OP would otherwise absorb), then WA and policy (`wa`: they set how
 //!   much GC work each write costs; without a burst the buffer is chosen with them), then the
 //!   read and write paths (`path`), program time against the random-write throughput (which
-//!   pays GC's reads), the burst and OP once more with that program time (it sets what the
+//!   pays GC's reads) and the SLC program time against the init's throughput, the burst and OP once more with that program time (it sets what the
 //!   dies drain; a burst that never filled the drive's buffer rules out the sizes whose twin's
 //!   burst fills), then the tails (`tails`: stalls from the idle writes, the buffer against the
 //!   load when no burst gave it, suspension), and the paths once more with the stalls in
@@ -35,6 +37,7 @@ mod map;
 mod path;
 mod read_tail;
 mod rewrite;
+mod slc;
 mod tails;
 mod wa;
 
@@ -257,10 +260,17 @@ pub fn fit(
         "fitting the map cache to the map reads over 1/256 to all of the drive",
         map::fit_map,
     )?;
-    check_room_for_gc(&w, o)?;
     if let Some(check) = o.before_first_twin {
         check(&w.profile()?).map_err(FitError::Input)?;
     }
+    // The SLC stage's twins run only the init, at the base's OP, before the room check: an
+    // SLC cache's folds add to the WA, as a DRAM-less map's write-backs do.
+    w.stage(
+        p,
+        "fitting an SLC cache to the WA of the sequential init on the fresh drive",
+        slc::fit_slc_share,
+    )?;
+    check_room_for_gc(&w, o)?;
     w.stage(
         p,
         "fitting the write buffer to the write burst after idle",
@@ -297,6 +307,11 @@ pub fn fit(
         p,
         "fitting program time to the uniform random-write throughput",
         path::fit_program,
+    )?;
+    w.stage(
+        p,
+        "fitting the SLC cache's program time to the sequential init's throughput",
+        slc::fit_slc_program,
     )?;
     // The first burst ran with the base's OP, policy and program time, which set what the
     // dies drain during it (where the host link is barely faster, most of what the burst
@@ -444,7 +459,9 @@ fn check_room_for_gc(w: &Work, o: &FitOptions) -> Result<(), FitError> {
     // far too low (the wider round trip: seed 52's drives 6 and 9, "needs at least 2946MiB" at
     // OP 2.3%; seed 53's drives 3 and 5, whose twins at 1 GiB pass 17 and 19 of 19 points):
     // the WA stage finds its OP with the map in place.
-    if p.map.map_cache_kib > 0 {
+    // An SLC cache's folds likewise (seed 52's drive 10: OP 26% with a 10% cache, uniform WA
+    // that greedy puts at OP 6.5%, "needs at least 2053MiB").
+    if p.map.map_cache_kib > 0 || p.slc.slc_share > 0.0 {
         return Ok(());
     }
     let op = w
