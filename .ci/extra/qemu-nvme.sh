@@ -88,7 +88,7 @@ log=$work/serial.log
 set +e
 timeout 300 qemu-system-x86_64 -accel tcg -smp 2 -m 512 -nographic -nodefaults -no-reboot \
     -serial "file:$log" -kernel "$cache/vmlinuz-$kpkg" -initrd "$work/initrd.gz" \
-    -append "console=ttyS0 panic=-1 quiet" \
+    -append "console=ttyS0 panic=-1 quiet nvme.poll_queues=2" \
     -device nvme-subsys,id=subsys0,nqn=subsys0,fdp=on,fdp.runs=8M,fdp.nrg=1,fdp.nruh=8 \
     -device nvme,serial=fdpocp,id=nvme0,subsys=subsys0,ocp=on \
     -drive "file=$work/ns1.img,if=none,id=nvm1,format=raw,cache=unsafe,discard=unmap,detect-zeroes=unmap" \

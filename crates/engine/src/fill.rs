@@ -22,8 +22,14 @@ use crate::target::Target;
 const CHUNK: u64 = 1 << 20;
 
 /// Returns what was written; stops early (short `bytes`) if `ctl.stop` is set.
-pub fn fill_seq(target: &Target, job: &Job, ctl: &RunControl<'_>) -> Result<FillInfo, EngineError> {
-    write_ranges(target, job, ctl, &[(0, job.range_bytes)], false)
+/// `data` is the job's own: with `--verify` the fill's blocks are stamped as the job's writes.
+pub fn fill_seq(
+    target: &Target,
+    job: &Job,
+    ctl: &RunControl<'_>,
+    data: &WriteData,
+) -> Result<FillInfo, EngineError> {
+    write_ranges(target, job, ctl, &[(0, job.range_bytes)], false, data)
 }
 
 /// Writes the holes of the job's range when the target needs a layout; `None` when there was
@@ -40,7 +46,10 @@ pub fn fill_holes(
     if holes.is_empty() {
         return Ok(None);
     }
-    let info = write_ranges(target, job, ctl, &holes, true)?;
+    // Plain data, never a verify header: a read job's --verify names these blocks as never
+    // written by a verifying job.
+    let data = WriteData::new(job.data, job.seed);
+    let info = write_ranges(target, job, ctl, &holes, true, &data)?;
     // The layout must be on storage before reads time it, also through the page cache.
     target
         .file
@@ -55,10 +64,10 @@ fn write_ranges(
     ctl: &RunControl<'_>,
     ranges: &[(u64, u64)],
     layout: bool,
+    data: &WriteData,
 ) -> Result<FillInfo, EngineError> {
     let chunk = CHUNK.max(job.bs).next_multiple_of(job.bs);
     let mut buf = aligned_zeroed(chunk as usize);
-    let data = WriteData::new(job.data, job.seed);
     data.init(buf.as_mut_slice(), 0);
     let total: u64 = ranges.iter().map(|(a, b)| b - a).sum();
     let start = Instant::now();
@@ -71,7 +80,7 @@ fn write_ranges(
         let to = to.next_multiple_of(align).min(job.range_bytes);
         while off < to && !ctl.stopped() {
             let len = chunk.min(to - off) as usize;
-            data.before_write(&mut buf.as_mut_slice()[..len], off, 0);
+            let stamp = data.before_write(&mut buf.as_mut_slice()[..len], off, 0);
             target
                 .file
                 .write_all_at(&buf.as_slice()[..len], off)
@@ -79,6 +88,7 @@ fn write_ranges(
                     let what = if layout { "layout" } else { "fill" };
                     EngineError::io(format!("{what}: write at offset {off}"), e)
                 })?;
+            data.after_write(off, len as u64, stamp);
             off += len as u64;
             done += len as u64;
             ctl.progress.fill(done.min(total), total);

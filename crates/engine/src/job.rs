@@ -19,6 +19,64 @@ use ssdiq_workload::{DataPattern, Op, Pattern, RwMix};
 
 use crate::error::EngineError;
 
+/// io_uring's setup and registration options, each with fio's meaning.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UringOptions {
+    /// `--hipri`: polled completions (IORING_SETUP_IOPOLL); needs O_DIRECT and a block
+    /// device with poll queues.
+    pub hipri: bool,
+    /// `--sqpoll`: a kernel thread polls the submission queue (IORING_SETUP_SQPOLL).
+    pub sqpoll: Option<SqPoll>,
+    /// `--fixedbufs`: the I/O buffers are registered (no page pinning per I/O).
+    pub fixedbufs: bool,
+    /// `--registerfiles`: the file is registered (no fd lookup per I/O).
+    pub registerfiles: bool,
+}
+
+/// The submission-queue polling thread's placement and idle time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SqPoll {
+    /// `--sqpoll-cpu`: the CPU the thread is bound to.
+    pub cpu: Option<u32>,
+    /// `--sqpoll-idle`: milliseconds without submissions before the thread sleeps.
+    pub idle_ms: u32,
+}
+
+/// fio's default `sqthread_poll` idle time (the kernel's, 1 s), in ms.
+pub const SQPOLL_IDLE_MS: u32 = 1000;
+
+impl UringOptions {
+    /// What the job file and the JSON call each option that is on (fio's names).
+    pub fn names(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if self.hipri {
+            v.push("hipri".to_string());
+        }
+        if let Some(s) = self.sqpoll {
+            v.push(match s.cpu {
+                Some(c) => format!("sqthread_poll(cpu {c}, idle {} ms)", s.idle_ms),
+                None => format!("sqthread_poll(idle {} ms)", s.idle_ms),
+            });
+        }
+        if self.fixedbufs {
+            v.push("fixedbufs".to_string());
+        }
+        if self.registerfiles {
+            v.push("registerfiles".to_string());
+        }
+        v
+    }
+
+    /// The file and the buffers registered: the suite's and the store's jobs.
+    pub fn registered() -> Self {
+        UringOptions {
+            fixedbufs: true,
+            registerfiles: true,
+            ..Default::default()
+        }
+    }
+}
+
 /// Most submitting threads of one job. Each has its own ring and buffers; past a thousand
 /// the machine measures its scheduler, not the device.
 pub const MAX_THREADS: u32 = 1024;
@@ -151,6 +209,13 @@ pub struct Job {
     pub data: DataPattern,
     pub fill: Option<FillMode>,
     pub engine: EngineKind,
+    /// io_uring's options (fio's meanings). [`Job::new`] registers the file and buffers (the
+    /// suite's and the store's jobs); `ssdiq io` takes them from its flags, off unless given,
+    /// as fio's.
+    pub uring: UringOptions,
+    /// `--verify`: every written block carries a checksummed header, every read block is
+    /// checked, and a job that writes reads its range back at the end ([`crate::verify`]).
+    pub verify: bool,
     /// O_DIRECT (default) or the page cache.
     pub direct: bool,
     pub on_error: OnError,
@@ -198,6 +263,8 @@ impl Job {
             data: DataPattern::Random,
             fill: None,
             engine: EngineKind::IoUring,
+            uring: UringOptions::registered(),
+            verify: false,
             direct: true,
             on_error: OnError::Stop,
             counter_interval_ns: 10_000_000_000,
@@ -262,6 +329,38 @@ impl Job {
                 "invalid --threads \"{}\": at most {MAX_THREADS}",
                 self.threads
             ));
+        }
+        if self.verify {
+            if self.offset_align != self.bs {
+                return bad(format!(
+                    "invalid --offset-align \"{}\" with --verify: a verified block is one request of --bs ({}) at a multiple of it",
+                    self.offset_align, self.bs
+                ));
+            }
+            if self.bs < crate::verify::HEADER_BYTES as u64 {
+                return bad(format!(
+                    "invalid --bs \"{}\" with --verify: a block holds a {}-byte header",
+                    self.bs,
+                    crate::verify::HEADER_BYTES
+                ));
+            }
+            let table =
+                crate::verify::Verifier::table_bytes(self.offset_bytes + self.range_bytes, self.bs);
+            if self.writes() && table > crate::verify::MAX_TABLE_BYTES {
+                return bad(format!(
+                    "invalid --verify over {}: the generations of its {} blocks of --bs would take {} of memory (at most {}); verify a smaller --size or a larger --bs",
+                    format_size(self.range_bytes),
+                    table / 4,
+                    format_size(table),
+                    format_size(crate::verify::MAX_TABLE_BYTES)
+                ));
+            }
+        }
+        if self.engine == EngineKind::IoUring && self.uring.hipri && !self.direct {
+            return bad("invalid --hipri with --buffered: polled completions need O_DIRECT".into());
+        }
+        if self.engine == EngineKind::Libaio && !self.direct {
+            return bad("invalid --buffered with --engine libaio: Linux AIO is asynchronous only with O_DIRECT (buffered, io_submit blocks); use --engine io_uring or psync".into());
         }
         if self.engine == EngineKind::Psync && self.qd != 1 {
             return bad(format!(
@@ -457,6 +556,8 @@ impl Job {
             data: self.data.to_string(),
             fill: self.fill,
             engine: self.engine,
+            engine_options: self.uring.names(),
+            verify: self.verify,
             direct: self.direct,
             on_error: self.on_error,
             replay: self.replay.as_ref().map(|r| ReplayInfo {
@@ -494,7 +595,17 @@ mod tests {
         assert_eq!(j.slots(), (1 << 20) / 512 - 7);
         j.pattern = Pattern::Seq;
         assert!(j.validate().is_err());
-        assert!(EngineKind::parse("libaio").is_err());
+        assert!(EngineKind::parse("spdk").is_err());
+        // Polling and AIO only with O_DIRECT.
+        let mut j = job();
+        j.engine = EngineKind::Libaio;
+        assert!(j.validate().is_ok());
+        j.direct = false;
+        assert!(j.validate().unwrap_err().to_string().contains("libaio"));
+        let mut j = job();
+        j.uring.hipri = true;
+        j.direct = false;
+        assert!(j.validate().unwrap_err().to_string().contains("--hipri"));
         let mut j = job();
         j.arrivals = Arrivals::Poisson;
         assert!(j.validate().unwrap_err().to_string().contains("--rate"));

@@ -8,7 +8,9 @@ use ssdiq_workload::units::{format_size, parse_duration_ns, parse_rate, parse_si
 use ssdiq_workload::{DataPattern, Pattern, RwMix};
 
 use crate::error::EngineError;
-use crate::job::{Arrivals, EngineKind, FillMode, Job, OnError, Probe};
+use crate::job::{
+    Arrivals, EngineKind, FillMode, Job, OnError, Probe, SqPoll, UringOptions, SQPOLL_IDLE_MS,
+};
 use crate::target::{TargetFacts, TargetKind};
 
 /// The flags of one job, as text (the defaults are the caller's).
@@ -30,6 +32,13 @@ pub struct JobFlags<'a> {
     pub probe_qd: u32,
     pub probe_loop: &'a str,
     pub engine: &'a str,
+    pub hipri: bool,
+    pub sqpoll: bool,
+    pub sqpoll_cpu: Option<u32>,
+    pub sqpoll_idle: Option<&'a str>,
+    pub fixedbufs: bool,
+    pub registerfiles: bool,
+    pub verify: bool,
     pub buffered: bool,
     pub offset_align: Option<&'a str>,
     pub offset: Option<&'a str>,
@@ -57,6 +66,50 @@ fn of_flag<T, E: std::fmt::Display>(flag: &str, r: Result<T, E>) -> Result<T, En
 }
 
 impl JobFlags<'_> {
+    /// io_uring's options from the flags: off unless given, as fio's.
+    fn uring(&self) -> Result<UringOptions, EngineError> {
+        let sqpoll = if self.sqpoll {
+            if let Some(cpu) = self.sqpoll_cpu {
+                // SAFETY: sysconf only reads.
+                let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as u32;
+                if cpu >= cpus {
+                    return Err(invalid(format!(
+                        "invalid --sqpoll-cpu \"{cpu}\": expected a CPU from 0 to {}",
+                        cpus - 1
+                    )));
+                }
+            }
+            let idle_ms = match self.sqpoll_idle {
+                None => SQPOLL_IDLE_MS,
+                Some(t) => {
+                    let ns = of_flag("--sqpoll-idle", parse_duration_ns(t))?;
+                    let ms = ns / 1_000_000;
+                    if ns % 1_000_000 != 0 || ms > u32::MAX as u64 {
+                        return Err(invalid(format!(
+                            "invalid --sqpoll-idle \"{t}\": expected whole milliseconds, e.g. 10ms or 1s"
+                        )));
+                    }
+                    ms as u32
+                }
+            };
+            Some(SqPoll {
+                cpu: self.sqpoll_cpu,
+                idle_ms,
+            })
+        } else {
+            if self.sqpoll_cpu.is_some() || self.sqpoll_idle.is_some() {
+                return Err(invalid("--sqpoll-cpu and --sqpoll-idle need --sqpoll"));
+            }
+            None
+        };
+        Ok(UringOptions {
+            hipri: self.hipri,
+            sqpoll,
+            fixedbufs: self.fixedbufs,
+            registerfiles: self.registerfiles,
+        })
+    }
+
     /// `--offset` in bytes (0 without it).
     pub fn offset(&self) -> Result<u64, EngineError> {
         Ok(of_flag("--offset", self.offset.map(parse_size).transpose())?.unwrap_or(0))
@@ -179,7 +232,25 @@ impl JobFlags<'_> {
             .transpose()
             .map_err(|e| invalid(format!("--probe-rate: {e}")))?;
         job.engine = of_flag("--engine", EngineKind::parse(self.engine))?;
+        job.uring = self.uring()?;
+        if job.engine != EngineKind::IoUring {
+            if let Some(o) = [
+                (self.hipri, "--hipri"),
+                (self.sqpoll, "--sqpoll"),
+                (self.fixedbufs, "--fixedbufs"),
+                (self.registerfiles, "--registerfiles"),
+            ]
+            .iter()
+            .find_map(|(on, flag)| on.then_some(flag))
+            {
+                return Err(invalid(format!(
+                    "invalid {o} with --engine {}: an io_uring option (use --engine io_uring)",
+                    job.engine.name()
+                )));
+            }
+        }
         job.direct = !self.buffered;
+        job.verify = self.verify;
         job.fill = match self.fill {
             None => None,
             Some("seq") => Some(FillMode::Seq),

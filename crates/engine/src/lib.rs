@@ -25,7 +25,10 @@ mod fill;
 mod hist;
 mod job;
 mod job_flags;
+mod libaio;
+mod poll;
 mod psync;
+mod queued;
 mod rate;
 mod real;
 mod replay;
@@ -34,6 +37,7 @@ mod stats;
 mod target;
 pub mod textfile;
 mod uring;
+mod verify;
 
 pub use buf::{aligned_zeroed, AlignedBuf};
 pub use control::{NoProgress, Progress, RunControl};
@@ -45,7 +49,10 @@ pub use error::{chain, EngineError};
 pub use executor::Executor;
 pub use feed::{Feed, Io, Shared};
 pub use hist::OpStats;
-pub use job::{Arrivals, Bound, EngineKind, FillMode, Job, JobInfo, OnError, Probe, MAX_JOB_NS};
+pub use job::{
+    Arrivals, Bound, EngineKind, FillMode, Job, JobInfo, OnError, Probe, SqPoll, UringOptions,
+    MAX_JOB_NS, SQPOLL_IDLE_MS,
+};
 pub use job_flags::JobFlags;
 pub use real::RealExecutor;
 pub use replay::{Replay, ReplaySummary, Speed};

@@ -47,8 +47,9 @@ pub fn run_thread(
                 due = Some(at);
             }
         }
+        let mut stamp = 0;
         if io.op == Op::Write {
-            data.before_write(
+            stamp = data.before_write(
                 &mut wbuf.as_mut_slice()[..io.len as usize],
                 io.offset,
                 writes,
@@ -88,7 +89,20 @@ pub fn run_thread(
         };
         let t1 = clock.now_ns();
         match res {
-            Ok(()) => rec.record(io.stream, t1, t1 - due.unwrap_or(t0), io.len),
+            Ok(()) => {
+                rec.record(io.stream, t1, t1 - due.unwrap_or(t0), io.len);
+                match io.op {
+                    Op::Write => data.after_write(io.offset, io.len, stamp),
+                    Op::Read => {
+                        if let Some((n, m)) =
+                            data.check_read(&rbuf.as_slice()[..io.len as usize], io.offset)
+                        {
+                            rec.verified(n, m);
+                        }
+                    }
+                    Op::Trim | Op::WriteZeroes => data.after_clear(io.offset, io.len),
+                }
+            }
             Err(errno) => {
                 rec.fail(io.op, io.offset, io.len, errno, t1);
                 shared.on_failure();

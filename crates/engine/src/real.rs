@@ -25,6 +25,7 @@ use crate::series::SeriesSink;
 use crate::series::StreamId;
 use crate::stats::{Clock, Recorder, Stats};
 use crate::target::Target;
+use crate::verify::Verifier;
 
 #[derive(Default)]
 pub struct RealExecutor {
@@ -61,10 +62,26 @@ fn main_streams(job: &Job) -> Vec<StreamId> {
 impl Executor for RealExecutor {
     fn run(&mut self, job: &Job, ctl: &RunControl<'_>) -> Result<Stats, EngineError> {
         job.validate()?;
+        if job.engine == EngineKind::IoUring && job.uring.hipri {
+            crate::poll::check_poll_queues(std::path::Path::new(&job.target))
+                .map_err(EngineError::Invalid)?;
+        }
         let target = Target::open(job)?;
+        let verifier = job.verify.then(|| {
+            Arc::new(Verifier::new(
+                job.seed,
+                job.bs,
+                job.offset_bytes + job.range_bytes,
+                job.writes(),
+            ))
+        });
+        let data = match &verifier {
+            Some(v) => WriteData::new(job.data, job.seed).verified(v.clone()),
+            None => WriteData::new(job.data, job.seed),
+        };
         let fill = match job.fill {
             Some(_) => {
-                let f = fill_seq(&target, job, ctl)?;
+                let f = fill_seq(&target, job, ctl, &data)?;
                 if !job.direct {
                     target
                         .file
@@ -85,7 +102,6 @@ impl Executor for RealExecutor {
         let writers = job.threads as usize + job.probes.len();
         let sink = Arc::new(SeriesSink::with_interval(writers, job.series_interval_ns));
         let shared = Shared::new(job, &ctl.stop);
-        let data = WriteData::new(job.data, job.seed);
         // Starts when every worker has set up its ring and buffers.
         let clock = WallClock::gated(writers);
         let main_left = std::sync::atomic::AtomicUsize::new(job.threads as usize);
@@ -108,7 +124,7 @@ impl Executor for RealExecutor {
                 let mut feed = Feed::main(job, t);
                 handles.push(scope.spawn(move || {
                     let mut ready = Ready::new(ctx.clock);
-                    let r = run_one(job.engine, ctx, &mut feed, job.qd, &mut rec, &mut ready);
+                    let r = run_one(job, ctx, &mut feed, job.qd, &mut rec, &mut ready);
                     if main_left.fetch_sub(1, Ordering::AcqRel) == 1 {
                         shared.main_done.store(true, Ordering::Release);
                     }
@@ -128,14 +144,7 @@ impl Executor for RealExecutor {
                 handles.push(scope.spawn(move || {
                     let mut ready = Ready::new(ctx.clock);
                     let mut feed = Feed::probe(job, probe, i as u32);
-                    let r = run_one(
-                        job.engine,
-                        ctx,
-                        &mut feed,
-                        job.probe_qd,
-                        &mut rec,
-                        &mut ready,
-                    );
+                    let r = run_one(job, ctx, &mut feed, job.probe_qd, &mut rec, &mut ready);
                     (rec.finish(), r)
                 }));
             }
@@ -204,20 +213,27 @@ impl Executor for RealExecutor {
         stats.partial = interrupted_by_fill || ctl.stopped() || shared.halt.load(Ordering::Relaxed);
         stats.counters = log;
         stats.fill = fill;
+        // A write job with --verify reads back what it wrote (after the counters' last
+        // sample, so the device's figures are the job's alone).
+        if verifier.is_some() && job.writes() && !stats.partial {
+            let rb = crate::verify::read_back(&target, job, &data, ctl)?;
+            stats.verify.get_or_insert_with(Default::default).merge(&rb);
+        }
         Ok(stats)
     }
 }
 
 fn run_one(
-    engine: EngineKind,
+    job: &Job,
     ctx: &WorkerCtx<'_>,
     feed: &mut Feed,
     qd: u32,
     rec: &mut Recorder,
     ready: &mut Ready<'_>,
 ) -> Result<(), EngineError> {
-    match engine {
-        EngineKind::IoUring => crate::uring::run_thread(ctx, feed, qd, rec, ready),
+    match job.engine {
+        EngineKind::IoUring => crate::uring::run_thread(ctx, feed, qd, &job.uring, rec, ready),
+        EngineKind::Libaio => crate::libaio::run_thread(ctx, feed, qd, rec, ready),
         EngineKind::Psync => crate::psync::run_thread(ctx, feed, rec, ready),
     }
 }

@@ -15,6 +15,8 @@ use std::sync::Arc;
 
 use ssdiq_workload::Op;
 
+use ssdiq_schema::io::{VerifyLog, VerifyMismatch};
+
 use crate::counters::CounterLog;
 use crate::hist::OpStats;
 use crate::job::JobInfo;
@@ -103,6 +105,7 @@ pub struct Recorder {
     probe_interval_ns: Option<u64>,
     intervals: Vec<ProbeInterval>,
     pub errors: ErrorLog,
+    pub verify: VerifyLog,
 }
 
 impl Recorder {
@@ -119,6 +122,7 @@ impl Recorder {
             probe_interval_ns: None,
             intervals: Vec::new(),
             errors: ErrorLog::default(),
+            verify: VerifyLog::default(),
         };
         for &s in streams {
             r.stream(s);
@@ -178,6 +182,12 @@ impl Recorder {
         }
     }
 
+    /// A read checked by `--verify`: `checked` blocks, the first mismatch among them.
+    #[cold]
+    pub fn verified(&mut self, checked: u64, mismatch: Option<VerifyMismatch>) {
+        self.verify.record(checked, mismatch);
+    }
+
     /// A failed I/O (counted in errors, not in latency).
     pub fn fail(&mut self, op: Op, offset: u64, len: u64, errno: Option<i32>, at_ns: u64) {
         self.errors.record(op, offset, len, errno, at_ns);
@@ -229,6 +239,7 @@ impl Recorder {
             streams,
             intervals,
             errors: self.errors,
+            verify: self.verify,
         }
     }
 }
@@ -237,6 +248,7 @@ pub struct RecorderTotals {
     streams: BTreeMap<StreamId, OpStats>,
     intervals: Vec<ProbeInterval>,
     errors: ErrorLog,
+    verify: VerifyLog,
 }
 
 /// Everything measured in one job.
@@ -259,6 +271,8 @@ pub struct Stats {
     pub probe_intervals: Vec<ProbeInterval>,
     /// Device-log samples, when the job asked for them and the device tells.
     pub device_log: Vec<crate::counters::DeviceSample>,
+    /// What `--verify` checked (`None` without it).
+    pub verify: Option<VerifyLog>,
 }
 
 impl Stats {
@@ -272,6 +286,7 @@ impl Stats {
         let mut ops: BTreeMap<Op, OpStats> = BTreeMap::new();
         let mut probes: BTreeMap<Op, OpStats> = BTreeMap::new();
         let mut errors = ErrorLog::default();
+        let mut verify = VerifyLog::default();
         let mut intervals: BTreeMap<(u64, Op), OpStats> = BTreeMap::new();
         for p in parts {
             for (s, st) in p.streams {
@@ -289,6 +304,7 @@ impl Stats {
                 }
             }
             errors.merge(&p.errors);
+            verify.merge(&p.verify);
         }
         let (series, series_interval_ns) = sink.finish(elapsed_ns);
         Stats {
@@ -307,11 +323,14 @@ impl Stats {
                 .map(|((index, op), stats)| ProbeInterval { index, op, stats })
                 .collect(),
             device_log: Vec::new(),
+            // The executor keeps it only for a job with --verify.
+            verify: Some(verify),
         }
     }
 
     /// The `ssdiq/1` `io` document.
     pub fn report(&self, job: JobInfo) -> IoReport {
+        let verify = self.verify.clone().filter(|_| job.verify);
         let sum = |m: &BTreeMap<Op, OpStats>| {
             m.iter()
                 .map(|(op, s)| (op.name().to_string(), s.summary(self.elapsed_ns)))
@@ -336,6 +355,7 @@ impl Stats {
             fill: self.fill,
             series: self.series.clone(),
             partial: self.partial,
+            verify,
         }
     }
 }

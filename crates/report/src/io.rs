@@ -39,6 +39,30 @@ fn render_op(s: &mut String, name: &str, o: &OpSummary) {
     );
 }
 
+/// `--verify` in one line: what was checked and the first mismatch.
+pub fn verify_line(v: &ssdiq_schema::io::VerifyLog) -> String {
+    let back = if v.read_back > 0 {
+        format!(" ({} in the read-back)", v.read_back)
+    } else {
+        String::new()
+    };
+    match v.first.first() {
+        None => format!("verify: {} blocks checked{back}, 0 mismatches", v.checked),
+        Some(m) => {
+            let gens = match (m.expected_generation, m.found_generation) {
+                (Some(e), Some(f)) => format!(", expected generation {e}, found {f}"),
+                (None, Some(f)) => format!(", found generation {f}"),
+                (Some(e), None) => format!(", expected generation {e}"),
+                (None, None) => String::new(),
+            };
+            format!(
+                "verify: {} blocks checked{back}, {} mismatches; the first at offset {}: {}{gens}",
+                v.checked, v.mismatches, m.offset, m.what
+            )
+        }
+    }
+}
+
 /// The terminal summary of an io job: the job, then a line per op and probe, errors, and
 /// the device's write counters with their measured WAF.
 pub fn text(r: &IoReport) -> String {
@@ -55,9 +79,11 @@ pub fn text(r: &IoReport) -> String {
         j.threads,
         format_size(j.range_bytes),
         if r.clock == Clock::Virtual {
-            "emulated (virtual time)"
+            "emulated (virtual time)".to_string()
+        } else if j.engine_options.is_empty() {
+            j.engine.name().to_string()
         } else {
-            j.engine.name()
+            format!("{}({})", j.engine.name(), j.engine_options.join(","))
         },
         if j.direct || r.clock == Clock::Virtual {
             ""
@@ -91,6 +117,9 @@ pub fn text(r: &IoReport) -> String {
     }
     if r.errors.count > 0 {
         let _ = writeln!(s, "errors: {}", r.errors.count);
+    }
+    if let Some(v) = &r.verify {
+        let _ = writeln!(s, "{}", verify_line(v));
     }
     if let (Some(h), Some(m)) = (r.device.host_bytes, r.device.media_bytes) {
         let _ = writeln!(

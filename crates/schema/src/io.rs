@@ -25,6 +25,60 @@ pub struct IoReport {
     pub fill: Option<FillInfo>,
     pub series: Vec<JobSecond>,
     pub partial: bool,
+    /// What `--verify` checked; present only with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyLog>,
+}
+
+/// What `--verify` checked: the blocks read and held to their headers, and those that did not
+/// hold what was written.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerifyLog {
+    pub checked: u64,
+    pub mismatches: u64,
+    /// The first mismatches found (at most [`VerifyLog::KEPT`]).
+    pub first: Vec<VerifyMismatch>,
+    /// Blocks checked by the read-back that ends a write job (included in `checked`).
+    #[serde(default)]
+    pub read_back: u64,
+}
+
+impl VerifyLog {
+    pub const KEPT: usize = 8;
+
+    pub fn record(&mut self, checked: u64, mismatch: Option<VerifyMismatch>) {
+        self.checked += checked;
+        if let Some(m) = mismatch {
+            self.mismatches += 1;
+            if self.first.len() < Self::KEPT {
+                self.first.push(m);
+            }
+        }
+    }
+
+    pub fn merge(&mut self, o: &VerifyLog) {
+        self.checked += o.checked;
+        self.mismatches += o.mismatches;
+        self.read_back += o.read_back;
+        for m in &o.first {
+            if self.first.len() < Self::KEPT {
+                self.first.push(m.clone());
+            }
+        }
+        self.first.sort_by_key(|m| m.offset);
+    }
+}
+
+/// A block that did not hold what was written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VerifyMismatch {
+    pub offset: u64,
+    pub what: String,
+    /// The generation of the last write to the block, where the job wrote it (and no two
+    /// writes to it overlapped).
+    pub expected_generation: Option<u64>,
+    /// The generation the block's header holds, where it has a valid one.
+    pub found_generation: Option<u64>,
 }
 
 /// Which clock produced the timestamps.
@@ -232,6 +286,13 @@ pub struct JobInfo {
     pub data: String,
     pub fill: Option<FillMode>,
     pub engine: EngineKind,
+    /// The engine's options, as fio names them (`hipri`, `sqthread_poll`, `fixedbufs`,
+    /// `registerfiles`); present when any is set.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engine_options: Vec<String>,
+    /// Present (true) with `--verify`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify: bool,
     pub direct: bool,
     pub on_error: OnError,
     /// Present when the job replays a recording.
@@ -286,6 +347,8 @@ impl Speed {
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     IoUring,
+    /// Linux kernel AIO (`io_submit`/`io_getevents`) with O_DIRECT, as fio's and iob's libaio.
+    Libaio,
     Psync,
 }
 
@@ -293,9 +356,10 @@ impl EngineKind {
     pub fn parse(s: &str) -> Result<Self, String> {
         match s {
             "io_uring" | "io-uring" | "uring" => Ok(EngineKind::IoUring),
+            "libaio" => Ok(EngineKind::Libaio),
             "psync" => Ok(EngineKind::Psync),
             other => Err(format!(
-                "unknown engine \"{other}\": expected io_uring or psync"
+                "unknown engine \"{other}\": expected io_uring, libaio or psync"
             )),
         }
     }
@@ -303,6 +367,7 @@ impl EngineKind {
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::IoUring => "io_uring",
+            EngineKind::Libaio => "libaio",
             EngineKind::Psync => "psync",
         }
     }

@@ -106,9 +106,35 @@ pub struct Args {
     /// like fio's rate_iops: it samples less while the target stalls).
     #[arg(long, default_value = "open", requires = "probe_rate")]
     probe_loop: String,
-    /// io_uring or psync.
+    /// io_uring, libaio (Linux AIO, O_DIRECT only) or psync (one blocking pread/pwrite per
+    /// I/O, QD 1 per thread).
     #[arg(long, default_value = "io_uring")]
     engine: String,
+    /// io_uring: polled completions (IORING_SETUP_IOPOLL, fio's hipri); needs O_DIRECT and an
+    /// NVMe device with poll queues (the nvme driver's poll_queues=N).
+    #[arg(long)]
+    hipri: bool,
+    /// io_uring: a kernel thread polls the submission queue (IORING_SETUP_SQPOLL, fio's
+    /// sqthread_poll); it keeps a CPU busy while the job runs.
+    #[arg(long)]
+    sqpoll: bool,
+    /// With --sqpoll: the CPU its thread is bound to (fio's sqthread_poll_cpu).
+    #[arg(long, value_name = "CPU", requires = "sqpoll")]
+    sqpoll_cpu: Option<u32>,
+    /// With --sqpoll: how long without submissions before its thread sleeps, e.g. 1s, 10ms.
+    #[arg(long, value_name = "TIME", requires = "sqpoll")]
+    sqpoll_idle: Option<String>,
+    /// io_uring: register the I/O buffers with the ring (fio's fixedbufs).
+    #[arg(long)]
+    fixedbufs: bool,
+    /// io_uring: register the file with the ring (fio's registerfiles).
+    #[arg(long)]
+    registerfiles: bool,
+    /// Every written block carries a header (offset, write generation, seed) and a CRC-32;
+    /// every read block is checked against it, and a job that writes reads its range back
+    /// at the end. Mismatches are counted and the first named; they make the exit code 1.
+    #[arg(long)]
+    verify: bool,
     /// O_DIRECT (the default).
     #[arg(long, conflicts_with = "buffered")]
     direct: bool,
@@ -192,6 +218,13 @@ impl Args {
             probe_qd: self.probe_qd,
             probe_loop: &self.probe_loop,
             engine: &self.engine,
+            hipri: self.hipri,
+            sqpoll: self.sqpoll,
+            sqpoll_cpu: self.sqpoll_cpu,
+            sqpoll_idle: self.sqpoll_idle.as_deref(),
+            fixedbufs: self.fixedbufs,
+            registerfiles: self.registerfiles,
+            verify: self.verify,
             buffered: self.buffered,
             offset_align: self.offset_align.as_deref(),
             offset: self.offset.as_deref(),
@@ -357,6 +390,12 @@ fn emu_setup(
     spec: TargetSpec,
     trace: Option<&TraceSetup>,
 ) -> anyhow::Result<(Job, Box<dyn Executor>, FilePlan)> {
+    if args.verify {
+        return Err(usage(format!(
+            "invalid --verify for {}: the emulated drive keeps where each page is and when, not its data, so it has nothing to check; use a file or a block device",
+            args.target.display()
+        )));
+    }
     let inputs = io_inputs(args, &spec);
     let access = Access {
         command: Use::Io,
@@ -499,6 +538,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             report.errors.count,
             ssdiq_engine::describe(first)
         );
+        return Ok(ExitCode::from(1));
+    }
+    if let Some(v) = report.verify.as_ref().filter(|v| v.mismatches > 0) {
+        eprintln!("ssdiq: error: {}", ssdiq_report::io::verify_line(v));
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

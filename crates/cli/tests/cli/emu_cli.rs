@@ -151,6 +151,10 @@ fn info_shows_geometry_spec_and_zero_counters() {
 fn emulated_usage_errors() {
     usage_error(&["io", "emu:nope", "--rw", "read"], "unknown emu profile");
     usage_error(
+        &["io", "emu:default", "--verify"],
+        "invalid --verify for emu:default: the emulated drive keeps where each page is",
+    );
+    usage_error(
         &["io", "emu:default,capacity=lots", "--rw", "read"],
         "invalid emu value capacity=lots",
     );

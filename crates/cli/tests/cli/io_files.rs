@@ -106,6 +106,62 @@ fn psync_and_mixed_and_fill() {
     assert_eq!(std::fs::metadata(&f).unwrap().len(), 8 << 20);
 }
 
+/// Every engine and io_uring option on a file: a mixed job issues every request of its
+/// bound, with no error, and the result names the engine and its options.
+#[test]
+fn every_engine_and_option_runs_on_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.img");
+    let j = dir.path().join("r.json");
+    let cases: [(&str, &[&str], &[&str]); 5] = [
+        ("io_uring", &[], &[]),
+        (
+            "io_uring",
+            &["--fixedbufs", "--registerfiles"],
+            &["fixedbufs", "registerfiles"],
+        ),
+        (
+            "io_uring",
+            &["--sqpoll", "--sqpoll-idle", "5ms", "--sqpoll-cpu", "0"],
+            &["sqthread_poll(cpu 0, idle 5 ms)"],
+        ),
+        ("libaio", &[], &[]),
+        ("libaio", &["--threads", "2"], &[]),
+    ];
+    for (engine, opts, named) in cases {
+        let mut args = vec![
+            "io",
+            s(&f),
+            "--size",
+            "8M",
+            "--rw",
+            "randrw:50",
+            "--qd",
+            "16",
+            "--engine",
+            engine,
+            "--fill",
+            "seq",
+            "--recreate",
+            "--json",
+            s(&j),
+        ];
+        args.extend_from_slice(opts);
+        ok(&args);
+        let r = json(&j);
+        let ios = |op: &str| r["ops"][op]["ios"].as_u64().unwrap_or(0);
+        assert_eq!(ios("read") + ios("write"), 2048, "{engine} {opts:?}");
+        assert!(ios("read") > 0 && ios("write") > 0, "{engine} {opts:?}");
+        assert!(r["errors"].is_null() || r["errors"]["count"] == 0, "{r}");
+        assert_eq!(r["job"]["engine"], engine);
+        let got: Vec<&str> = r["job"]["engine_options"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(got, named, "{engine} {opts:?}");
+    }
+}
+
 #[test]
 fn bad_options_exit_2_before_any_io() {
     let dir = tempfile::tempdir().unwrap();
@@ -118,8 +174,38 @@ fn bad_options_exit_2_before_any_io() {
             "not a multiple of the logical block size",
         ),
         (
-            &["--size", "1M", "--engine", "libaio"],
-            "unknown engine \"libaio\"",
+            &["--size", "1M", "--engine", "spdk"],
+            "unknown engine \"spdk\": expected io_uring, libaio or psync",
+        ),
+        (
+            &["--size", "1M", "--engine", "libaio", "--buffered"],
+            "invalid --buffered with --engine libaio",
+        ),
+        (
+            &["--size", "1M", "--engine", "psync", "--fixedbufs"],
+            "invalid --fixedbufs with --engine psync",
+        ),
+        (
+            &["--size", "1M", "--engine", "libaio", "--sqpoll"],
+            "invalid --sqpoll with --engine libaio",
+        ),
+        (
+            &["--size", "1M", "--sqpoll", "--sqpoll-cpu", "4096"],
+            "invalid --sqpoll-cpu \"4096\"",
+        ),
+        (
+            &["--size", "1M", "--sqpoll", "--sqpoll-idle", "1.5ms"],
+            "invalid --sqpoll-idle \"1.5ms\"",
+        ),
+        (&["--size", "1M", "--sqpoll-idle", "10ms"], "--sqpoll"),
+        (
+            &["--size", "1M", "--hipri", "--buffered"],
+            "invalid --hipri with --buffered",
+        ),
+        (&["--size", "1M", "--hipri"], "poll queues"),
+        (
+            &["--size", "1M", "--verify", "--offset-align", "512"],
+            "invalid --offset-align \"512\" with --verify",
         ),
         (
             &["--size", "1M", "--engine", "psync", "--qd", "4"],

@@ -1,0 +1,292 @@
+//! `--verify` (fio's verify, iob's page checksum): every block a job writes carries a header
+//! (magic, CRC-32, its byte offset, the job's seed, a write generation), and every block it
+//! reads is checked against it; a write job reads its range back at the end.
+//!
+//! Invariants and why:
+//! - A block is one request of `--bs` at a multiple of `--bs` (the job refuses another
+//!   alignment), so a header is always at a request's start. The CRC (crc32fast) covers the
+//!   block from the byte after it, so a flipped bit anywhere but in the magic is caught, and
+//!   a block written at another offset or by another seed's job is named as such.
+//! - Generations come from one counter of the job (never 0: 0 is "never written"). The table
+//!   holds, per block, the generation of the last write submitted to it. A write that
+//!   completes while the table already names a later one overlapped it: the device may keep
+//!   either, so the block is marked [`RACED`] and any generation it holds is accepted.
+//! - Without a table (a job that only reads) a block is checked for its own consistency: magic,
+//!   CRC, offset and seed; one that has no header was never written by a `--verify` job.
+//! - Trims and write-zeroes clear their blocks in the table: they hold no header after.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use ssdiq_schema::io::{VerifyLog, VerifyMismatch};
+
+pub const HEADER_BYTES: usize = 32;
+const MAGIC: u32 = 0x5344_5156; // "VQDS"
+/// Table flag: two writes to the block overlapped.
+const RACED: u32 = 1 << 31;
+const GEN_MASK: u32 = RACED - 1;
+/// The table's largest size; a larger range is refused (`Job::validate`).
+pub const MAX_TABLE_BYTES: u64 = 1 << 30;
+
+pub struct Verifier {
+    seed: u64,
+    bs: u64,
+    /// Generation of the last write submitted to each block (with [`RACED`]); `None` for a
+    /// job that does not write.
+    table: Option<Vec<AtomicU32>>,
+    next: AtomicU64,
+}
+
+/// One block's header, as read.
+struct Header {
+    magic: u32,
+    crc: u32,
+    offset: u64,
+    seed: u64,
+    generation: u32,
+}
+
+fn header(b: &[u8]) -> Header {
+    let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+    let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+    Header {
+        magic: u32_at(0),
+        crc: u32_at(4),
+        offset: u64_at(8),
+        seed: u64_at(16),
+        generation: u32_at(24),
+    }
+}
+
+impl Verifier {
+    /// A verifier of blocks of `bs` over `range_bytes` from `range_offset`; with a table when
+    /// the job writes.
+    pub fn new(seed: u64, bs: u64, range_end: u64, writes: bool) -> Verifier {
+        let blocks = range_end.div_ceil(bs) as usize;
+        Verifier {
+            seed,
+            bs,
+            table: writes.then(|| (0..blocks).map(|_| AtomicU32::new(0)).collect()),
+            next: AtomicU64::new(1),
+        }
+    }
+
+    /// Bytes of the generation table of a job over `range_end` bytes in blocks of `bs`.
+    pub fn table_bytes(range_end: u64, bs: u64) -> u64 {
+        range_end.div_ceil(bs.max(1)) * 4
+    }
+
+    fn slot(&self, offset: u64) -> Option<&AtomicU32> {
+        self.table.as_ref()?.get((offset / self.bs) as usize)
+    }
+
+    /// Stamps every block of `buf` (written at `offset`): the first block's generation, the
+    /// others following it.
+    pub fn stamp(&self, buf: &mut [u8], offset: u64) -> u32 {
+        let bs = self.bs as usize;
+        let n = (buf.len() / bs).max(1) as u64;
+        let first = self.next.fetch_add(n, Ordering::Relaxed);
+        for (i, b) in buf.chunks_mut(bs).enumerate() {
+            let mut g = ((first + i as u64) as u32) & GEN_MASK;
+            if g == 0 {
+                g = 1;
+            }
+            let at = offset + (i * bs) as u64;
+            b[0..4].copy_from_slice(&MAGIC.to_le_bytes());
+            b[8..16].copy_from_slice(&at.to_le_bytes());
+            b[16..24].copy_from_slice(&self.seed.to_le_bytes());
+            b[24..28].copy_from_slice(&g.to_le_bytes());
+            b[28..32].copy_from_slice(&0u32.to_le_bytes());
+            let crc = crc32fast::hash(&b[8..]);
+            b[4..8].copy_from_slice(&crc.to_le_bytes());
+            if let Some(s) = self.slot(at) {
+                s.store(g, Ordering::Relaxed);
+            }
+        }
+        (first as u32) & GEN_MASK
+    }
+
+    /// The write of `len` bytes at `offset` stamped from generation `first` completed.
+    pub fn written(&self, offset: u64, len: u64, first: u32) {
+        for i in 0..len.div_ceil(self.bs) {
+            let Some(s) = self.slot(offset + i * self.bs) else {
+                continue;
+            };
+            let mut g = first.wrapping_add(i as u32) & GEN_MASK;
+            if g == 0 {
+                g = 1;
+            }
+            if s.load(Ordering::Relaxed) & GEN_MASK != g {
+                s.fetch_or(RACED, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The blocks of `len` bytes at `offset` were trimmed or zeroed: they hold no header.
+    pub fn cleared(&self, offset: u64, len: u64) {
+        for i in 0..len.div_ceil(self.bs) {
+            if let Some(s) = self.slot(offset + i * self.bs) {
+                s.store(0, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Checks every block of `buf`, read at `offset`: how many were checked, and the first
+    /// that did not hold what was written.
+    pub fn check(&self, buf: &[u8], offset: u64) -> (u64, Option<VerifyMismatch>) {
+        let bs = self.bs as usize;
+        let mut checked = 0;
+        for (i, b) in buf.chunks(bs).enumerate() {
+            let at = offset + (i * bs) as u64;
+            let expected = self.slot(at).map(|s| s.load(Ordering::Relaxed));
+            if expected == Some(0) {
+                // Never written by this job (or trimmed since): nothing to hold it to.
+                continue;
+            }
+            checked += 1;
+            if let Some(m) = self.check_block(b, at, expected) {
+                return (checked, Some(m));
+            }
+        }
+        (checked, None)
+    }
+
+    fn check_block(&self, b: &[u8], at: u64, expected: Option<u32>) -> Option<VerifyMismatch> {
+        let h = header(b);
+        let expected_generation = expected
+            .filter(|e| e & RACED == 0)
+            .map(|e| (e & GEN_MASK) as u64);
+        let mismatch = |what: String, found: Option<u32>| VerifyMismatch {
+            offset: at,
+            what,
+            expected_generation,
+            found_generation: found.map(u64::from),
+        };
+        if h.magic != MAGIC {
+            return Some(mismatch(
+                "no verify header (never written by a --verify job, or overwritten)".into(),
+                None,
+            ));
+        }
+        if crc32fast::hash(&b[8..]) != h.crc {
+            return Some(mismatch(
+                "checksum mismatch (the block's content changed)".into(),
+                Some(h.generation),
+            ));
+        }
+        if h.offset != at {
+            return Some(mismatch(
+                format!("the block written for offset {} is here", h.offset),
+                Some(h.generation),
+            ));
+        }
+        if h.seed != self.seed {
+            return Some(mismatch(
+                format!(
+                    "written by a job of seed {}, not {} (give the writer's --seed)",
+                    h.seed, self.seed
+                ),
+                Some(h.generation),
+            ));
+        }
+        match expected_generation {
+            Some(e) if e != h.generation as u64 => Some(mismatch(
+                "an older write (a lost or misdirected write)".into(),
+                Some(h.generation),
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// Reads the job's range back (1 MiB at a time, synchronously, through the job's own file
+/// descriptor) and checks every block written by the job: what a write job with `--verify`
+/// ends with. Stops early, with what it checked, when the run is stopped.
+pub fn read_back(
+    target: &crate::target::Target,
+    job: &crate::job::Job,
+    data: &crate::data::WriteData,
+    ctl: &crate::control::RunControl<'_>,
+) -> Result<VerifyLog, crate::error::EngineError> {
+    use std::os::unix::fs::FileExt;
+    let chunk = (1u64 << 20).next_multiple_of(job.bs);
+    let mut buf = crate::buf::aligned_zeroed(chunk as usize);
+    let mut log = VerifyLog::default();
+    let (from, to) = (job.offset_bytes, job.offset_bytes + job.range_bytes);
+    let mut off = from;
+    while off < to && !ctl.stopped() {
+        let len = chunk.min(to - off) as usize;
+        let b = &mut buf.as_mut_slice()[..len];
+        target.file.read_exact_at(b, off).map_err(|e| {
+            crate::error::EngineError::io(format!("--verify read-back at offset {off}"), e)
+        })?;
+        for (i, block) in b.chunks(job.bs as usize).enumerate() {
+            if let Some((n, m)) = data.check_read(block, off + (i as u64) * job.bs) {
+                log.record(n, m);
+                log.read_back += n;
+            }
+        }
+        off += len as u64;
+    }
+    Ok(log)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stamped_block_checks_and_a_changed_one_does_not() {
+        let v = Verifier::new(7, 4096, 8 * 4096, true);
+        let mut b = vec![0xa5u8; 4096];
+        let g = v.stamp(&mut b, 4096);
+        v.written(4096, 4096, g);
+        assert_eq!(v.check(&b, 4096), (1, None));
+        // One bit anywhere after the magic.
+        for at in [5, 9, 30, 2000, 4095] {
+            let mut c = b.clone();
+            c[at] ^= 1;
+            let (n, m) = v.check(&c, 4096);
+            assert_eq!(n, 1);
+            assert!(m.is_some(), "bit at {at}");
+        }
+        // The right block at the wrong place (to a reader: the writer never wrote block 2).
+        let reader = Verifier::new(7, 4096, 8 * 4096, false);
+        let (_, m) = reader.check(&b, 8192);
+        let m = m.expect("block 1 is not block 2");
+        assert!(m.what.contains("offset 4096"), "{}", m.what);
+        // An older write of the block: its generation is named.
+        let mut old = vec![0x3cu8; 4096];
+        let g_old = v.stamp(&mut old, 4096);
+        let g_new = v.stamp(&mut b, 4096);
+        v.written(4096, 4096, g_old);
+        v.written(4096, 4096, g_new);
+        // Both were in flight at once: either copy is the device's to keep.
+        assert_eq!(v.check(&old, 4096).1, None);
+        let g3 = v.stamp(&mut b, 4096);
+        v.written(4096, 4096, g3);
+        let m = v.check(&old, 4096).1.expect("an older write");
+        assert_eq!(m.expected_generation, Some(g3 as u64));
+        assert_eq!(m.found_generation, Some(g_old as u64));
+    }
+
+    #[test]
+    fn a_reader_without_a_table_checks_consistency_and_seed() {
+        let w = Verifier::new(7, 4096, 4 * 4096, true);
+        let mut b = vec![1u8; 2 * 4096];
+        w.stamp(&mut b, 0);
+        let r = Verifier::new(7, 4096, 4 * 4096, false);
+        assert_eq!(r.check(&b, 0), (2, None));
+        let other = Verifier::new(8, 4096, 4 * 4096, false);
+        assert!(other.check(&b, 0).1.unwrap().what.contains("seed 7"));
+        assert!(r
+            .check(&[0u8; 4096], 0)
+            .1
+            .unwrap()
+            .what
+            .contains("no verify header"));
+        // Blocks the writer never wrote (or trimmed) are not held to anything.
+        assert_eq!(w.check(&[0u8; 4096], 3 * 4096), (0, None));
+        w.cleared(0, 4096);
+        assert_eq!(w.check(&[0u8; 4096], 0), (0, None));
+    }
+}
