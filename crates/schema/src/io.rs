@@ -173,7 +173,10 @@ impl DeviceReport {
         let host = self.host_bytes?;
         match self.buffered_change_bytes {
             Some(b) => buffer_lag(b, host),
-            None => (host > 0 && waf < 1.0).then_some(0.0),
+            // Below 1 by more than the host counter's granularity: a SMART data unit is
+            // 512,000 bytes, so two samples' difference can be one unit high (FEMU's fill:
+            // 0.9996 for a drive that wrote each byte once).
+            None => (host > 0 && waf * (host as f64) < host as f64 - 512_000.0).then_some(0.0),
         }
     }
 }
