@@ -42,18 +42,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # --- guest kernel: Debian cloud kernel (NVMe built in); extract vmlinuz only ----------------
-kdep() { apt-cache depends linux-image-cloud-amd64 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}'; }
-kpkg=$(kdep)
-if [ -z "$kpkg" ]; then apt update; kpkg=$(kdep); fi
-[ -n "$kpkg" ] || { echo "qemu-nvme: cannot resolve linux-image-cloud-amd64"; exit 1; }
-if [ ! -s "$cache/vmlinuz-$kpkg" ]; then
-    stamp "fetching $kpkg"
-    (cd "$work" && apt-get download -qq "$kpkg" 2>/dev/null \
-        && dpkg-deb --fsys-tarfile "${kpkg}"_*.deb \
-        | tar -x --wildcards --transform='s|.*/||' './boot/vmlinuz-*' && mv vmlinuz-* vmlinuz)
-    mv "$work/vmlinuz" "$cache/vmlinuz-$kpkg"
-    rm -f "$work"/*.deb
-fi
+. tests/qemu/kernel.sh
+kernel=$(guest_kernel "$cache" "$work")
 
 # --- static binaries: glibc static-pie (no musl target here); --target keeps the flag off
 # build scripts and proc macros --------------------------------------------------------------
@@ -87,7 +77,7 @@ stamp "booting the guest (TCG)"
 log=$work/serial.log
 set +e
 timeout 300 qemu-system-x86_64 -accel tcg -smp 2 -m 512 -nographic -nodefaults -no-reboot \
-    -serial "file:$log" -kernel "$cache/vmlinuz-$kpkg" -initrd "$work/initrd.gz" \
+    -serial "file:$log" -kernel "$kernel" -initrd "$work/initrd.gz" \
     -append "console=ttyS0 panic=-1 quiet nvme.poll_queues=2" \
     -device nvme-subsys,id=subsys0,nqn=subsys0,fdp=on,fdp.runs=8M,fdp.nrg=1,fdp.nruh=8 \
     -device nvme,serial=fdpocp,id=nvme0,subsys=subsys0,ocp=on \

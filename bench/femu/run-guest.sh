@@ -59,16 +59,8 @@ cache=target/qemu-nvme
 mkdir -p "$cache"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-kdep() { apt-cache depends linux-image-cloud-amd64 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}'; }
-kpkg=$(kdep)
-if [ -z "$kpkg" ]; then apt-get -qq update; kpkg=$(kdep); fi
-[ -n "$kpkg" ] || { echo "femu: cannot resolve linux-image-cloud-amd64" >&2; exit 1; }
-if [ ! -s "$cache/vmlinuz-$kpkg" ]; then
-    (cd "$work" && apt-get download -qq "$kpkg" 2>/dev/null \
-        && dpkg-deb --fsys-tarfile "${kpkg}"_*.deb \
-        | tar -x --wildcards --transform='s|.*/||' './boot/vmlinuz-*' && mv vmlinuz-* vmlinuz)
-    mv "$work/vmlinuz" "$cache/vmlinuz-$kpkg"
-fi
+. tests/qemu/kernel.sh
+kernel=$(guest_kernel "$cache" "$work")
 dpkg -s busybox-static >/dev/null 2>&1 || apt-get -qq install -y --no-install-recommends busybox-static >/dev/null
 
 # --- a static ssdiq and the initramfs --------------------------------------------------------
@@ -104,7 +96,7 @@ echo "femu: -device $dev (line $line_kib KiB)" >&2
 log=$work/serial.log
 set +e
 timeout "${TIMEOUT:-1800}" "$qemu" -L "$femu/pc-bios" -accel tcg -smp 2 -m 1024 -nographic \
-    -nodefaults -no-reboot -serial "file:$log" -kernel "$cache/vmlinuz-$kpkg" \
+    -nodefaults -no-reboot -serial "file:$log" -kernel "$kernel" \
     -initrd "$work/initrd.gz" -append "console=ttyS0 panic=-1 quiet" -device "$dev"
 rc=$?
 set -e

@@ -45,6 +45,14 @@ struct Header {
     generation: u32,
 }
 
+/// The generation of block `i` of a write stamped from `first` (0 is "never written": skipped).
+fn generation(first: u64, i: u64) -> u32 {
+    match (first.wrapping_add(i) as u32) & GEN_MASK {
+        0 => 1,
+        g => g,
+    }
+}
+
 fn header(b: &[u8]) -> Header {
     let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
     let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
@@ -86,10 +94,7 @@ impl Verifier {
         let n = (buf.len() / bs).max(1) as u64;
         let first = self.next.fetch_add(n, Ordering::Relaxed);
         for (i, b) in buf.chunks_mut(bs).enumerate() {
-            let mut g = ((first + i as u64) as u32) & GEN_MASK;
-            if g == 0 {
-                g = 1;
-            }
+            let g = generation(first, i as u64);
             let at = offset + (i * bs) as u64;
             b[0..4].copy_from_slice(&MAGIC.to_le_bytes());
             b[8..16].copy_from_slice(&at.to_le_bytes());
@@ -111,10 +116,7 @@ impl Verifier {
             let Some(s) = self.slot(offset + i * self.bs) else {
                 continue;
             };
-            let mut g = first.wrapping_add(i as u32) & GEN_MASK;
-            if g == 0 {
-                g = 1;
-            }
+            let g = generation(first as u64, i);
             if s.load(Ordering::Relaxed) & GEN_MASK != g {
                 s.fetch_or(RACED, Ordering::Relaxed);
             }

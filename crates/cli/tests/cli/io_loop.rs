@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::common;
 use common::loopdev::{backing, checksum, ext4_on_loop, is_root, serial, Loop};
-use common::ssdiq;
+use common::{json, ok, ssdiq};
 
 #[test]
 fn refuses_ext4_device_and_changes_zero_bytes() {
@@ -207,13 +207,8 @@ fn every_engine_and_option_writes_and_reads_a_device() {
                 js,
             ];
             args.extend_from_slice(opts);
-            let out = ssdiq(&args);
-            assert!(
-                out.status.success(),
-                "{engine} {opts:?} {rw}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let r: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+            ok(&args);
+            let r = json(&j);
             let op = if rw == "randwrite" { "write" } else { "read" };
             assert_eq!(r["ops"][op]["bytes"], 8 << 20, "{engine} {opts:?} {rw}");
             assert_eq!(r["job"]["engine"], *engine);
@@ -267,15 +262,10 @@ fn verify_catches_a_block_changed_behind_the_engines_back() {
     let Some(lo) = Loop::attach(&img) else { return };
     let j = dir.path().join("r.json");
     let js = j.to_str().unwrap();
-    let out = ssdiq(&[
+    ok(&[
         "io", &lo.dev, "--rw", "write", "--bs", "16k", "--qd", "8", "--verify", "--json", js,
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    let r = json(&j);
     assert_eq!(r["verify"]["checked"], 512, "{}", r["verify"]);
     assert_eq!(r["verify"]["read_back"], 512);
     assert_eq!(r["verify"]["mismatches"], 0);
@@ -299,7 +289,7 @@ fn verify_catches_a_block_changed_behind_the_engines_back() {
             err.contains("offset 1261568: checksum mismatch"),
             "{engine}: {err}"
         );
-        let r: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+        let r = json(&j);
         assert_eq!(r["verify"]["checked"], 512, "{engine}");
         assert_eq!(r["verify"]["mismatches"], 1, "{engine}");
         assert_eq!(r["verify"]["first"][0]["offset"], 77 * 16384);

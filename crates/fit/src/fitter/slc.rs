@@ -66,8 +66,9 @@ fn cache_allowed(w: &Work) -> Result<Option<String>, FitError> {
     Ok(None)
 }
 
-fn native_program_us(w: &Work) -> Result<f64, FitError> {
-    Ok(w.profile()?.nand.program_us)
+/// The SLC program time the fit guesses where nothing identifies it.
+fn guess_us(native_program_us: f64) -> f64 {
+    (native_program_us * GUESS).round().max(1.0)
 }
 
 /// The twin's init figure `key` with the cache `share` and SLC program time `program_us`.
@@ -83,7 +84,7 @@ pub(super) fn fit_slc_share(w: &mut Work) -> Result<(), FitError> {
     let Some(drive) = w.obs.get(keys::INIT_WAF) else {
         return Ok(());
     };
-    let guess_us = (native_program_us(w)? * GUESS).round().max(1.0);
+    let guess_us = guess_us(w.profile()?.nand.program_us);
     let none = init_with(w, 0.0, guess_us, keys::INIT_WAF)?;
     let program_note = "the SLC program time: none without a cache";
     if drive < none + NO_FOLDS {
@@ -182,7 +183,7 @@ pub(super) fn fit_slc_program(w: &mut Work) -> Result<(), FitError> {
     let [fast_us, slow_us] = PROGRAM_SHARES.map(|s| (native * s).round().max(1.0));
     let fast = init_with(w, share, fast_us, keys::INIT_MB_S)?;
     let slow = init_with(w, share, slow_us, keys::INIT_MB_S)?;
-    let guess_us = (native * GUESS).round().max(1.0);
+    let guess_us = guess_us(native);
     if !(fast.is_finite() && slow.is_finite()) || (fast - slow).abs() < MOVES * slow {
         w.set(
             "slc",
