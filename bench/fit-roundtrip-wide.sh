@@ -8,7 +8,9 @@
 # SSDIQ_FIT_QUICK=1 measures each drive with a quick run; SSDIQ_FIT_SEED=S draws the drives of
 # seed S, default 52, whose drives have since been used to improve the fit)
 #        bench/fit-roundtrip-wide.sh other    (the 4 held-out drives of another generator: the
-# library's consumer and SATA profiles at a drawn OP and program time)
+# library's consumer and SATA profiles at a drawn OP and program time; SSDIQ_FIT_FIRST=K and
+# SSDIQ_FIT_HIDDEN=N pick drives K..K+N of the four)
+# SSDIQ_FIT_DUMP=DIR writes each drive's profile and its twin's (driveK.toml, twinK.toml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = other ]; then

@@ -74,6 +74,9 @@ pub struct Observed {
     /// The figures were measured on an emulated drive of exactly this capacity (a twin of it
     /// runs at the same size); false for real drives and published rows, whose twin is scaled.
     pub emulated: bool,
+    /// The full-size drive an emulated drive stands for (its scale: superblocks, erase time
+    /// and the Zipf draws follow it); `None` for real drives and published rows.
+    pub full_capacity_bytes: Option<u64>,
     /// The drive's GC unit (superblock) in bytes, when the run knew it or a `study gc-unit`
     /// of the drive found it.
     pub gc_unit_bytes: Option<u64>,
@@ -188,6 +191,10 @@ impl Observed {
                 .unwrap_or_else(|| doc.target.name.clone()),
             capacity_bytes: doc.target.capacity_bytes,
             emulated: doc.target.emulated,
+            full_capacity_bytes: doc
+                .target
+                .full_capacity_bytes
+                .filter(|_| doc.target.emulated),
             gc_unit_bytes: doc.target.gc_unit_bytes,
             gc_unit_source: None,
             spec: doc.spec.clone().unwrap_or_default(),

@@ -76,6 +76,7 @@ pub fn from_paper(d: &DriveFigures, source: &str) -> Observed {
         name: d.name.clone(),
         capacity_bytes: (d.capacity_gb.unwrap_or(960.0) * 1e9) as u64,
         emulated: false,
+        full_capacity_bytes: None,
         gc_unit_bytes: None,
         gc_unit_source: None,
         spec: d.spec.clone(),

@@ -138,8 +138,8 @@ pub fn with_ranges(
     }
     let target = uniform_waf(&copy, seed)?;
     for k in knobs {
-        for (end, label) in k.labels.iter().enumerate() {
-            progress(&format!("{} = {label}", k.name));
+        for end in 0..k.labels.len() {
+            progress(&format!("{} = {}", k.name, k.label(end, &copy)));
             let other = predictions_at_end(&copy, k, end, Some(target), seed)?;
             widen(preds, &own, &other, k.name);
         }

@@ -38,8 +38,8 @@ pub fn hidden_wide(seed: u64, index: u64, capacity: u64) -> Hidden {
             continue;
         };
         if Profile::parse_checked(&t, &[]).is_ok() {
+            drawn.push(format!("{} {}", k.name, k.label(pick, &text)));
             text = t;
-            drawn.push(format!("{} {}", k.name, k.labels[pick]));
         }
     }
     Hidden {

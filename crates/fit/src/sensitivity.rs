@@ -24,6 +24,22 @@ pub enum Value {
     /// A sixth of the profile's native `program_us`: an SLC program unit (one bit of three,
     /// and a faster algorithm), as the library's consumer drives have it.
     SlcProgram,
+    /// The `i`-th of the library's GC families ([`FAMILIES`]) other than the profile's own
+    /// policy, as a TOML string: a range over the policy spans the families the twin is not.
+    OtherFamily(usize),
+}
+
+/// The GC families of the library, in the order a policy knob's ends take them.
+pub const FAMILIES: [&str; 3] = ["greedy", "cost-benefit", "2r-greedy"];
+
+/// The `i`-th family of [`FAMILIES`] that is not `own`.
+pub fn other_family(own: &str, i: usize) -> &'static str {
+    FAMILIES
+        .iter()
+        .copied()
+        .filter(|f| *f != own)
+        .nth(i)
+        .expect("two families besides any policy")
 }
 
 /// One key a knob's end sets.
@@ -70,6 +86,19 @@ pub struct Knob {
     pub settled_by: Option<(&'static str, &'static str)>,
 }
 
+impl Knob {
+    /// End `end`'s label on profile `text`: a family end names the family it sets there.
+    pub fn label(&self, end: usize, text: &str) -> String {
+        for s in self.ends[end] {
+            if let Value::OtherFamily(i) = s.value {
+                let own = get(text, s.section, s.key).unwrap_or_default();
+                return other_family(own.trim_matches('"'), i).to_string();
+            }
+        }
+        self.labels[end].to_string()
+    }
+}
+
 /// The knobs a prediction's range spans ([`crate::range`]).
 pub fn range_knobs() -> impl Iterator<Item = &'static Knob> {
     KNOBS.iter().filter(|k| k.in_range)
@@ -112,17 +141,27 @@ pub const KNOBS: &[Knob] = &[
     },
     Knob {
         name: "drive.policy",
+        // On a greedy profile; on another, greedy takes its own place (`other_family`).
         labels: ["cost-benefit", "2r-greedy"],
         ends: [
-            &[lit("drive", "policy", "\"cost-benefit\"")],
-            // 2R merges victims in place: it has no GC frontier.
+            &[Setting {
+                section: "drive",
+                key: "policy",
+                value: Value::OtherFamily(0),
+            }],
+            // 2R merges victims in place: it has no GC frontier (and where the second other
+            // family is cost-benefit, the profile was 2R and had none either).
             &[
-                lit("drive", "policy", "\"2r-greedy\""),
+                Setting {
+                    section: "drive",
+                    key: "policy",
+                    value: Value::OtherFamily(1),
+                },
                 lit("drive", "gc_frontier", "false"),
                 lit("drive", "gc_frontier_share", ""),
             ],
         ],
-        why: "the library's other families (the fit tries each; where the skews do not tell them apart, the policy is its guess)",
+        why: "the library's families other than the profile's own (the fit tries each; where the skews do not tell them apart, the policy is its guess)",
         in_range: true,
         settled_by: None,
     },
@@ -275,6 +314,10 @@ pub fn apply(text: &str, knob: &Knob, end: usize) -> Result<String, FitError> {
         let value = match s.value {
             Value::Literal(v) => v.to_string(),
             Value::SlcProgram => format!("{:.0}", number(text, "nand", "program_us")? / 6.0),
+            Value::OtherFamily(i) => {
+                let own = get(text, s.section, s.key).unwrap_or_default();
+                format!("\"{}\"", other_family(own.trim_matches('"'), i))
+            }
             Value::Times(f) => {
                 let own = get(text, s.section, s.key).unwrap_or_default();
                 let v = number(text, s.section, s.key)? * f;
@@ -378,9 +421,10 @@ pub fn effects(
     for k in knobs {
         let mut all: Option<Vec<Move>> = None;
         for end in 0..2 {
-            progress(&format!("{} = {}", k.name, k.labels[end]));
+            let label = k.label(end, text);
+            progress(&format!("{} = {label}", k.name));
             let p = predictions_at_end(text, k, end, target, seed)?;
-            let m = moves(base, &p, k.labels[end]);
+            let m = moves(base, &p, &label);
             all = Some(match all {
                 None => m,
                 Some(a) => larger(a, m),

@@ -90,6 +90,13 @@ fn twins_of_hidden_drives_predict_unseen_workloads() {
     for i in first..first + n {
         let (h, f, rows) = round_trip(SEED, i, 1 << 30, studies).expect("round trip");
         println!("drive {i}: {}", h.summary);
+        // The drive's and its twin's profiles, to run them again by hand (`emu:FILE`).
+        if let Ok(dir) = std::env::var("SSDIQ_FIT_DUMP") {
+            let dir = std::path::Path::new(&dir);
+            std::fs::create_dir_all(dir).expect("SSDIQ_FIT_DUMP is a writable directory");
+            std::fs::write(dir.join(format!("drive{i}.toml")), &h.text).unwrap();
+            std::fs::write(dir.join(format!("twin{i}.toml")), &f.text).unwrap();
+        }
         let twin: Vec<String> = f
             .params
             .iter()
@@ -231,8 +238,11 @@ fn twins_of_wide_hidden_drives_hold_the_drive_or_their_range() {
 fn twins_of_another_generators_drives_hold_the_drive_or_their_range() {
     use ssdiq_fit::roundtrip_wide::round_trip_other;
     let quick = var("SSDIQ_FIT_QUICK", 0) == 1;
-    let (passed, _) = held(0..4, |i| round_trip_other(52, i, 1 << 30, quick));
-    assert!(passed >= 3);
+    let (n, first) = (var("SSDIQ_FIT_HIDDEN", 4), var("SSDIQ_FIT_FIRST", 0));
+    let (passed, _) = held(first..first + n, |i| {
+        round_trip_other(52, i, 1 << 30, quick)
+    });
+    assert!(passed as f64 >= 0.75 * n as f64);
 }
 
 fn var(k: &str, d: u64) -> u64 {
@@ -267,6 +277,13 @@ fn held(
             }
         };
         println!("drive {i}: {}", h.summary);
+        // The drive's and its twin's profiles, to run them again by hand (`emu:FILE`).
+        if let Ok(dir) = std::env::var("SSDIQ_FIT_DUMP") {
+            let dir = std::path::Path::new(&dir);
+            std::fs::create_dir_all(dir).expect("SSDIQ_FIT_DUMP is a writable directory");
+            std::fs::write(dir.join(format!("drive{i}.toml")), &h.text).unwrap();
+            std::fs::write(dir.join(format!("twin{i}.toml")), &f.text).unwrap();
+        }
         // What the fit chose for the keys the misses have turned on so far.
         for line in f.text.lines().filter(|l| {
             [
