@@ -8,7 +8,6 @@
 //! range are written (never data the file already holds), so a read job measures storage
 //! rather than the kernel returning zeros for unallocated blocks.
 
-use std::os::unix::fs::FileExt;
 use std::time::Instant;
 
 use crate::buf::aligned_zeroed;
@@ -81,13 +80,10 @@ fn write_ranges(
         while off < to && !ctl.stopped() {
             let len = chunk.min(to - off) as usize;
             let stamp = data.before_write(&mut buf.as_mut_slice()[..len], off, 0);
-            target
-                .file
-                .write_all_at(&buf.as_slice()[..len], off)
-                .map_err(|e| {
-                    let what = if layout { "layout" } else { "fill" };
-                    EngineError::io(format!("{what}: write at offset {off}"), e)
-                })?;
+            target.write_at(&buf.as_slice()[..len], off).map_err(|e| {
+                let what = if layout { "layout" } else { "fill" };
+                EngineError::io(format!("{what}: write at offset {off}"), e)
+            })?;
             data.after_write(off, len as u64, stamp);
             off += len as u64;
             done += len as u64;

@@ -213,6 +213,9 @@ pub struct Job {
     /// suite's and the store's jobs); `ssdiq io` takes them from its flags, off unless given,
     /// as fio's.
     pub uring: UringOptions,
+    /// `--fdp-pid` (uring-cmd): the FDP placement identifier every write of the job carries
+    /// (reclaim group and handle, as the drive's DSPEC); `None`: no directive.
+    pub fdp_pid: Option<u16>,
     /// `--verify`: every written block carries a checksummed header, every read block is
     /// checked, and a job that writes reads its range back at the end ([`crate::verify`]).
     pub verify: bool,
@@ -264,6 +267,7 @@ impl Job {
             fill: None,
             engine: EngineKind::IoUring,
             uring: UringOptions::registered(),
+            fdp_pid: None,
             verify: false,
             direct: true,
             on_error: OnError::Stop,
@@ -355,6 +359,15 @@ impl Job {
                     format_size(crate::verify::MAX_TABLE_BYTES)
                 ));
             }
+        }
+        if self.engine == EngineKind::UringCmd && !self.direct {
+            return bad("invalid --buffered with --engine uring-cmd: NVMe passthrough commands never pass the page cache".into());
+        }
+        if self.fdp_pid.is_some() && self.engine != EngineKind::UringCmd {
+            return bad(format!(
+                "invalid --fdp-pid with --engine {}: a placement handle travels in the NVMe write command (use --engine uring-cmd on /dev/ngXnY)",
+                self.engine.name()
+            ));
         }
         if self.engine == EngineKind::IoUring && self.uring.hipri && !self.direct {
             return bad("invalid --hipri with --buffered: polled completions need O_DIRECT".into());

@@ -38,6 +38,7 @@ pub struct JobFlags<'a> {
     pub sqpoll_idle: Option<&'a str>,
     pub fixedbufs: bool,
     pub registerfiles: bool,
+    pub fdp_pid: Option<u16>,
     pub verify: bool,
     pub buffered: bool,
     pub offset_align: Option<&'a str>,
@@ -233,7 +234,8 @@ impl JobFlags<'_> {
             .map_err(|e| invalid(format!("--probe-rate: {e}")))?;
         job.engine = of_flag("--engine", EngineKind::parse(self.engine))?;
         job.uring = self.uring()?;
-        if job.engine != EngineKind::IoUring {
+        job.fdp_pid = self.fdp_pid;
+        if !matches!(job.engine, EngineKind::IoUring | EngineKind::UringCmd) {
             if let Some(o) = [
                 (self.hipri, "--hipri"),
                 (self.sqpoll, "--sqpoll"),
@@ -244,7 +246,7 @@ impl JobFlags<'_> {
             .find_map(|(on, flag)| on.then_some(flag))
             {
                 return Err(invalid(format!(
-                    "invalid {o} with --engine {}: an io_uring option (use --engine io_uring)",
+                    "invalid {o} with --engine {}: an io_uring option (use --engine io_uring or uring-cmd)",
                     job.engine.name()
                 )));
             }

@@ -37,6 +37,7 @@ mod stats;
 mod target;
 pub mod textfile;
 mod uring;
+mod uring_cmd;
 mod verify;
 
 pub use buf::{aligned_zeroed, AlignedBuf};

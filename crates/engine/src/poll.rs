@@ -37,6 +37,16 @@ pub fn check_poll_queues(target: &Path) -> Result<(), String> {
     use std::os::unix::fs::FileTypeExt;
     let dev = if meta.file_type().is_block_device() {
         meta.rdev()
+    } else if meta.file_type().is_char_device() {
+        // An NVMe generic device polls on its namespace's queues.
+        match ssdiq_nvme::safety::written_block_device(target) {
+            Ok(Some((_, rdev))) => rdev,
+            _ => {
+                return Err(format!(
+                    "invalid --hipri for {path}: no NVMe namespace block device found for it"
+                ))
+            }
+        }
     } else {
         meta.dev()
     };

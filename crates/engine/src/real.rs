@@ -62,7 +62,7 @@ fn main_streams(job: &Job) -> Vec<StreamId> {
 impl Executor for RealExecutor {
     fn run(&mut self, job: &Job, ctl: &RunControl<'_>) -> Result<Stats, EngineError> {
         job.validate()?;
-        if job.engine == EngineKind::IoUring && job.uring.hipri {
+        if matches!(job.engine, EngineKind::IoUring | EngineKind::UringCmd) && job.uring.hipri {
             crate::poll::check_poll_queues(std::path::Path::new(&job.target))
                 .map_err(EngineError::Invalid)?;
         }
@@ -235,5 +235,8 @@ fn run_one(
         EngineKind::IoUring => crate::uring::run_thread(ctx, feed, qd, &job.uring, rec, ready),
         EngineKind::Libaio => crate::libaio::run_thread(ctx, feed, qd, rec, ready),
         EngineKind::Psync => crate::psync::run_thread(ctx, feed, rec, ready),
+        EngineKind::UringCmd => {
+            crate::uring_cmd::run_thread(ctx, feed, qd, &job.uring, job.fdp_pid, rec, ready)
+        }
     }
 }

@@ -13,7 +13,7 @@
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use ssdiq_workload::Op;
@@ -30,6 +30,8 @@ const BLKZEROOUT: libc::c_ulong = 0x127f;
 pub enum TargetKind {
     Block,
     File,
+    /// An NVMe generic char device (`/dev/ngXnY`): NVMe commands only (`--engine uring-cmd`).
+    NvmeChar,
 }
 
 #[derive(Clone, Debug)]
@@ -121,6 +123,22 @@ impl TargetFacts {
                 logical_block: lbs.max(1),
                 size: Some(size),
             })
+        } else if ft.is_char_device() {
+            let dev = ssdiq_nvme::Device::open(path).map_err(|e| {
+                EngineError::Invalid(format!(
+                    "invalid target \"{}\": a character device that is no NVMe namespace ({e}); expected a block device, a regular file or an NVMe generic device /dev/ngXnY",
+                    path.display()
+                ))
+            })?;
+            let nvme = |e: ssdiq_nvme::NvmeError| {
+                EngineError::Invalid(format!("cannot identify {}: {e}", path.display()))
+            };
+            Ok(TargetFacts {
+                path: path.to_path_buf(),
+                kind: TargetKind::NvmeChar,
+                logical_block: dev.block_size().map_err(nvme)?,
+                size: Some(dev.namespace_bytes().map_err(nvme)?),
+            })
         } else if ft.is_file() {
             Ok(TargetFacts {
                 path: path.to_path_buf(),
@@ -130,7 +148,7 @@ impl TargetFacts {
             })
         } else {
             Err(EngineError::Invalid(format!(
-                "invalid target \"{}\": expected a block device or a regular file",
+                "invalid target \"{}\": expected a block device, a regular file or an NVMe generic device /dev/ngXnY",
                 path.display()
             )))
         }
@@ -139,6 +157,27 @@ impl TargetFacts {
     /// Checks the job against the target: alignment under O_DIRECT, range within a device.
     pub fn check(&self, job: &Job) -> Result<(), EngineError> {
         let lbs = self.logical_block;
+        let passthrough = job.engine == crate::job::EngineKind::UringCmd;
+        if passthrough && self.kind != TargetKind::NvmeChar {
+            return Err(EngineError::Invalid(format!(
+                "invalid --engine uring-cmd for {}: it sends NVMe commands to a generic char device (/dev/ngXnY; `ls /dev/ng*`)",
+                self.path.display()
+            )));
+        }
+        if !passthrough && self.kind == TargetKind::NvmeChar {
+            return Err(EngineError::Invalid(format!(
+                "invalid --engine {} for {}: an NVMe generic char device takes NVMe commands only (--engine uring-cmd), or use its block device",
+                job.engine.name(),
+                self.path.display()
+            )));
+        }
+        if self.kind == TargetKind::NvmeChar && !job.bs.is_multiple_of(lbs) {
+            return Err(EngineError::Invalid(format!(
+                "invalid --bs \"{}\": not a multiple of the logical block size {lbs} of {}",
+                job.bs,
+                self.path.display()
+            )));
+        }
         if job.direct {
             if !job.bs.is_multiple_of(lbs) {
                 return Err(EngineError::Invalid(format!(
@@ -162,7 +201,7 @@ impl TargetFacts {
                 )));
             }
         }
-        if self.kind == TargetKind::Block {
+        if self.kind != TargetKind::File {
             let size = self.size.unwrap_or(0);
             if job.extent() > size {
                 return Err(EngineError::Invalid(format!(
@@ -181,6 +220,9 @@ impl TargetFacts {
 pub struct Target {
     pub file: File,
     pub facts: TargetFacts,
+    /// The namespace of an NVMe generic char device: its ID, and synchronous commands for the
+    /// fill, trims and the read-back.
+    pub nvme: Option<ssdiq_nvme::Device>,
     /// A file whose range has holes and a job that reads it: the holes are laid out
     /// (written) before the job, see `crate::fill::fill_holes`.
     pub needs_layout: bool,
@@ -209,7 +251,8 @@ impl Target {
         let mut oo = OpenOptions::new();
         oo.read(true).write(writes);
         let mut flags = 0;
-        if job.direct {
+        // A generic char device has no page cache to bypass (and takes no O_DIRECT).
+        if job.direct && facts.kind != TargetKind::NvmeChar {
             flags |= libc::O_DIRECT;
         }
         match facts.kind {
@@ -265,11 +308,47 @@ impl Target {
                 )
             })?;
         }
+        let nvme = match facts.kind {
+            TargetKind::NvmeChar => Some(ssdiq_nvme::Device::open(&facts.path).map_err(|e| {
+                EngineError::Invalid(format!("cannot open {}: {e}", facts.path.display()))
+            })?),
+            _ => None,
+        };
         Ok(Target {
             file,
             facts,
+            nvme,
             needs_layout,
         })
+    }
+
+    /// The namespace ID of an NVMe generic char device.
+    pub fn nsid(&self) -> Option<u32> {
+        self.nvme.as_ref().and_then(|d| d.nsid())
+    }
+
+    /// Writes `buf` at `offset`, synchronously (the fill and the layout).
+    pub fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
+        match &self.nvme {
+            Some(d) => d
+                .write(
+                    offset / self.facts.logical_block,
+                    buf,
+                    ssdiq_nvme::Placement::None,
+                )
+                .map_err(io::Error::other),
+            None => self.file.write_all_at(buf, offset),
+        }
+    }
+
+    /// Reads `buf.len()` bytes at `offset`, synchronously (`--verify`'s read-back).
+    pub fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        match &self.nvme {
+            Some(d) => d
+                .read(offset / self.facts.logical_block, buf)
+                .map_err(io::Error::other),
+            None => self.file.read_exact_at(buf, offset),
+        }
     }
 
     pub fn fd(&self) -> RawFd {
@@ -329,8 +408,22 @@ impl Target {
 
     /// Discards `[offset, offset+len)`. Returns the errno on failure.
     pub fn trim(&self, offset: u64, len: u64) -> Result<(), i32> {
+        if let Some(d) = &self.nvme {
+            let lbs = self.facts.logical_block;
+            let (mut slba, end) = (offset / lbs, (offset + len).div_ceil(lbs));
+            while slba < end {
+                // One range of at most u32::MAX blocks per command.
+                let nlb = (end - slba).min(u32::MAX as u64) as u32;
+                d.deallocate(&[ssdiq_nvme::DsmRange { slba, nlb }])
+                    .map_err(|_| libc::EIO)?;
+                slba += nlb as u64;
+            }
+            return Ok(());
+        }
         match self.facts.kind {
-            TargetKind::Block => range_ioctl(self.fd(), BLKDISCARD, offset, len),
+            TargetKind::Block | TargetKind::NvmeChar => {
+                range_ioctl(self.fd(), BLKDISCARD, offset, len)
+            }
             TargetKind::File => fallocate(
                 self.fd(),
                 libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
@@ -342,8 +435,16 @@ impl Target {
 
     /// Zeroes `[offset, offset+len)` without transferring data.
     pub fn write_zeroes(&self, offset: u64, len: u64) -> Result<(), i32> {
+        if let Some(d) = &self.nvme {
+            let lbs = self.facts.logical_block;
+            return d
+                .write_zeroes(offset / lbs, len.div_ceil(lbs))
+                .map_err(|_| libc::EIO);
+        }
         match self.facts.kind {
-            TargetKind::Block => range_ioctl(self.fd(), BLKZEROOUT, offset, len),
+            TargetKind::Block | TargetKind::NvmeChar => {
+                range_ioctl(self.fd(), BLKZEROOUT, offset, len)
+            }
             TargetKind::File => fallocate(
                 self.fd(),
                 libc::FALLOC_FL_ZERO_RANGE | libc::FALLOC_FL_KEEP_SIZE,

@@ -18,7 +18,7 @@
 
 use std::io;
 
-use io_uring::{opcode, squeue, types, IoUring};
+use io_uring::{cqueue, opcode, squeue, types, IoUring};
 use ssdiq_workload::Op;
 
 use crate::error::EngineError;
@@ -32,7 +32,7 @@ use crate::stats::Recorder;
 /// context switches severalfold. Below 16 in flight (QD1 probes included) every completion is
 /// reaped at once, so low-depth latency is exact.
 #[inline]
-fn reap_target(inflight: usize) -> usize {
+pub(crate) fn reap_target(inflight: usize) -> usize {
     (inflight / 8).max(1)
 }
 
@@ -44,8 +44,11 @@ pub const REAP_WAIT_US: u32 = 10;
 
 /// A ring with the job's options: IOPOLL for `hipri`, SQPOLL for `sqpoll`; otherwise
 /// SINGLE_ISSUER and DEFER_TASKRUN where the kernel has them (a plain ring where it does not).
-fn build_ring(entries: u32, o: &UringOptions) -> io::Result<IoUring> {
-    let mut b = IoUring::builder();
+fn build_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    entries: u32,
+    o: &UringOptions,
+) -> io::Result<IoUring<S, C>> {
+    let mut b = IoUring::<S, C>::builder();
     if o.hipri {
         b.setup_iopoll();
     }
@@ -104,49 +107,62 @@ impl Queue for Ring {
         wait_ns: Option<u64>,
         done: &mut Vec<Done>,
     ) -> Result<(), EngineError> {
-        let ring = &mut self.ring;
-        let waited = match wait_ns {
-            Some(left) => {
-                let ts = types::Timespec::new()
-                    .sec(left / 1_000_000_000)
-                    .nsec((left % 1_000_000_000) as u32);
-                let args = types::SubmitArgs::new().timespec(&ts);
-                ring.submitter().submit_with_args(1, &args)
-            }
-            None => {
-                // Submit first, then wait in a second enter only if nothing is there yet:
-                // measured on a loop device, one combined submit-and-wait enter adds ~15 us
-                // to QD1 latency (the task sleeps before the punted I/O even starts).
-                let r = ring.submit();
-                if r.is_ok() && ring.completion().is_empty() {
-                    let want = if self.batch_waits {
-                        reap_target(inflight)
-                    } else {
-                        1
-                    };
-                    if want <= 1 {
-                        ring.submit_and_wait(1)
-                    } else {
-                        let args = types::SubmitArgs::new().min_wait_usec(REAP_WAIT_US);
-                        ring.submitter().submit_with_args(want, &args)
-                    }
-                } else {
-                    r
-                }
-            }
-        };
-        if let Err(e) = waited {
-            match e.raw_os_error() {
-                Some(libc::EINTR) | Some(libc::ETIME) | Some(libc::EBUSY) | Some(libc::EAGAIN) => {}
-                _ => return Err(EngineError::io("io_uring_enter", e)),
-            }
-        }
+        enter(&mut self.ring, self.batch_waits, inflight, wait_ns)?;
         done.extend(
-            ring.completion()
+            self.ring
+                .completion()
                 .map(|c| (c.user_data() as usize, c.result() as i64)),
         );
         Ok(())
     }
+}
+
+/// Submits what is queued on `ring` and waits as [`Queue::submit_and_reap`] says: with
+/// `wait_ns`, whatever completes within it; else at least one completion (an eighth of
+/// `inflight` with `batch_waits`, bounded by [`REAP_WAIT_US`]). Completions stay on the ring.
+pub(crate) fn enter<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    ring: &mut IoUring<S, C>,
+    batch_waits: bool,
+    inflight: usize,
+    wait_ns: Option<u64>,
+) -> Result<(), EngineError> {
+    let waited = match wait_ns {
+        Some(left) => {
+            let ts = types::Timespec::new()
+                .sec(left / 1_000_000_000)
+                .nsec((left % 1_000_000_000) as u32);
+            let args = types::SubmitArgs::new().timespec(&ts);
+            ring.submitter().submit_with_args(1, &args)
+        }
+        None => {
+            // Submit first, then wait in a second enter only if nothing is there yet:
+            // measured on a loop device, one combined submit-and-wait enter adds ~15 us
+            // to QD1 latency (the task sleeps before the punted I/O even starts).
+            let r = ring.submit();
+            if r.is_ok() && ring.completion().is_empty() {
+                let want = if batch_waits {
+                    reap_target(inflight)
+                } else {
+                    1
+                };
+                if want <= 1 {
+                    ring.submit_and_wait(1)
+                } else {
+                    let args = types::SubmitArgs::new().min_wait_usec(REAP_WAIT_US);
+                    ring.submitter().submit_with_args(want, &args)
+                }
+            } else {
+                r
+            }
+        }
+    };
+    if let Err(e) = waited {
+        match e.raw_os_error() {
+            Some(libc::EINTR) | Some(libc::ETIME) | Some(libc::EBUSY) | Some(libc::EAGAIN) => {}
+            _ => return Err(EngineError::io("io_uring_enter", e)),
+        }
+    }
+    Ok(())
 }
 
 /// Runs one thread of a job on io_uring until its feed ends, then drains.
@@ -160,30 +176,59 @@ pub fn run_thread(
 ) -> Result<(), EngineError> {
     let fd = ctx.target.fd();
     crate::queued::run_thread(ctx, feed, qd, rec, ready, |bufs| {
-        let ring = build_ring(qd.next_power_of_two(), opts).map_err(|e| {
-            EngineError::io(
-                if opts.sqpoll.is_some() {
-                    "io_uring setup with SQPOLL"
-                } else {
-                    "io_uring setup"
-                },
-                e,
-            )
-        })?;
-        let min_timeout = ring.params().is_feature_min_timeout();
-        let fixed_file = opts.registerfiles && ring.submitter().register_files(&[fd]).is_ok();
-        // SAFETY: the buffers outlive the ring (the loop drops the queue first, and drains
-        // it before that).
-        let fixed_bufs =
-            opts.fixedbufs && unsafe { ring.submitter().register_buffers(&bufs.iovecs()) }.is_ok();
+        let (ring, set) = setup(qd, opts, fd, bufs, "io_uring setup")?;
         Ok(Ring {
             ring,
             fd,
-            fixed_file,
-            fixed_bufs,
-            batch_waits: min_timeout && !opts.hipri && opts.sqpoll.is_none(),
+            fixed_file: set.fixed_file,
+            fixed_bufs: set.fixed_bufs,
+            batch_waits: set.batch_waits,
         })
     })
+}
+
+/// What a thread's ring was set up with.
+pub(crate) struct RingSetup {
+    /// The file is registered (index 0).
+    pub fixed_file: bool,
+    /// The thread's buffers are registered, in [`crate::queued::Buffers`]' order.
+    pub fixed_bufs: bool,
+    /// Waits may batch (the kernel's min-wait; not with polling).
+    pub batch_waits: bool,
+}
+
+/// A ring of `qd` entries with the job's options, and the file `fd` and the buffers `bufs`
+/// registered where asked. `what` names the setup in an error.
+pub(crate) fn setup<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    qd: u32,
+    opts: &UringOptions,
+    fd: i32,
+    bufs: &crate::queued::Buffers,
+    what: &str,
+) -> Result<(IoUring<S, C>, RingSetup), EngineError> {
+    let ring = build_ring::<S, C>(qd.next_power_of_two(), opts).map_err(|e| {
+        let with = if opts.sqpoll.is_some() {
+            " with SQPOLL"
+        } else {
+            ""
+        };
+        EngineError::io(format!("{what}{with}"), e)
+    })?;
+    let min_timeout = ring.params().is_feature_min_timeout();
+    let fixed_file = opts.registerfiles && ring.submitter().register_files(&[fd]).is_ok();
+    // SAFETY: the buffers outlive the ring (the loop drops the queue first, and drains it
+    // before that).
+    let fixed_bufs =
+        opts.fixedbufs && unsafe { ring.submitter().register_buffers(&bufs.iovecs()) }.is_ok();
+    let batch_waits = min_timeout && !opts.hipri && opts.sqpoll.is_none();
+    Ok((
+        ring,
+        RingSetup {
+            fixed_file,
+            fixed_bufs,
+            batch_waits,
+        },
+    ))
 }
 
 #[inline]

@@ -209,7 +209,6 @@ pub fn read_back(
     data: &crate::data::WriteData,
     ctl: &crate::control::RunControl<'_>,
 ) -> Result<VerifyLog, crate::error::EngineError> {
-    use std::os::unix::fs::FileExt;
     let chunk = (1u64 << 20).next_multiple_of(job.bs);
     let mut buf = crate::buf::aligned_zeroed(chunk as usize);
     let mut log = VerifyLog::default();
@@ -218,7 +217,7 @@ pub fn read_back(
     while off < to && !ctl.stopped() {
         let len = chunk.min(to - off) as usize;
         let b = &mut buf.as_mut_slice()[..len];
-        target.file.read_exact_at(b, off).map_err(|e| {
+        target.read_at(b, off).map_err(|e| {
             crate::error::EngineError::io(format!("--verify read-back at offset {off}"), e)
         })?;
         for (i, block) in b.chunks(job.bs as usize).enumerate() {

@@ -16,6 +16,7 @@ pub mod admin {
 pub mod io {
     pub const WRITE: u8 = 0x01;
     pub const READ: u8 = 0x02;
+    pub const WRITE_ZEROES: u8 = 0x08;
     pub const DATASET_MANAGEMENT: u8 = 0x09;
     pub const IO_MGMT_RECV: u8 = 0x12;
 }
@@ -139,6 +140,19 @@ pub fn read(nsid: u32, slba: u64, nlb: u32) -> PassthruCmd64 {
     assert!((1..=65536).contains(&nlb), "nlb must be 1..=65536");
     PassthruCmd64 {
         opcode: io::READ,
+        nsid,
+        cdw10: slba as u32,
+        cdw11: (slba >> 32) as u32,
+        cdw12: nlb - 1,
+        ..Default::default()
+    }
+}
+
+/// Write Zeroes of `nlb` (1..=65536) logical blocks at `slba` (no data buffer).
+pub fn write_zeroes(nsid: u32, slba: u64, nlb: u32) -> PassthruCmd64 {
+    assert!((1..=65536).contains(&nlb), "nlb must be 1..=65536");
+    PassthruCmd64 {
+        opcode: io::WRITE_ZEROES,
         nsid,
         cdw10: slba as u32,
         cdw11: (slba >> 32) as u32,

@@ -1,6 +1,5 @@
 //! An open NVMe namespace or controller: sysfs mapping plus typed admin and I/O commands.
 
-use std::cell::Cell;
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -155,7 +154,9 @@ pub struct Device {
     path: PathBuf,
     map: DeviceMap,
     nsid: Option<u32>,
-    geometry: Cell<Option<Geometry>>,
+    /// Cached identify results; a format clears them. A lock, not a cell: the engine shares
+    /// one device between its threads.
+    geometry: std::sync::Mutex<Option<Geometry>>,
 }
 
 impl Device {
@@ -181,7 +182,7 @@ impl Device {
             path: path.to_path_buf(),
             map,
             nsid,
-            geometry: Cell::new(None),
+            geometry: std::sync::Mutex::new(None),
         })
     }
 
@@ -355,7 +356,7 @@ impl Device {
     }
 
     fn geometry(&self) -> Result<Geometry, NvmeError> {
-        if let Some(g) = self.geometry.get() {
+        if let Some(g) = *self.geometry.lock().unwrap_or_else(|e| e.into_inner()) {
             return Ok(g);
         }
         let ns = self.identify_namespace()?;
@@ -369,13 +370,45 @@ impl Device {
                 .unwrap_or(MAX_CHUNK)
                 .min(MAX_CHUNK),
         };
-        self.geometry.set(Some(g));
+        *self.geometry.lock().unwrap_or_else(|e| e.into_inner()) = Some(g);
         Ok(g)
     }
 
     /// The logical block size in use.
     pub fn block_size(&self) -> Result<u64, NvmeError> {
         Ok(self.geometry()?.block_size)
+    }
+
+    /// The namespace's size in bytes (NSZE blocks).
+    pub fn namespace_bytes(&self) -> Result<u64, NvmeError> {
+        Ok(self.identify_namespace()?.nsze * self.block_size()?)
+    }
+
+    /// The largest data transfer of one command, in bytes (MDTS, bounded).
+    pub fn max_transfer_bytes(&self) -> Result<u64, NvmeError> {
+        Ok(self.geometry()?.max_transfer)
+    }
+
+    /// The open node's descriptor (for io_uring's passthrough commands).
+    pub fn fd(&self) -> std::os::fd::RawFd {
+        self.file.as_raw_fd()
+    }
+
+    /// Write Zeroes of `nlb` blocks at `slba`, in commands of at most 65536 blocks.
+    pub fn write_zeroes(&self, slba: u64, nlb: u64) -> Result<(), NvmeError> {
+        let nsid = self.need_nsid()?;
+        let (mut lba, end) = (slba, slba + nlb);
+        while lba < end {
+            let n = (end - lba).min(65536) as u32;
+            self.submit(
+                "write zeroes",
+                Queue::Io,
+                cmd::write_zeroes(nsid, lba, n),
+                None,
+            )?;
+            lba += n as u64;
+        }
+        Ok(())
     }
 
     fn chunks(&self, len: usize) -> Result<(u64, usize), NvmeError> {
@@ -468,7 +501,7 @@ impl Device {
                 ns.lba_formats.len()
             )));
         }
-        self.geometry.set(None);
+        *self.geometry.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.submit(
             "format NVM",
             Queue::Admin,

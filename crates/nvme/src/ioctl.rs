@@ -37,6 +37,29 @@ pub const NVME_IOCTL_ADMIN64_CMD: u64 = ioc(3, b'N', 0x47, 80);
 pub const NVME_IOCTL_IO64_CMD: u64 = ioc(3, b'N', 0x48, 80);
 /// `_IO('N', 0x44)`: resets the controller (on its `/dev/nvmeX` node).
 pub const NVME_IOCTL_RESET: u64 = ioc(0, b'N', 0x44, 0);
+/// `_IOWR('N', 0x80, struct nvme_uring_cmd)`: an I/O command through io_uring's
+/// `IORING_OP_URING_CMD` on a generic char device (Linux 5.19+).
+pub const NVME_URING_CMD_IO: u32 = ioc(3, b'N', 0x80, URING_CMD_BYTES as u64) as u32;
+/// `struct nvme_uring_cmd`: the first 72 bytes of [`PassthruCmd64`] (everything but
+/// `result`, which the completion carries).
+pub const URING_CMD_BYTES: usize = 72;
+
+/// `cmd` as the 80-byte command area of a 128-byte SQE (`struct nvme_uring_cmd`, then
+/// zeros), with `data`/`len` as its data buffer.
+pub fn uring_cmd_bytes(cmd: &PassthruCmd64, data: *mut u8, len: u32) -> [u8; 80] {
+    let mut c = *cmd;
+    c.addr = data as u64;
+    c.data_len = len;
+    let mut out = [0u8; 80];
+    // SAFETY: PassthruCmd64 is repr(C), 80 bytes, plain integers; its first 72 bytes are
+    // struct nvme_uring_cmd's layout field for field.
+    let raw = unsafe {
+        std::slice::from_raw_parts((&c as *const PassthruCmd64).cast::<u8>(), URING_CMD_BYTES)
+    };
+    out[..URING_CMD_BYTES].copy_from_slice(raw);
+    out
+}
+
 /// `_IO('N', 0x40)`: returns the namespace ID of a namespace device.
 pub const NVME_IOCTL_ID: u64 = ioc(0, b'N', 0x40, 0);
 
@@ -131,6 +154,26 @@ mod tests {
         assert_eq!(NVME_IOCTL_IO64_CMD, 0xC050_4E48);
         assert_eq!(NVME_IOCTL_ID, 0x4E40);
         assert_eq!(NVME_IOCTL_RESET, 0x4E44);
+        // linux/nvme_ioctl.h: NVME_URING_CMD_IO, _IOWR('N', 0x80, struct nvme_uring_cmd).
+        assert_eq!(NVME_URING_CMD_IO, 0xC048_4E80);
+    }
+
+    #[test]
+    fn a_uring_cmd_is_the_passthru_command_without_its_result() {
+        let c = crate::cmd::read(1, 0x1_0000_0002, 8);
+        let mut buf = [0u8; 4096];
+        let b = uring_cmd_bytes(&c, buf.as_mut_ptr(), 4096);
+        assert_eq!(b[0], crate::cmd::io::READ);
+        assert_eq!(u32::from_le_bytes(b[4..8].try_into().unwrap()), 1);
+        assert_eq!(
+            u64::from_le_bytes(b[24..32].try_into().unwrap()),
+            buf.as_ptr() as u64
+        );
+        assert_eq!(u32::from_le_bytes(b[36..40].try_into().unwrap()), 4096);
+        assert_eq!(u32::from_le_bytes(b[40..44].try_into().unwrap()), 2);
+        assert_eq!(u32::from_le_bytes(b[44..48].try_into().unwrap()), 1);
+        assert_eq!(u32::from_le_bytes(b[48..52].try_into().unwrap()), 7);
+        assert!(b[72..].iter().all(|&x| x == 0));
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! The engine's device-counter hook uses [`write_counters`] / [`WriteCounters`].
 
 mod bytes;
-mod cmd;
+pub mod cmd;
 pub mod device;
 mod error;
 mod fdp;

@@ -8,8 +8,10 @@
 //!   ([`detect_signature`] reads the first 192 KiB and the last 128 KiB, nothing more);
 //!
 //! unless `--allow-destroy DEVICE` names the same device again (compared by device number, so
-//! `/dev/loop0` and a symlink to it match). Regular files are not checked: they are the user's
-//! own scratch space. Every refusal is one line saying exactly why. Nothing here writes.
+//! `/dev/loop0` and a symlink to it match). An NVMe generic char device (`/dev/ngXnY`) is checked
+//! as its namespace's block device (`/dev/nvmeXnY`): the same data. Regular files are not
+//! checked: they are the user's own scratch space. Every refusal is one line saying exactly why.
+//! Nothing here writes.
 
 pub use crate::error::SafetyError;
 use std::fs::File;
@@ -30,20 +32,44 @@ fn block_rdev(path: &Path) -> io::Result<Option<u64>> {
     Ok(m.file_type().is_block_device().then(|| m.rdev()))
 }
 
+/// The block device whose data writing `path` changes, and its number: `path` itself if it is a
+/// block device; for an NVMe generic char device (`/dev/ngXnY`), its namespace's block device
+/// (`/dev/nvmeXnY`); `None` for anything else (a file), or a generic device whose namespace has
+/// no block device (nothing can be mounted from it).
+pub fn written_block_device(path: &Path) -> io::Result<Option<(PathBuf, u64)>> {
+    let m = std::fs::metadata(path)?;
+    if m.file_type().is_block_device() {
+        return Ok(Some((path.to_path_buf(), m.rdev())));
+    }
+    if !m.file_type().is_char_device() {
+        return Ok(None);
+    }
+    let Some(block) = crate::device::map_device(Path::new("/sys"), path)
+        .ok()
+        .filter(|d| d.kind == crate::NodeKind::NamespaceGeneric)
+        .and_then(|d| d.block_name)
+    else {
+        return Ok(None);
+    };
+    let dev = PathBuf::from("/dev").join(block);
+    Ok(block_rdev(&dev).ok().flatten().map(|r| (dev, r)))
+}
+
 /// Checks that `path` may be overwritten. `allow_destroy` is the device the user named with
 /// `--allow-destroy`; it overrides every check only if it is the same device.
 pub fn check_destructive(path: &Path, allow_destroy: Option<&Path>) -> Result<(), SafetyError> {
-    let rdev = match block_rdev(path) {
-        Ok(Some(r)) => r,
+    let (path, rdev) = match written_block_device(path) {
+        Ok(Some((p, r))) => (p, r),
         // A file that does not exist yet is created by the job: nothing to destroy.
         Ok(None) => return Ok(()),
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(io_err(path, e)),
     };
     let shown = path.display();
+    let path = path.as_path();
     if let Some(allowed) = allow_destroy {
-        let other = match block_rdev(allowed) {
-            Ok(o) => o,
+        let other = match written_block_device(allowed) {
+            Ok(o) => o.map(|(_, r)| r),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Err(SafetyError::Refused(format!(
                     "refusing to write to {shown}: --allow-destroy names {}, which does not exist",

@@ -353,6 +353,9 @@ pub enum EngineKind {
     /// Linux kernel AIO (`io_submit`/`io_getevents`) with O_DIRECT, as fio's and iob's libaio.
     Libaio,
     Psync,
+    /// NVMe read and write commands through io_uring's `IORING_OP_URING_CMD` on the generic
+    /// char device (`/dev/ngXnY`), as fio's `io_uring_cmd`: no block layer.
+    UringCmd,
 }
 
 impl EngineKind {
@@ -361,8 +364,9 @@ impl EngineKind {
             "io_uring" | "io-uring" | "uring" => Ok(EngineKind::IoUring),
             "libaio" => Ok(EngineKind::Libaio),
             "psync" => Ok(EngineKind::Psync),
+            "uring-cmd" | "uring_cmd" | "io_uring_cmd" => Ok(EngineKind::UringCmd),
             other => Err(format!(
-                "unknown engine \"{other}\": expected io_uring, libaio or psync"
+                "unknown engine \"{other}\": expected io_uring, libaio, psync or uring-cmd"
             )),
         }
     }
@@ -372,6 +376,7 @@ impl EngineKind {
             EngineKind::IoUring => "io_uring",
             EngineKind::Libaio => "libaio",
             EngineKind::Psync => "psync",
+            EngineKind::UringCmd => "uring-cmd",
         }
     }
 }

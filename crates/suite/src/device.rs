@@ -46,6 +46,13 @@ impl DeviceTarget {
     /// A file of `size` bytes (required unless it exists) or a whole block device.
     pub fn open(path: &Path, size: Option<u64>) -> Result<Self, SuiteError> {
         let facts = TargetFacts::probe(path)?;
+        if facts.kind == TargetKind::NvmeChar {
+            // The suite's jobs, its reset and its counters go through the block layer.
+            return Err(SuiteError::Invalid(format!(
+                "invalid target \"{}\": an NVMe generic char device; the benchmark runs on its block device (/dev/nvmeXnY), and `ssdiq io --engine uring-cmd` measures passthrough",
+                path.display()
+            )));
+        }
         let capacity = match (facts.kind, size, facts.size) {
             (TargetKind::Block, Some(_), _) => {
                 return Err(SuiteError::Invalid(format!(
@@ -144,6 +151,7 @@ impl SuiteTarget for DeviceTarget {
                     (TargetKind::File, _) => "file",
                     (TargetKind::Block, true) => "nvme",
                     (TargetKind::Block, false) => "block",
+                    (TargetKind::NvmeChar, _) => "nvme",
                 }
                 .into(),
             ),
@@ -188,7 +196,7 @@ impl SuiteTarget for DeviceTarget {
                 self.facts.size = Some(self.capacity);
                 Ok("file recreated".into())
             }
-            TargetKind::Block => match self.nvme_erase().transpose()? {
+            TargetKind::Block | TargetKind::NvmeChar => match self.nvme_erase().transpose()? {
                 Some(ResetMethod::SanitizeBlockErase) => {
                     self.discard_all()?;
                     Ok("NVMe sanitize (block erase), then BLKDISCARD".into())

@@ -2,10 +2,10 @@
 //! Checked before anything else is done with the target, so a typo is one line and exit 2
 //! (not an error after setup, and never silently ignored).
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 use ssdiq_emu::TargetSpec;
+use ssdiq_nvme::safety::written_block_device;
 
 use crate::error::refused as usage;
 
@@ -19,22 +19,20 @@ pub fn check(spec: &TargetSpec, allowed: &Path) -> anyhow::Result<()> {
         )));
     };
     let target = path.display();
-    let t = match std::fs::metadata(path) {
-        Ok(t) if t.file_type().is_block_device() => t,
-        _ => {
-            return Err(usage(format!(
-                "invalid --allow-destroy \"{shown}\": {target} is not a block device"
-            )))
-        }
+    // An NVMe generic char device counts as its namespace's block device, either way round.
+    let Ok(Some((_, t))) = written_block_device(path) else {
+        return Err(usage(format!(
+            "invalid --allow-destroy \"{shown}\": {target} is not a block device"
+        )));
     };
-    let a = std::fs::metadata(allowed)
+    std::fs::metadata(allowed)
         .map_err(|e| usage(format!("invalid --allow-destroy \"{shown}\": {e}")))?;
-    if !a.file_type().is_block_device() {
+    let Ok(Some((_, a))) = written_block_device(allowed) else {
         return Err(usage(format!(
             "invalid --allow-destroy \"{shown}\": not a block device"
         )));
-    }
-    if t.rdev() != a.rdev() {
+    };
+    if t != a {
         return Err(usage(format!(
             "invalid --allow-destroy \"{shown}\": it names another device than {target}"
         )));

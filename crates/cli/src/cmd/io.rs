@@ -106,8 +106,9 @@ pub struct Args {
     /// like fio's rate_iops: it samples less while the target stalls).
     #[arg(long, default_value = "open", requires = "probe_rate")]
     probe_loop: String,
-    /// io_uring, libaio (Linux AIO, O_DIRECT only) or psync (one blocking pread/pwrite per
-    /// I/O, QD 1 per thread).
+    /// io_uring, libaio (Linux AIO, O_DIRECT only), psync (one blocking pread/pwrite per
+    /// I/O, QD 1 per thread) or uring-cmd (NVMe commands through io_uring on the generic char
+    /// device /dev/ngXnY, no block layer; fio's io_uring_cmd).
     #[arg(long, default_value = "io_uring")]
     engine: String,
     /// io_uring: polled completions (IORING_SETUP_IOPOLL, fio's hipri); needs O_DIRECT and an
@@ -130,6 +131,10 @@ pub struct Args {
     /// io_uring: register the file with the ring (fio's registerfiles).
     #[arg(long)]
     registerfiles: bool,
+    /// uring-cmd: the FDP placement identifier every write carries (the drive's placement
+    /// handle, with its reclaim group in the high bits; `ssdiq info` lists the handles).
+    #[arg(long, value_name = "PID")]
+    fdp_pid: Option<u16>,
     /// Every written block carries a header (offset, write generation, seed) and a CRC-32;
     /// every read block is checked against it, and a job that writes reads its range back
     /// at the end. Mismatches are counted and the first named; they make the exit code 1.
@@ -224,6 +229,7 @@ impl Args {
             sqpoll_idle: self.sqpoll_idle.as_deref(),
             fixedbufs: self.fixedbufs,
             registerfiles: self.registerfiles,
+            fdp_pid: self.fdp_pid,
             verify: self.verify,
             buffered: self.buffered,
             offset_align: self.offset_align.as_deref(),

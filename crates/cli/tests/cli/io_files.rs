@@ -175,11 +175,23 @@ fn bad_options_exit_2_before_any_io() {
         ),
         (
             &["--size", "1M", "--engine", "spdk"],
-            "unknown engine \"spdk\": expected io_uring, libaio or psync",
+            "unknown engine \"spdk\": expected io_uring, libaio, psync or uring-cmd",
         ),
         (
             &["--size", "1M", "--engine", "libaio", "--buffered"],
             "invalid --buffered with --engine libaio",
+        ),
+        (
+            &["--size", "1M", "--engine", "uring-cmd"],
+            "invalid --engine uring-cmd for",
+        ),
+        (
+            &["--size", "1M", "--engine", "uring-cmd", "--buffered"],
+            "invalid --buffered with --engine uring-cmd",
+        ),
+        (
+            &["--size", "1M", "--fdp-pid", "1"],
+            "invalid --fdp-pid with --engine io_uring",
         ),
         (
             &["--size", "1M", "--engine", "psync", "--fixedbufs"],

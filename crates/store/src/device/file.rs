@@ -58,7 +58,7 @@ impl FileDevice {
             None
         };
         let kind = match facts.kind {
-            TargetKind::Block => "block device",
+            TargetKind::Block | TargetKind::NvmeChar => "block device",
             TargetKind::File => "file",
         };
         Ok(FileDevice {
