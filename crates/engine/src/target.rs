@@ -171,13 +171,6 @@ impl TargetFacts {
                 self.path.display()
             )));
         }
-        if self.kind == TargetKind::NvmeChar && !job.bs.is_multiple_of(lbs) {
-            return Err(EngineError::Invalid(format!(
-                "invalid --bs \"{}\": not a multiple of the logical block size {lbs} of {}",
-                job.bs,
-                self.path.display()
-            )));
-        }
         if job.direct {
             if !job.bs.is_multiple_of(lbs) {
                 return Err(EngineError::Invalid(format!(

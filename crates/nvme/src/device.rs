@@ -384,16 +384,6 @@ impl Device {
         Ok(self.identify_namespace()?.nsze * self.block_size()?)
     }
 
-    /// The largest data transfer of one command, in bytes (MDTS, bounded).
-    pub fn max_transfer_bytes(&self) -> Result<u64, NvmeError> {
-        Ok(self.geometry()?.max_transfer)
-    }
-
-    /// The open node's descriptor (for io_uring's passthrough commands).
-    pub fn fd(&self) -> std::os::fd::RawFd {
-        self.file.as_raw_fd()
-    }
-
     /// Write Zeroes of `nlb` blocks at `slba`, in commands of at most 65536 blocks.
     pub fn write_zeroes(&self, slba: u64, nlb: u64) -> Result<(), NvmeError> {
         let nsid = self.need_nsid()?;

@@ -25,9 +25,9 @@ pub fn check(spec: &TargetSpec, allowed: &Path) -> anyhow::Result<()> {
             "invalid --allow-destroy \"{shown}\": {target} is not a block device"
         )));
     };
-    std::fs::metadata(allowed)
-        .map_err(|e| usage(format!("invalid --allow-destroy \"{shown}\": {e}")))?;
-    let Ok(Some((_, a))) = written_block_device(allowed) else {
+    let Some((_, a)) = written_block_device(allowed)
+        .map_err(|e| usage(format!("invalid --allow-destroy \"{shown}\": {e}")))?
+    else {
         return Err(usage(format!(
             "invalid --allow-destroy \"{shown}\": not a block device"
         )));

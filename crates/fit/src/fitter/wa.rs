@@ -599,7 +599,6 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
     // 90% WA of 8.9 against the twin's 5.9).
     let not_told_apart =
         |sc: f64| sc * SHARE_GAIN <= chosen_score + TIE || sc <= super::rewrite::NOISE;
-    let chosen_family = (i < 2 * policies.len()).then_some(i / 2);
     let mut alike: Vec<(String, f64)> = family_scores
         .iter()
         .filter(|(_, sc)| !families.contains(&i) && not_told_apart(*sc))
@@ -614,10 +613,8 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
         else {
             continue;
         };
-        if Some(pi) != chosen_family
-            && !candidates[i].0.starts_with(p.as_str())
-            && not_told_apart(sc)
-        {
+        // The chosen candidate's own policy (either end, or a share of it) is no rival.
+        if !candidates[i].0.starts_with(p.as_str()) && not_told_apart(sc) {
             alike.push((p.clone(), sc));
         }
     }
