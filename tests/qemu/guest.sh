@@ -169,6 +169,21 @@ if [ -n "$DEV" ]; then
     fi
 fi
 
+# RAID0 over two NVMe namespaces: a verified write across both, each serving its share.
+if [ -n "$DEV" ] && [ -n "$RUN" ]; then
+    echo "== ssdiq io $DEV,$RUN --stripe 128k"
+    ssdiq io "$DEV,$RUN" --stripe 128k --rw write --bs 16k --size 16M --qd 8 --verify \
+        --allow-destroy "$DEV,$RUN" --json /tmp/raid.json > /tmp/raid.txt 2>&1; rc=$?
+    shares=$(tr -d ' \n' < /tmp/raid.json | grep -o '"path":"[^"]*","ops":{"write":{"ios":[0-9]*' \
+        | sed 's/.*"ios"://' | tr '\n' ' ')
+    if [ $rc = 0 ] && grep -q '"mismatches": 0' /tmp/raid.json && grep -q '"read_back": 1024' /tmp/raid.json \
+        && [ "$shares" = "512 512 " ]; then
+        ok "RAID0 over $DEV and $RUN: 1024 verified blocks, 512 writes each"
+    else
+        bad "RAID0 over $DEV and $RUN: exit $rc, shares '$shares': $(tail -3 /tmp/raid.txt)"
+    fi
+fi
+
 # --verify on NVMe: a clean write reads back with no mismatch; a byte changed through another
 # path (busybox dd through the page cache, then sync) is caught by a verifying read.
 if [ -n "$RUN" ]; then

@@ -141,7 +141,7 @@ impl<'a> Shared<'a> {
 
 /// Everything a worker thread shares with the others of its job.
 pub struct WorkerCtx<'a> {
-    pub target: &'a crate::target::Target,
+    pub target: &'a crate::job_target::Target,
     pub data: &'a crate::data::WriteData,
     pub shared: &'a Shared<'a>,
     pub clock: &'a crate::clock::WallClock,

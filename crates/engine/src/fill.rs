@@ -15,8 +15,8 @@ use crate::control::RunControl;
 use crate::data::WriteData;
 use crate::error::EngineError;
 use crate::job::Job;
+use crate::job_target::Target;
 use crate::stats::FillInfo;
-use crate::target::Target;
 
 const CHUNK: u64 = 1 << 20;
 
@@ -51,7 +51,6 @@ pub fn fill_holes(
     let info = write_ranges(target, job, ctl, &holes, true, &data)?;
     // The layout must be on storage before reads time it, also through the page cache.
     target
-        .file
         .sync_data()
         .map_err(|e| EngineError::io("layout: sync", e))?;
     Ok(Some(info))

@@ -216,6 +216,9 @@ pub struct Job {
     /// `--fdp-pid` (uring-cmd): the FDP placement identifier every write of the job carries
     /// (reclaim group and handle, as the drive's DSPEC); `None`: no directive.
     pub fdp_pid: Option<u16>,
+    /// `--stripe` (RAID0): `target` lists block devices separated by commas, and the range is
+    /// dealt over them in chunks of this many bytes ([`crate::stripe`]); `None`: one target.
+    pub stripe: Option<u64>,
     /// `--verify`: every written block carries a checksummed header, every read block is
     /// checked, and a job that writes reads its range back at the end ([`crate::verify`]).
     pub verify: bool,
@@ -268,6 +271,7 @@ impl Job {
             engine: EngineKind::IoUring,
             uring: UringOptions::registered(),
             fdp_pid: None,
+            stripe: None,
             verify: false,
             direct: true,
             on_error: OnError::Stop,
@@ -362,6 +366,36 @@ impl Job {
         }
         if self.engine == EngineKind::UringCmd && !self.direct {
             return bad("invalid --buffered with --engine uring-cmd: NVMe passthrough commands never pass the page cache".into());
+        }
+        if let Some(chunk) = self.stripe {
+            if chunk == 0 || !chunk.is_multiple_of(self.bs) {
+                return bad(format!(
+                    "invalid --stripe \"{chunk}\": not a whole number of --bs blocks ({}), so a request would span two devices",
+                    self.bs
+                ));
+            }
+            if !self.offset_align.is_multiple_of(self.bs) {
+                return bad(format!(
+                    "invalid --offset-align \"{}\" with --stripe: a request of --bs ({}) must start on a multiple of it, so it stays on one device",
+                    self.offset_align, self.bs
+                ));
+            }
+            if !self.offset_bytes.is_multiple_of(self.bs) {
+                return bad(format!(
+                    "invalid --offset \"{}\" with --stripe: not a multiple of --bs ({})",
+                    self.offset_bytes, self.bs
+                ));
+            }
+            if self.replay.is_some() {
+                return bad(
+                    "invalid --trace with --stripe: a trace's requests may span two devices".into(),
+                );
+            }
+            if self.engine == EngineKind::UringCmd {
+                return bad(
+                    "invalid --stripe with --engine uring-cmd: a stripe is of block devices".into(),
+                );
+            }
         }
         if self.fdp_pid.is_some() && self.engine != EngineKind::UringCmd {
             return bad(format!(
@@ -571,6 +605,8 @@ impl Job {
             engine: self.engine,
             engine_options: self.uring.names(),
             verify: self.verify,
+            stripe_bytes: self.stripe,
+            fdp_pid: self.fdp_pid,
             direct: self.direct,
             on_error: self.on_error,
             replay: self.replay.as_ref().map(|r| ReplayInfo {

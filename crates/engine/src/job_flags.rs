@@ -39,6 +39,7 @@ pub struct JobFlags<'a> {
     pub fixedbufs: bool,
     pub registerfiles: bool,
     pub fdp_pid: Option<u16>,
+    pub stripe: Option<&'a str>,
     pub verify: bool,
     pub buffered: bool,
     pub offset_align: Option<&'a str>,
@@ -114,6 +115,15 @@ impl JobFlags<'_> {
     /// `--offset` in bytes (0 without it).
     pub fn offset(&self) -> Result<u64, EngineError> {
         Ok(of_flag("--offset", self.offset.map(parse_size).transpose())?.unwrap_or(0))
+    }
+
+    /// `--stripe`: a RAID0's chunk in bytes (`None`: one target).
+    pub fn stripe(&self) -> Result<Option<u64>, EngineError> {
+        let chunk = of_flag("--stripe", self.stripe.map(parse_size).transpose())?;
+        if chunk == Some(0) {
+            return Err(invalid("invalid --stripe \"0\": must be > 0"));
+        }
+        Ok(chunk)
     }
 
     /// `--size` in bytes.
@@ -235,6 +245,7 @@ impl JobFlags<'_> {
         job.engine = of_flag("--engine", EngineKind::parse(self.engine))?;
         job.uring = self.uring()?;
         job.fdp_pid = self.fdp_pid;
+        job.stripe = self.stripe()?;
         if !matches!(job.engine, EngineKind::IoUring | EngineKind::UringCmd) {
             if let Some(o) = [
                 (self.hipri, "--hipri"),

@@ -25,6 +25,7 @@ mod fill;
 mod hist;
 mod job;
 mod job_flags;
+mod job_target;
 mod libaio;
 mod poll;
 mod psync;
@@ -34,6 +35,7 @@ mod real;
 mod replay;
 mod series;
 mod stats;
+mod stripe;
 mod target;
 pub mod textfile;
 mod uring;
@@ -55,8 +57,9 @@ pub use job::{
     MAX_JOB_NS, SQPOLL_IDLE_MS,
 };
 pub use job_flags::JobFlags;
+pub use job_target::Target;
 pub use real::RealExecutor;
 pub use replay::{Replay, ReplaySummary, Speed};
 pub use series::{JobSecond, SeriesSink, StreamId};
 pub use stats::{describe, Clock, FillInfo, IoReport, Recorder, RecorderTotals, Stats};
-pub use target::{Target, TargetFacts, TargetKind};
+pub use target::{TargetFacts, TargetKind};

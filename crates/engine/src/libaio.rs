@@ -66,7 +66,8 @@ fn errno() -> i32 {
 /// One thread's AIO context.
 struct Aio {
     ctx: libc::c_ulong,
-    fd: u32,
+    /// Each member's descriptor (one for a target of one path).
+    fds: Vec<u32>,
     iocbs: Vec<Iocb>,
     /// Iocbs pushed and not yet taken by `io_submit`.
     pending: Vec<*mut Iocb>,
@@ -74,7 +75,7 @@ struct Aio {
 }
 
 impl Aio {
-    fn new(fd: i32, qd: usize) -> Result<Aio, EngineError> {
+    fn new(fds: &[i32], qd: usize) -> Result<Aio, EngineError> {
         let mut ctx: libc::c_ulong = 0;
         // SAFETY: io_setup writes the context id into `ctx`.
         let r = unsafe { libc::syscall(libc::SYS_io_setup, qd as libc::c_long, &mut ctx) };
@@ -92,7 +93,7 @@ impl Aio {
         }
         Ok(Aio {
             ctx,
-            fd: fd as u32,
+            fds: fds.iter().map(|&f| f as u32).collect(),
             iocbs: vec![Iocb::default(); qd],
             pending: Vec::with_capacity(qd),
             events: vec![IoEvent::default(); qd],
@@ -136,7 +137,7 @@ impl Aio {
 
 impl Queue for Aio {
     #[inline]
-    fn push(&mut self, io: &Io, ptr: *mut u8, _index: usize, slot: usize) {
+    fn push(&mut self, io: &Io, member: usize, ptr: *mut u8, _index: usize, slot: usize) {
         self.iocbs[slot] = Iocb {
             data: slot as u64,
             opcode: if io.op == Op::Read {
@@ -144,7 +145,7 @@ impl Queue for Aio {
             } else {
                 IOCB_CMD_PWRITE
             },
-            fildes: self.fd,
+            fildes: self.fds[member],
             buf: ptr as u64,
             nbytes: io.len,
             offset: io.offset as i64,
@@ -218,6 +219,6 @@ pub fn run_thread(
     rec: &mut Recorder,
     ready: &mut crate::clock::Ready<'_>,
 ) -> Result<(), EngineError> {
-    let fd = ctx.target.fd();
-    crate::queued::run_thread(ctx, feed, qd, rec, ready, |_| Aio::new(fd, qd as usize))
+    let fds = ctx.target.fds();
+    crate::queued::run_thread(ctx, feed, qd, rec, ready, |_| Aio::new(&fds, qd as usize))
 }

@@ -25,7 +25,8 @@ pub fn run_thread(
         clock,
         bs,
     } = *ctx;
-    let fd = target.fd();
+    let fds = target.fds();
+    let striped = target.is_striped();
     let mut rbuf = aligned_zeroed(bs as usize);
     let mut wbuf = aligned_zeroed(bs as usize);
     data.init(wbuf.as_mut_slice(), 0);
@@ -56,31 +57,19 @@ pub fn run_thread(
             );
             writes += 1;
         }
+        let (member, at) = target.locate(io.offset);
+        let fd = fds[member];
         let t0 = clock.now_ns();
         // SAFETY: buffers hold at least bs = io.len bytes for reads and writes.
         let short = |done: u64| target.why_short(io.op, io.offset, io.len, done);
         let res: Result<(), Option<i32>> = match io.op {
             Op::Read => check(
-                unsafe {
-                    libc::pread(
-                        fd,
-                        rbuf.as_mut_ptr().cast(),
-                        io.len as usize,
-                        io.offset as i64,
-                    )
-                },
+                unsafe { libc::pread(fd, rbuf.as_mut_ptr().cast(), io.len as usize, at as i64) },
                 io.len,
                 short,
             ),
             Op::Write => check(
-                unsafe {
-                    libc::pwrite(
-                        fd,
-                        wbuf.as_mut_ptr().cast(),
-                        io.len as usize,
-                        io.offset as i64,
-                    )
-                },
+                unsafe { libc::pwrite(fd, wbuf.as_mut_ptr().cast(), io.len as usize, at as i64) },
                 io.len,
                 short,
             ),
@@ -91,6 +80,9 @@ pub fn run_thread(
         match res {
             Ok(()) => {
                 rec.record(io.stream, t1, t1 - due.unwrap_or(t0), io.len);
+                if striped && !io.stream.is_probe() {
+                    rec.record_member(member, io.op, t1 - due.unwrap_or(t0), io.len);
+                }
                 match io.op {
                     Op::Write => data.after_write(io.offset, io.len, stamp),
                     Op::Read => {

@@ -12,6 +12,9 @@
 //!   while the target stalls counts.
 //! - Trim and write-zeroes are synchronous ioctls/fallocate calls timed around the call; they
 //!   do not occupy a slot.
+//! - A request goes to the member of the target that [`crate::Target::locate`] names, at that
+//!   member's offset; its slot keeps the whole target's offset, which `--verify` and the
+//!   statistics use (a striped target's members' shares are recorded besides).
 //! - Nothing in the loop allocates: slots, free list, batch and completion lists are sized up
 //!   front.
 
@@ -80,9 +83,10 @@ pub type Done = (usize, i64);
 
 /// A kernel queue of reads and writes.
 pub trait Queue {
-    /// Queues `io` with buffer `index` (at `ptr`, [`Buffers::slot_bytes`] long), tagged
-    /// `slot`; it is submitted by the next [`Queue::submit_and_reap`].
-    fn push(&mut self, io: &Io, ptr: *mut u8, index: usize, slot: usize);
+    /// Queues `io` on member `member` of the target (its offset already the member's; 0 for
+    /// a target of one path) with buffer `index` (at `ptr`, [`Buffers::slot_bytes`] long),
+    /// tagged `slot`; it is submitted by the next [`Queue::submit_and_reap`].
+    fn push(&mut self, io: &Io, member: usize, ptr: *mut u8, index: usize, slot: usize);
 
     /// Submits what was pushed and collects completions into `done`: with `wait_ns` (a
     /// rate-limited stream's next start is that far off) whatever completes within it, else
@@ -98,6 +102,8 @@ pub trait Queue {
 #[derive(Clone, Copy)]
 struct Slot {
     io: Io,
+    /// The member of a striped target that serves it (0 otherwise).
+    member: usize,
     /// The `--verify` generation of a write (0 without it).
     stamp: u32,
     submit_ns: u64,
@@ -134,12 +140,14 @@ pub fn run_thread<Q: Queue>(
                 offset: 0,
                 len: 0,
             },
+            member: 0,
             stamp: 0,
             submit_ns: 0,
             due_ns: None,
         };
         qd
     ];
+    let striped = target.is_striped();
     let mut free: Vec<usize> = (0..qd).rev().collect();
     let mut batch: Vec<usize> = Vec::with_capacity(qd);
     let mut done: Vec<Done> = Vec::with_capacity(qd);
@@ -217,8 +225,10 @@ pub fn run_thread<Q: Queue>(
                 slots[s].stamp = data.before_write(b, io.offset, writes);
                 writes += 1;
             }
-            queue.push(&io, ptr, bi, s);
+            let (member, at) = target.locate(io.offset);
+            queue.push(&Io { offset: at, ..io }, member, ptr, bi, s);
             slots[s].io = io;
+            slots[s].member = member;
             slots[s].due_ns = open_loop.then_some(at);
             batch.push(s);
         }
@@ -270,6 +280,9 @@ pub fn run_thread<Q: Queue>(
                     None => slots[s].submit_ns,
                 };
                 rec.record(io.stream, t_done, t_done - from, io.len);
+                if striped && !io.stream.is_probe() {
+                    rec.record_member(slots[s].member, io.op, t_done - from, io.len);
+                }
                 if io.op == Op::Write {
                     data.after_write(io.offset, io.len, slots[s].stamp);
                 } else {

@@ -21,10 +21,10 @@ use crate::executor::Executor;
 use crate::feed::{Feed, Shared, WorkerCtx};
 use crate::fill::{fill_holes, fill_seq};
 use crate::job::{EngineKind, Job};
+use crate::job_target::Target;
 use crate::series::SeriesSink;
 use crate::series::StreamId;
 use crate::stats::{Clock, Recorder, Stats};
-use crate::target::Target;
 use crate::verify::Verifier;
 
 #[derive(Default)]
@@ -84,7 +84,6 @@ impl Executor for RealExecutor {
                 let f = fill_seq(&target, job, ctl, &data)?;
                 if !job.direct {
                     target
-                        .file
                         .sync_data()
                         .map_err(|e| EngineError::io("fill: sync", e))?;
                 }
@@ -209,6 +208,13 @@ impl Executor for RealExecutor {
             }
         }
         let mut stats = Stats::collect(Clock::Wall, elapsed, totals, &sink);
+        if target.is_striped() {
+            let paths = target.member_paths();
+            stats.targets.resize_with(paths.len(), Default::default);
+            for (t, p) in stats.targets.iter_mut().zip(paths) {
+                t.0 = p;
+            }
+        }
         stats.device_log = device_log;
         stats.partial = interrupted_by_fill || ctl.stopped() || shared.halt.load(Ordering::Relaxed);
         stats.counters = log;

@@ -104,6 +104,8 @@ pub struct Recorder {
     interval_ns: u64,
     probe_interval_ns: Option<u64>,
     intervals: Vec<ProbeInterval>,
+    /// Per member of a striped target, the main streams' ops it served (empty otherwise).
+    members: Vec<BTreeMap<Op, OpStats>>,
     pub errors: ErrorLog,
     pub verify: VerifyLog,
 }
@@ -121,6 +123,7 @@ impl Recorder {
             interval_ns,
             probe_interval_ns: None,
             intervals: Vec::new(),
+            members: Vec::new(),
             errors: ErrorLog::default(),
             verify: VerifyLog::default(),
         };
@@ -182,6 +185,18 @@ impl Recorder {
         }
     }
 
+    /// One completed I/O of a main stream that member `member` of a striped target served
+    /// (besides [`Recorder::record`], which counts it for the whole).
+    pub fn record_member(&mut self, member: usize, op: Op, lat_ns: u64, bytes: u64) {
+        if self.members.len() <= member {
+            self.members.resize_with(member + 1, BTreeMap::new);
+        }
+        self.members[member]
+            .entry(op)
+            .or_default()
+            .record(lat_ns, bytes);
+    }
+
     /// A read checked by `--verify`: `checked` blocks, the first mismatch among them.
     #[cold]
     pub fn verified(&mut self, checked: u64, mismatch: Option<VerifyMismatch>) {
@@ -238,6 +253,7 @@ impl Recorder {
         RecorderTotals {
             streams,
             intervals,
+            members: self.members,
             errors: self.errors,
             verify: self.verify,
         }
@@ -247,6 +263,7 @@ impl Recorder {
 pub struct RecorderTotals {
     streams: BTreeMap<StreamId, OpStats>,
     intervals: Vec<ProbeInterval>,
+    members: Vec<BTreeMap<Op, OpStats>>,
     errors: ErrorLog,
     verify: VerifyLog,
 }
@@ -273,6 +290,8 @@ pub struct Stats {
     pub device_log: Vec<crate::counters::DeviceSample>,
     /// What `--verify` checked (`None` without it).
     pub verify: Option<VerifyLog>,
+    /// Each member of a striped target: its path and the main streams' ops it served.
+    pub targets: Vec<(String, BTreeMap<Op, OpStats>)>,
 }
 
 impl Stats {
@@ -288,7 +307,16 @@ impl Stats {
         let mut errors = ErrorLog::default();
         let mut verify = VerifyLog::default();
         let mut intervals: BTreeMap<(u64, Op), OpStats> = BTreeMap::new();
+        let mut members: Vec<BTreeMap<Op, OpStats>> = Vec::new();
         for p in parts {
+            if members.len() < p.members.len() {
+                members.resize_with(p.members.len(), BTreeMap::new);
+            }
+            for (m, ops) in p.members.iter().enumerate() {
+                for (op, st) in ops {
+                    members[m].entry(*op).or_default().merge(st);
+                }
+            }
             for (s, st) in p.streams {
                 let map = if s.is_probe() { &mut probes } else { &mut ops };
                 map.entry(s.op()).or_default().merge(&st);
@@ -325,6 +353,11 @@ impl Stats {
             device_log: Vec::new(),
             // The executor keeps it only for a job with --verify.
             verify: Some(verify),
+            // The executor names the members.
+            targets: members
+                .into_iter()
+                .map(|ops| (String::new(), ops))
+                .collect(),
         }
     }
 
@@ -356,6 +389,17 @@ impl Stats {
             series: self.series.clone(),
             partial: self.partial,
             verify,
+            targets: self
+                .targets
+                .iter()
+                .map(|(path, ops)| ssdiq_schema::io::TargetOps {
+                    path: path.clone(),
+                    ops: ops
+                        .iter()
+                        .map(|(op, s)| (op.name().to_string(), s.summary(self.elapsed_ns)))
+                        .collect(),
+                })
+                .collect(),
         }
     }
 }

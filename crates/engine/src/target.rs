@@ -1,9 +1,10 @@
-//! Opening a target: a block device or a regular file.
+//! Opening one path of a target: a block device, a regular file or an NVMe generic device.
 //!
 //! Invariants:
 //! - [`TargetFacts::probe`] has no side effects; it reads what the job must be checked against
 //!   (kind, logical block size, size) so bad options fail before anything is created.
-//! - [`Target::open`] validates the job against the facts first, then creates/extends a file
+//! - [`crate::job_target::Target::open`] validates the job against the facts first, then
+//!   [`Member::open`] creates/extends a file
 //!   to the job's range; block devices opened for writing use O_EXCL, which the kernel refuses
 //!   while the device is mounted or held by another driver.
 //! - Trim and write-zeroes map to BLKDISCARD/BLKZEROOUT on devices and to fallocate
@@ -154,6 +155,50 @@ impl TargetFacts {
         }
     }
 
+    /// A RAID0 over the comma-separated block devices of `list` in chunks of `chunk` bytes:
+    /// the whole's facts (the largest logical block, each member's size cut to whole chunks
+    /// of the smallest) and each member's.
+    pub fn probe_striped(
+        list: &str,
+        chunk: u64,
+    ) -> Result<(TargetFacts, Vec<TargetFacts>), EngineError> {
+        let paths: Vec<&str> = list.split(',').collect();
+        if paths.len() < 2 || paths.iter().any(|p| p.is_empty()) {
+            return Err(EngineError::Invalid(format!(
+                "invalid target \"{list}\" with --stripe: expected two or more block devices separated by commas"
+            )));
+        }
+        let mut members = Vec::with_capacity(paths.len());
+        for p in &paths {
+            let f = TargetFacts::probe(Path::new(p))?;
+            if f.kind != TargetKind::Block {
+                return Err(EngineError::Invalid(format!(
+                    "invalid --stripe member \"{p}\": not a block device (a RAID0 stripes block devices)"
+                )));
+            }
+            if paths.iter().filter(|q| *q == p).count() > 1 {
+                return Err(EngineError::Invalid(format!(
+                    "invalid target \"{list}\": {p} is named twice"
+                )));
+            }
+            members.push(f);
+        }
+        let logical_block = members.iter().map(|m| m.logical_block).max().unwrap_or(512);
+        if !chunk.is_multiple_of(logical_block) {
+            return Err(EngineError::Invalid(format!(
+                "invalid --stripe \"{chunk}\": not a multiple of the members' logical block size {logical_block}"
+            )));
+        }
+        let each = members.iter().filter_map(|m| m.size).min().unwrap_or(0) / chunk * chunk;
+        let whole = TargetFacts {
+            path: PathBuf::from(list),
+            kind: TargetKind::Block,
+            logical_block,
+            size: Some(each * members.len() as u64),
+        };
+        Ok((whole, members))
+    }
+
     /// Checks the job against the target: alignment under O_DIRECT, range within a device.
     pub fn check(&self, job: &Job) -> Result<(), EngineError> {
         let lbs = self.logical_block;
@@ -209,8 +254,8 @@ impl TargetFacts {
     }
 }
 
-/// An open target, shared by all threads of a job.
-pub struct Target {
+/// One opened path of a job's target ([`crate::job_target::Target`]: one, or several striped).
+pub struct Member {
     pub file: File,
     pub facts: TargetFacts,
     /// The namespace of an NVMe generic char device: its ID, and synchronous commands for the
@@ -230,12 +275,10 @@ fn may_have_holes(path: &Path, range: u64) -> bool {
     }
 }
 
-impl Target {
-    /// Validates `job` against the target, then opens it (creating or extending a file to the
-    /// job's range).
-    pub fn open(job: &Job) -> Result<Target, EngineError> {
-        let facts = TargetFacts::probe(Path::new(&job.target))?;
-        facts.check(job)?;
+impl Member {
+    /// Opens the path of `facts`, checked against `job` by the caller (creating or extending a
+    /// file to the job's range).
+    pub fn open(facts: TargetFacts, job: &Job) -> Result<Member, EngineError> {
         let needs_layout = facts.kind == TargetKind::File
             && job.reads()
             && job.fill.is_none()
@@ -307,7 +350,7 @@ impl Target {
             })?),
             _ => None,
         };
-        Ok(Target {
+        Ok(Member {
             file,
             facts,
             nvme,

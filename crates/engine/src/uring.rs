@@ -73,7 +73,9 @@ fn build_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
 /// One thread's ring and how its requests name their file and buffers.
 struct Ring {
     ring: IoUring,
-    fd: i32,
+    /// Each member's descriptor (one for a target of one path); registered, member `m` is
+    /// fixed file `m`.
+    fds: Vec<i32>,
     fixed_file: bool,
     fixed_bufs: bool,
     /// Batched waits (the kernel's min-wait): not with polling, which reaps as it polls.
@@ -82,12 +84,12 @@ struct Ring {
 
 impl Queue for Ring {
     #[inline]
-    fn push(&mut self, io: &Io, ptr: *mut u8, index: usize, slot: usize) {
+    fn push(&mut self, io: &Io, member: usize, ptr: *mut u8, index: usize, slot: usize) {
         let entry = prep(
             *io,
             ptr,
             index as u16,
-            self.fd,
+            (member as u32, self.fds[member]),
             self.fixed_file,
             self.fixed_bufs,
         )
@@ -174,12 +176,12 @@ pub fn run_thread(
     rec: &mut Recorder,
     ready: &mut crate::clock::Ready<'_>,
 ) -> Result<(), EngineError> {
-    let fd = ctx.target.fd();
+    let fds = ctx.target.fds();
     crate::queued::run_thread(ctx, feed, qd, rec, ready, |bufs| {
-        let (ring, set) = setup(qd, opts, fd, bufs, "io_uring setup")?;
+        let (ring, set) = setup(qd, opts, &fds, bufs, "io_uring setup")?;
         Ok(Ring {
             ring,
-            fd,
+            fds,
             fixed_file: set.fixed_file,
             fixed_bufs: set.fixed_bufs,
             batch_waits: set.batch_waits,
@@ -197,12 +199,12 @@ pub(crate) struct RingSetup {
     pub batch_waits: bool,
 }
 
-/// A ring of `qd` entries with the job's options, and the file `fd` and the buffers `bufs`
+/// A ring of `qd` entries with the job's options, and the files `fds` and the buffers `bufs`
 /// registered where asked. `what` names the setup in an error.
 pub(crate) fn setup<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
     qd: u32,
     opts: &UringOptions,
-    fd: i32,
+    fds: &[i32],
     bufs: &crate::queued::Buffers,
     what: &str,
 ) -> Result<(IoUring<S, C>, RingSetup), EngineError> {
@@ -215,7 +217,7 @@ pub(crate) fn setup<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
         EngineError::io(format!("{what}{with}"), e)
     })?;
     let min_timeout = ring.params().is_feature_min_timeout();
-    let fixed_file = opts.registerfiles && ring.submitter().register_files(&[fd]).is_ok();
+    let fixed_file = opts.registerfiles && ring.submitter().register_files(fds).is_ok();
     // SAFETY: the buffers outlive the ring (the loop drops the queue first, and drains it
     // before that).
     let fixed_bufs =
@@ -236,7 +238,7 @@ fn prep(
     io: Io,
     ptr: *mut u8,
     buf_index: u16,
-    fd: i32,
+    (member, fd): (u32, i32),
     fixed_file: bool,
     fixed_bufs: bool,
 ) -> squeue::Entry {
@@ -244,7 +246,7 @@ fn prep(
     macro_rules! with_fd {
         ($f:expr) => {
             if fixed_file {
-                $f(types::Fixed(0))
+                $f(types::Fixed(member))
             } else {
                 $f(types::Fd(fd))
             }

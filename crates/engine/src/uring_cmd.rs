@@ -37,7 +37,7 @@ struct CmdRing {
 }
 
 impl Queue for CmdRing {
-    fn push(&mut self, io: &Io, ptr: *mut u8, index: usize, slot: usize) {
+    fn push(&mut self, io: &Io, _member: usize, ptr: *mut u8, index: usize, slot: usize) {
         let slba = io.offset / self.lba_bytes;
         let nlb = (io.len / self.lba_bytes) as u32;
         let c = match io.op {
@@ -107,7 +107,7 @@ pub fn run_thread(
         let (ring, set) = crate::uring::setup::<squeue::Entry128, cqueue::Entry32>(
             qd,
             opts,
-            fd,
+            &[fd],
             bufs,
             "io_uring setup with 128-byte SQEs",
         )?;

@@ -204,7 +204,7 @@ impl Verifier {
 /// descriptor) and checks every block written by the job: what a write job with `--verify`
 /// ends with. Stops early, with what it checked, when the run is stopped.
 pub fn read_back(
-    target: &crate::target::Target,
+    target: &crate::job_target::Target,
     job: &crate::job::Job,
     data: &crate::data::WriteData,
     ctl: &crate::control::RunControl<'_>,

@@ -115,6 +115,24 @@ pub fn text(r: &IoReport) -> String {
     for (name, o) in &r.probes {
         render_op(&mut s, &format!("probe {name}"), o);
     }
+    // Reads and writes each land on one device; a trim or write-zeroes range spans them and
+    // is counted for the whole only.
+    if let Some(chunk) = j
+        .stripe_bytes
+        .filter(|_| r.targets.iter().any(|t| !t.ops.is_empty()))
+    {
+        let _ = writeln!(
+            s,
+            "RAID0 of {} devices in chunks of {}; each device's share:",
+            r.targets.len(),
+            format_size(chunk)
+        );
+        for t in &r.targets {
+            for (name, o) in &t.ops {
+                render_op(&mut s, &format!("  {} {name}", t.path), o);
+            }
+        }
+    }
     if r.errors.count > 0 {
         let _ = writeln!(s, "errors: {}", r.errors.count);
     }

@@ -28,6 +28,18 @@ pub struct IoReport {
     /// What `--verify` checked; present only with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyLog>,
+    /// Each member of a striped target (`--stripe`) with the main streams' reads and writes it
+    /// served (a trim or write-zeroes range spans members: counted in `ops` only); present only
+    /// for a stripe (`ops` is all of them together).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<TargetOps>,
+}
+
+/// One member of a striped target and what it served.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TargetOps {
+    pub path: String,
+    pub ops: BTreeMap<String, OpSummary>,
 }
 
 /// What `--verify` checked: the blocks read and held to their headers, and those that did not
@@ -296,6 +308,12 @@ pub struct JobInfo {
     /// Present (true) with `--verify`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify: bool,
+    /// `--stripe`: the chunk in bytes of a RAID0 over the target's devices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe_bytes: Option<u64>,
+    /// `--fdp-pid`: the FDP placement identifier of every write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fdp_pid: Option<u16>,
     pub direct: bool,
     pub on_error: OnError,
     /// Present when the job replays a recording.

@@ -52,8 +52,9 @@ is sized to the trace's span); --trace-map compact packs the trace's distinct pa
 \x20 ssdiq io emu:default --trace hm_0.csv.gz --qd 32 --replay-speed max --json r.json"
 )]
 pub struct Args {
-    /// A block device, a file (created or extended to --size), or an emulated SSD
-    /// emu:PROFILE[,key=value...].
+    /// A block device, a file (created or extended to --size), an NVMe generic device
+    /// (/dev/ngXnY, with --engine uring-cmd), or an emulated SSD emu:PROFILE[,key=value...];
+    /// with --stripe, block devices separated by commas (A,B).
     target: PathBuf,
     /// read, write, randread, randwrite, rw:R, randrw:R (R = read percent), trim, randtrim,
     /// write-zeroes.
@@ -135,6 +136,11 @@ pub struct Args {
     /// handle, with its reclaim group in the high bits; `ssdiq info` lists the handles).
     #[arg(long, value_name = "PID")]
     fdp_pid: Option<u16>,
+    /// RAID0 over the block devices TARGET lists (A,B): the range is dealt over them in chunks
+    /// of this size (a whole number of --bs), each device with its own queue; the results
+    /// give each device's share too. --allow-destroy names each device, in the same order.
+    #[arg(long, value_name = "CHUNK")]
+    stripe: Option<String>,
     /// Every written block carries a header (offset, write generation, seed) and a CRC-32;
     /// every read block is checked against it, and a job that writes reads its range back
     /// at the end. Mismatches are counted and the first named; they make the exit code 1.
@@ -230,6 +236,7 @@ impl Args {
             fixedbufs: self.fixedbufs,
             registerfiles: self.registerfiles,
             fdp_pid: self.fdp_pid,
+            stripe: self.stripe.as_deref(),
             verify: self.verify,
             buffered: self.buffered,
             offset_align: self.offset_align.as_deref(),
@@ -360,10 +367,24 @@ fn real_setup(
         writes,
     };
     let inputs = io_inputs(args, &spec);
-    let Opened::Path { plan, .. } = ssdiq_target::open(spec, &access)? else {
-        unreachable!("real_setup is for paths")
+    let (facts, plan) = match flags.stripe().map_err(engine_usage)? {
+        None => {
+            let Opened::Path { plan, .. } = ssdiq_target::open(spec, &access)? else {
+                unreachable!("real_setup is for paths")
+            };
+            (
+                TargetFacts::probe(&args.target).map_err(engine_usage)?,
+                plan,
+            )
+        }
+        Some(chunk) => {
+            // Every member a block device before any is checked as one.
+            let (facts, _) = TargetFacts::probe_striped(&args.target.to_string_lossy(), chunk)
+                .map_err(engine_usage)?;
+            open_stripe_members(args, &access)?;
+            (facts, FilePlan::NotAFile)
+        }
     };
-    let facts = TargetFacts::probe(&args.target).map_err(engine_usage)?;
     let natural = trace.and_then(TraceSetup::natural_range);
     let job = flags.job_on(&facts, natural).map_err(engine_usage)?;
     let job = finish_job(job, trace)?;
@@ -389,6 +410,51 @@ fn real_setup(
     Ok((job, Box::new(exec), plan))
 }
 
+/// Each device of a RAID0 target (`A,B` with `--stripe`) through `ssdiq_target::open`, as one
+/// device would be: safety checks for each, `--allow-destroy` naming each in the same order.
+fn open_stripe_members(args: &Args, access: &Access) -> anyhow::Result<()> {
+    let target = args.target.to_string_lossy();
+    let paths: Vec<&str> = target.split(',').collect();
+    let allowed: Vec<PathBuf> = match &args.allow_destroy {
+        None => Vec::new(),
+        Some(a) => {
+            let list: Vec<PathBuf> = a.to_string_lossy().split(',').map(PathBuf::from).collect();
+            if list.len() != paths.len() {
+                return Err(usage(format!(
+                    "invalid --allow-destroy \"{}\" with --stripe: name each device of {target}, in the same order, separated by commas",
+                    a.display()
+                )));
+            }
+            list
+        }
+    };
+    for (i, p) in paths.iter().enumerate() {
+        let spec = TargetSpec::parse(p).map_err(|e| usage(e.to_string()))?;
+        if spec.is_emu() || p.is_empty() {
+            return Err(usage(format!(
+                "invalid --stripe member \"{p}\" of {target}: expected a block device"
+            )));
+        }
+        let member = Access {
+            size: None,
+            allow_destroy: allowed.get(i).map(PathBuf::as_path),
+            ..*access
+        };
+        // A device's refusal names it alone in its hint; a stripe's --allow-destroy names all.
+        ssdiq_target::open(spec, &member).map_err(|e| match e.downcast::<ssdiq_target::Refused>() {
+            Ok(r) if r.0.contains("pass --allow-destroy") && args.allow_destroy.is_none() => {
+                let hint = r.0.find("; pass --allow-destroy").map_or(r.0.as_str(), |i| &r.0[..i]);
+                usage(format!(
+                    "{hint}; pass --allow-destroy {target} (every device of the stripe, in order) to overwrite them anyway"
+                ))
+            }
+            Ok(r) => anyhow::Error::new(r),
+            Err(e) => e,
+        })?;
+    }
+    Ok(())
+}
+
 /// The emulated SSD (checked by `ssdiq_target::open`; nothing real is written); `--size`
 /// defaults to the drive's capacity; `--engine` and `--buffered` do not apply and are ignored.
 fn emu_setup(
@@ -396,6 +462,12 @@ fn emu_setup(
     spec: TargetSpec,
     trace: Option<&TraceSetup>,
 ) -> anyhow::Result<(Job, Box<dyn Executor>, FilePlan)> {
+    if args.stripe.is_some() {
+        return Err(usage(format!(
+            "invalid --stripe for {}: a RAID0 stripes block devices; the emulated drive is one drive",
+            args.target.display()
+        )));
+    }
     if args.verify {
         return Err(usage(format!(
             "invalid --verify for {}: the emulated drive keeps where each page is and when, not its data, so it has nothing to check; use a file or a block device",

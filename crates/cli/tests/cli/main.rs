@@ -16,6 +16,7 @@ mod io_errors;
 mod io_files;
 mod io_layout;
 mod io_loop;
+mod io_stripe;
 mod limits_cli;
 mod outputs;
 mod pattern_cli;
