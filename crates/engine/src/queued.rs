@@ -225,8 +225,12 @@ pub fn run_thread<Q: Queue>(
                 slots[s].stamp = data.before_write(b, io.offset, writes);
                 writes += 1;
             }
-            let (member, at) = target.locate(io.offset);
-            queue.push(&Io { offset: at, ..io }, member, ptr, bi, s);
+            let (member, member_offset) = target.locate(io.offset);
+            let on_member = Io {
+                offset: member_offset,
+                ..io
+            };
+            queue.push(&on_member, member, ptr, bi, s);
             slots[s].io = io;
             slots[s].member = member;
             slots[s].due_ns = open_loop.then_some(at);
