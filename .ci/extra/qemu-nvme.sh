@@ -5,6 +5,11 @@
 #   controller 2: serial zns, 1 GiB zoned namespace (8 MiB zones)
 # The guest runs tests/qemu/guest.sh and prints SSDIQ-GUEST-OK only if every check passed; this
 # script requires that line AND a clean QEMU exit. Needs root (apt) on Debian bookworm; no KVM.
+# QEMU_GUEST=SCRIPT runs another guest script on the same devices (it must print
+# SSDIQ-GUEST-OK too); QEMU_GUEST_FIO=1 puts the host's fio and its libraries in the guest;
+# QEMU_TIMEOUT=S bounds the guest (default 300).
+guest_script=${QEMU_GUEST:-tests/qemu/guest.sh}
+[ -f "$guest_script" ] || { echo "qemu-nvme: invalid QEMU_GUEST \"$guest_script\": no such file" >&2; exit 2; }
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 t0=$(date +%s)
@@ -66,7 +71,20 @@ cp /bin/busybox "$root/bin/busybox"
 cp "$tests_bin" "$root/bin/nvme-guest-tests"
 cp "$ssdiq_bin" "$root/bin/ssdiq"
 cp tests/qemu/init "$root/init"
-cp tests/qemu/guest.sh "$root/guest.sh"
+cp "$guest_script" "$root/guest.sh"
+mem=512
+if [ "${QEMU_GUEST_FIO:-0}" = 1 ]; then
+    # fio is dynamically linked: the binary, its loader and every library ldd names, at their
+    # paths (84 MB with Debian's fio 3.33).
+    command -v fio >/dev/null || apt install -y --no-install-recommends fio >/dev/null
+    mkdir -p "$root/usr/bin"
+    cp "$(command -v fio)" "$root/bin/fio"
+    for lib in $(ldd "$(command -v fio)" | grep -o '/[^ ]*'); do
+        mkdir -p "$root$(dirname "$lib")"
+        cp -L "$lib" "$root$lib"
+    done
+    mem=1024
+fi
 chmod +x "$root/init"
 (cd "$root" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1 > "$work/initrd.gz")
 truncate -s 1G "$work/ns1.img" "$work/ns2.img"
@@ -76,7 +94,7 @@ truncate -s 64M "$work/ns3.img"
 stamp "booting the guest (TCG)"
 log=$work/serial.log
 set +e
-timeout 300 qemu-system-x86_64 -accel tcg -smp 2 -m 512 -nographic -nodefaults -no-reboot \
+timeout "${QEMU_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -smp 2 -m $mem -nographic -nodefaults -no-reboot \
     -serial "file:$log" -kernel "$kernel" -initrd "$work/initrd.gz" \
     -append "console=ttyS0 panic=-1 quiet nvme.poll_queues=2" \
     -device nvme-subsys,id=subsys0,nqn=subsys0,fdp=on,fdp.runs=8M,fdp.nrg=1,fdp.nruh=8 \
