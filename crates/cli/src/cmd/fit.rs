@@ -69,6 +69,12 @@ pub struct Args {
     /// at either end of its plausible range, on a 1 GiB copy: docs/fit.md).
     #[arg(long)]
     no_range: bool,
+    /// With --check: also run these patterns (comma-separated, e.g. twozone:90/10,zipf:0.9)
+    /// steadily on the twin, as its predictions run theirs (reset, fill, two drive writes of
+    /// 4 KiB random writes at QD 32, then one more measured), and print each one's WA and
+    /// write throughput: a workload to set beside the same on the drive.
+    #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
+    steady: Vec<String>,
 }
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
@@ -93,10 +99,18 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         return Err(usage(
             "--html writes the page of a check: give --check TWIN.toml",
         ));
+    } else if !a.steady.is_empty() {
+        return Err(usage(
+            "--steady runs patterns on a twin being checked: give --check TWIN.toml",
+        ));
     } else if a.no_range && a.json.is_none() {
         return Err(usage(
             "--no-range leaves out the prediction ranges of a check or of --json: give --check TWIN.toml or --json FILE.json",
         ));
+    }
+    for p in &a.steady {
+        ssdiq_workload::Pattern::parse(p)
+            .map_err(|e| usage(format!("invalid --steady pattern \"{p}\": {e}")))?;
     }
     let obs = observed(&a)?;
     match &a.check {
@@ -321,6 +335,11 @@ fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Resul
         let twin_curve = ssdiq_fit::measure_skew(&text, curve)?;
         rows.extend(check::skew_rows(curve, &twin_curve));
     }
+    let mut steady = Vec::new();
+    for p in &a.steady {
+        eprintln!("check: running {p} steadily on the twin");
+        steady.push((p, ssdiq_fit::predict::steady_writes(&text, p, a.seed)?));
+    }
     let predictions = predictions_of(&text, a, "check")?;
     let doc = ssdiq_schema::FitCheckDoc {
         schema: ssdiq_schema::SCHEMA.into(),
@@ -332,6 +351,17 @@ fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Resul
         predictions,
     };
     print!("{}", ssdiq_report::fit::check_text(&doc));
+    for (p, o) in &steady {
+        let show = |v: Option<f64>, digits: usize| {
+            v.map(|v| format!("{v:.digits$}"))
+                .unwrap_or_else(|| "-".into())
+        };
+        println!(
+            "twin, steady {p}: WA {}, write {} kIOPS",
+            show(o.waf, 3),
+            show(o.write_kiops, 2)
+        );
+    }
     if let Some(j) = &a.json {
         write_json(j, &doc)?;
     }

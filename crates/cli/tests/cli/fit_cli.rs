@@ -72,7 +72,7 @@ fn a_twin_fitted_from_a_run_works_as_a_target_and_checks_against_it() {
     // The check: every figure beside the twin's, and the predictions, as JSON and a page.
     let check = dir.path().join("check.json");
     let page = dir.path().join("check.html");
-    ok(&[
+    let o = ok(&[
         "fit",
         "--check",
         s(&twin),
@@ -81,9 +81,34 @@ fn a_twin_fitted_from_a_run_works_as_a_target_and_checks_against_it() {
         s(&check),
         "--html",
         s(&page),
+        "--steady",
+        "twozone:90/10",
     ]);
     let c = json(&check);
     assert_eq!(c["kind"], "fit-check");
+    // --steady runs a pattern as the predictions run theirs: its WA is the two-zone
+    // prediction's point at 90.
+    let out = String::from_utf8_lossy(&o.stdout);
+    let steady: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("twin, steady twozone:90/10: WA "))
+        .and_then(|l| l.split(',').next())
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("no steady line: {out}"));
+    let two_zone = c["predictions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["study"] == "twozone")
+        .expect("a two-zone prediction");
+    let at_90 = two_zone["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|pt| pt[0].as_f64() == Some(90.0))
+        .and_then(|pt| pt[1].as_f64())
+        .expect("a point at 90");
+    assert!((steady - at_90).abs() < 5e-4, "{steady} against {at_90}");
     let row = c["rows"]
         .as_array()
         .unwrap()
@@ -470,6 +495,29 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
                 "x.html",
             ],
             "--html writes the page of a check",
+        ),
+        (
+            vec![
+                "fit",
+                "--paper",
+                "ssd-iq:pm9a3",
+                "--out",
+                o,
+                "--steady",
+                "zipf:0.9",
+            ],
+            "--steady runs patterns on a twin being checked",
+        ),
+        (
+            vec![
+                "fit",
+                "--check",
+                s(&not_json),
+                s(&not_json),
+                "--steady",
+                "zipf:-1",
+            ],
+            "invalid --steady pattern \"zipf:-1\"",
         ),
     ] {
         usage_error(&args, needle);
