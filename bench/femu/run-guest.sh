@@ -18,6 +18,7 @@
 #   FEMU_BLK_ER_NS [2000000] block erase (blk_er_lat)
 #   FEMU_GC_PCT [90]        GC starts below this share of free lines (gc_thres_pcent)
 #   FEMU_GC_PCT_HIGH [95]   foreground GC below this (gc_thres_pcent_high)
+#   FEMU_GUEST_VARS         names of further variables to copy into /femu.env
 #
 # Usage: FEMU_SRC=femu-<commit>.tar.xz bench/femu/run-guest.sh GUEST_SCRIPT   (needs root:
 #        FEMU mlocks the device's memory; TIMEOUT=S bounds the guest, default 1800)
@@ -86,6 +87,10 @@ FEMU_BLK_ER_NS=$ER
 FEMU_GC_PCT=$GC
 FEMU_GC_PCT_HIGH=$GCH
 ENV
+# Further variables for the guest's script, by name (their values must hold no single quote).
+for v in ${FEMU_GUEST_VARS:-}; do
+    printf "%s='%s'\n" "$v" "${!v:-}" >> "$root/femu.env"
+done
 chmod +x "$root/init"
 (cd "$root" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1 > "$work/initrd.gz")
 
