@@ -167,6 +167,19 @@ if [ -n "$DEV" ]; then
     else
         bad "ssdiq io --fdp-pid 3 on $NG: exit $rc, handle 3 $before3 -> $after3, handle 5 $before5 -> $after5: $(tail -3 /tmp/cmd.txt)"
     fi
+    # By region: the first MiB of the range to handle 4, the next three to handle 6 (fresh
+    # 8 MiB reclaim units), so handle 6 loses three times what handle 4 does.
+    before4=$(ruamw 4); before6=$(ruamw 6)
+    ssdiq io "$NG" --engine uring-cmd --rw write --bs 64k --size 4M --qd 4 \
+        --fdp-pid 0-1MiB=4,1MiB-4MiB=6 --allow-destroy "$NG" --json /tmp/cmd.json > /tmp/cmd.txt 2>&1; rc=$?
+    after4=$(ruamw 4); after6=$(ruamw 6)
+    if [ $rc = 0 ] && [ -n "$before4" ] && [ "$after4" -lt "$before4" ] \
+        && [ $(( (before6 - after6) )) = $(( 3 * (before4 - after4) )) ] \
+        && grep -q '"fdp_regions"' /tmp/cmd.json; then
+        ok "ssdiq io --fdp-pid 0-1MiB=4,1MiB-4MiB=6: handle 4 $before4 -> $after4, handle 6 $before6 -> $after6 (three times as many)"
+    else
+        bad "ssdiq io --fdp-pid by region on $NG: exit $rc, handle 4 $before4 -> $after4, handle 6 $before6 -> $after6: $(tail -3 /tmp/cmd.txt)"
+    fi
 fi
 
 # RAID0 over two NVMe namespaces: a verified write across both, each serving its share.

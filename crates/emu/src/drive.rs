@@ -845,11 +845,19 @@ impl Drive {
     /// otherwise the unit is rewritten whole, its old data read from flash first (a
     /// read-modify-write on its die, behind the buffer, so it costs die time, not the
     /// write's latency).
-    pub fn write_bytes(&mut self, now: u64, offset: u64, len: u64, tag: u64) -> Option<u64> {
+    /// Its pages go to placement stream `stream` ([`Drive::write_stream`]).
+    pub fn write_bytes(
+        &mut self,
+        now: u64,
+        offset: u64,
+        len: u64,
+        tag: u64,
+        stream: u16,
+    ) -> Option<u64> {
         let (first, count) = units_of(offset, len);
         let (mut lpn, mut pages) = (first, count);
         if offset.is_multiple_of(LBA_BYTES) && len.is_multiple_of(LBA_BYTES) {
-            return self.write_units(now, lpn, pages, len, tag, 0);
+            return self.write_units(now, lpn, pages, len, tag, stream);
         }
         // The partial first and last units: merged if buffered, else read for the rewrite.
         let head = !offset.is_multiple_of(LBA_BYTES);
@@ -876,7 +884,7 @@ impl Drive {
             last = p;
         }
         // Every byte the host sent counts and crosses the link, merged ones too.
-        self.write_units(now, lpn, pages, len, tag, 0)
+        self.write_units(now, lpn, pages, len, tag, stream)
     }
 
     /// A write of `len` bytes within the `pages` buffered units from `lpn`: it updates their

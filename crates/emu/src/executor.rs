@@ -160,6 +160,16 @@ impl EmuExecutor {
                 )));
             }
         }
+        if let Some(p) = &job.fdp {
+            let streams = self.profile.drive.streams.max(1);
+            if u32::from(p.max_pid()) >= streams {
+                return Err(invalid(format!(
+                    "invalid --fdp-pid \"{p}\" for {}: the emulated drive has {streams} placement stream{} (drive.streams); expected identifiers below {streams}, or more streams (,streams=N)",
+                    job.target,
+                    if streams == 1 { "" } else { "s" }
+                )));
+            }
+        }
         if job.extent() > self.capacity_bytes() {
             return Err(invalid(format!(
                 "invalid {}: beyond the emulated drive's capacity of {}",
@@ -246,6 +256,11 @@ impl EmuExecutor {
                 .map_or(usize::MAX, |q| q as usize),
             in_drive: 0,
             host_queue: VecDeque::new(),
+            placement: job
+                .fdp
+                .as_ref()
+                .and_then(|p| p.resolve(job.offset_bytes, job.range_bytes).ok())
+                .unwrap_or_default(),
         };
         for s in 0..l.slots.len() {
             l.issue(s, t0);
@@ -456,6 +471,8 @@ struct Loop<'a, 'b> {
     queue_limit: usize,
     in_drive: usize,
     host_queue: VecDeque<usize>,
+    /// `--fdp-pid`: the placement stream of each write, by offset.
+    placement: ssdiq_engine::placement::Resolved,
 }
 
 impl Loop<'_, '_> {
@@ -520,7 +537,11 @@ impl Loop<'_, '_> {
         let io = self.slots[s].io;
         let done = match io.op {
             Op::Read => Some(self.drive.read_bytes(now, io.offset, io.len)),
-            Op::Write => self.drive.write_bytes(now, io.offset, io.len, s as u64),
+            Op::Write => {
+                let stream = self.placement.pid_at(io.offset).unwrap_or(0);
+                self.drive
+                    .write_bytes(now, io.offset, io.len, s as u64, stream)
+            }
             // Write-zeroes deallocates: the emulated drive reads deallocated blocks as zeros.
             Op::Trim | Op::WriteZeroes => Some(self.drive.trim_bytes(now, io.offset, io.len)),
         };

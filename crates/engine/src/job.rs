@@ -213,9 +213,10 @@ pub struct Job {
     /// suite's and the store's jobs); `ssdiq io` takes them from its flags, off unless given,
     /// as fio's.
     pub uring: UringOptions,
-    /// `--fdp-pid` (uring-cmd): the FDP placement identifier every write of the job carries
-    /// (reclaim group and handle, as the drive's DSPEC); `None`: no directive.
-    pub fdp_pid: Option<u16>,
+    /// `--fdp-pid` (uring-cmd, or an emulated drive's placement streams): the FDP placement
+    /// identifier the job's writes carry (reclaim group and handle, as the drive's DSPEC),
+    /// for all or by region of the range; `None`: no directive.
+    pub fdp: Option<crate::placement::FdpPlacement>,
     /// `--stripe` (RAID0): `target` lists block devices separated by commas, and the range is
     /// dealt over them in chunks of this many bytes ([`crate::stripe`]); `None`: one target.
     pub stripe: Option<u64>,
@@ -270,7 +271,7 @@ impl Job {
             fill: None,
             engine: EngineKind::IoUring,
             uring: UringOptions::registered(),
-            fdp_pid: None,
+            fdp: None,
             stripe: None,
             verify: false,
             direct: true,
@@ -397,11 +398,16 @@ impl Job {
                 );
             }
         }
-        if self.fdp_pid.is_some() && self.engine != EngineKind::UringCmd {
-            return bad(format!(
-                "invalid --fdp-pid with --engine {}: a placement handle travels in the NVMe write command (use --engine uring-cmd on /dev/ngXnY)",
-                self.engine.name()
-            ));
+        if let Some(p) = &self.fdp {
+            let emulated = self.target.starts_with("emu:");
+            if self.engine != EngineKind::UringCmd && !emulated {
+                return bad(format!(
+                    "invalid --fdp-pid with --engine {}: a placement handle travels in the NVMe write command (use --engine uring-cmd on /dev/ngXnY, or an emulated drive)",
+                    self.engine.name()
+                ));
+            }
+            p.resolve(self.offset_bytes, self.range_bytes)
+                .map_err(EngineError::Invalid)?;
         }
         if self.engine == EngineKind::IoUring && self.uring.hipri && !self.direct {
             return bad("invalid --hipri with --buffered: polled completions need O_DIRECT".into());
@@ -606,7 +612,25 @@ impl Job {
             engine_options: self.uring.names(),
             verify: self.verify,
             stripe_bytes: self.stripe,
-            fdp_pid: self.fdp_pid,
+            fdp_pid: match &self.fdp {
+                Some(crate::placement::FdpPlacement::All(p)) => Some(*p),
+                _ => None,
+            },
+            fdp_regions: self
+                .fdp
+                .as_ref()
+                .and_then(|p| p.resolve(self.offset_bytes, self.range_bytes).ok())
+                .map(|r| {
+                    r.regions()
+                        .iter()
+                        .map(|&(from_bytes, to_bytes, pid)| ssdiq_schema::io::FdpRegion {
+                            from_bytes,
+                            to_bytes,
+                            pid,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
             direct: self.direct,
             on_error: self.on_error,
             replay: self.replay.as_ref().map(|r| ReplayInfo {

@@ -38,7 +38,7 @@ pub struct JobFlags<'a> {
     pub sqpoll_idle: Option<&'a str>,
     pub fixedbufs: bool,
     pub registerfiles: bool,
-    pub fdp_pid: Option<u16>,
+    pub fdp_pid: Option<&'a str>,
     pub stripe: Option<&'a str>,
     pub verify: bool,
     pub buffered: bool,
@@ -244,7 +244,11 @@ impl JobFlags<'_> {
             .map_err(|e| invalid(format!("--probe-rate: {e}")))?;
         job.engine = of_flag("--engine", EngineKind::parse(self.engine))?;
         job.uring = self.uring()?;
-        job.fdp_pid = self.fdp_pid;
+        job.fdp = self
+            .fdp_pid
+            .map(crate::placement::FdpPlacement::parse)
+            .transpose()
+            .map_err(EngineError::Invalid)?;
         job.stripe = self.stripe()?;
         if !matches!(job.engine, EngineKind::IoUring | EngineKind::UringCmd) {
             if let Some(o) = [

@@ -27,6 +27,7 @@ mod job;
 mod job_flags;
 mod job_target;
 mod libaio;
+pub mod placement;
 mod poll;
 mod psync;
 mod queued;

@@ -242,7 +242,13 @@ fn run_one(
         EngineKind::Libaio => crate::libaio::run_thread(ctx, feed, qd, rec, ready),
         EngineKind::Psync => crate::psync::run_thread(ctx, feed, rec, ready),
         EngineKind::UringCmd => {
-            crate::uring_cmd::run_thread(ctx, feed, qd, &job.uring, job.fdp_pid, rec, ready)
+            let placement = match &job.fdp {
+                Some(p) => p
+                    .resolve(job.offset_bytes, job.range_bytes)
+                    .map_err(EngineError::Invalid)?,
+                None => Default::default(),
+            };
+            crate::uring_cmd::run_thread(ctx, feed, qd, &job.uring, placement, rec, ready)
         }
     }
 }

@@ -28,7 +28,8 @@ struct CmdRing {
     nsid: u32,
     /// Bytes per logical block: offsets and lengths become LBAs and block counts.
     lba_bytes: u64,
-    placement: Placement,
+    /// `--fdp-pid`, by offset.
+    placement: crate::placement::Resolved,
     fixed_file: bool,
     fixed_bufs: bool,
     batch_waits: bool,
@@ -42,7 +43,13 @@ impl Queue for CmdRing {
         let nlb = (io.len / self.lba_bytes) as u32;
         let c = match io.op {
             Op::Read => cmd::read(self.nsid, slba, nlb),
-            _ => cmd::write(self.nsid, slba, nlb, self.placement),
+            _ => {
+                let p = self
+                    .placement
+                    .pid_at(io.offset)
+                    .map_or(Placement::None, Placement::Fdp);
+                cmd::write(self.nsid, slba, nlb, p)
+            }
         };
         let bytes = uring_cmd_bytes(&c, ptr, io.len as u32);
         let mut op = if self.fixed_file {
@@ -91,7 +98,7 @@ pub fn run_thread(
     feed: &mut Feed,
     qd: u32,
     opts: &UringOptions,
-    fdp_pid: Option<u16>,
+    placement: crate::placement::Resolved,
     rec: &mut Recorder,
     ready: &mut crate::clock::Ready<'_>,
 ) -> Result<(), EngineError> {
@@ -116,7 +123,7 @@ pub fn run_thread(
             fd,
             nsid,
             lba_bytes: target.facts.logical_block,
-            placement: fdp_pid.map_or(Placement::None, Placement::Fdp),
+            placement: placement.clone(),
             fixed_file: set.fixed_file,
             fixed_bufs: set.fixed_bufs,
             batch_waits: set.batch_waits,

@@ -314,11 +314,24 @@ pub struct JobInfo {
     /// `--fdp-pid`: the FDP placement identifier of every write.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fdp_pid: Option<u16>,
+    /// `--fdp-pid` by region: the identifier of the writes in each region of the range.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fdp_regions: Vec<FdpRegion>,
     pub direct: bool,
     pub on_error: OnError,
     /// Present when the job replays a recording.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay: Option<ReplayInfo>,
+}
+
+/// A region of a job's range and the FDP placement identifier its writes carry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FdpRegion {
+    /// Its first byte, from the start of the range.
+    pub from_bytes: u64,
+    /// The byte after its last, from the start of the range.
+    pub to_bytes: u64,
+    pub pid: u16,
 }
 
 /// How a job replays a recording (the `"replay"` object of the job in JSON).

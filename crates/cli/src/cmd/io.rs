@@ -132,10 +132,13 @@ pub struct Args {
     /// io_uring: register the file with the ring (fio's registerfiles).
     #[arg(long)]
     registerfiles: bool,
-    /// uring-cmd: the FDP placement identifier every write carries (the drive's placement
-    /// handle, with its reclaim group in the high bits; `ssdiq info` lists the handles).
-    #[arg(long, value_name = "PID")]
-    fdp_pid: Option<u16>,
+    /// The FDP placement identifier writes carry (the drive's placement handle, with its
+    /// reclaim group in the high bits; `ssdiq info` lists the handles): PID for every write,
+    /// or by region of the range, like 0-20%=1,20-100%=2 or 0-1GiB=1 (a write in no region
+    /// carries none). With --engine uring-cmd, or on an emulated drive with placement streams
+    /// (emu:...,streams=N: PIDs below N).
+    #[arg(long, value_name = "PID|REGIONS")]
+    fdp_pid: Option<String>,
     /// RAID0 over the block devices TARGET lists (A,B): the range is dealt over them in chunks
     /// of this size (a whole number of --bs), each device with its own queue; the results
     /// give each device's share too. --allow-destroy names each device, in the same order.
@@ -235,7 +238,7 @@ impl Args {
             sqpoll_idle: self.sqpoll_idle.as_deref(),
             fixedbufs: self.fixedbufs,
             registerfiles: self.registerfiles,
-            fdp_pid: self.fdp_pid,
+            fdp_pid: self.fdp_pid.as_deref(),
             stripe: self.stripe.as_deref(),
             verify: self.verify,
             buffered: self.buffered,

@@ -172,6 +172,96 @@ fn emulated_usage_errors() {
         &["io", T, "--rw", "write", "--allow-destroy", "/dev/x"],
         "nothing real is written",
     );
+    usage_error(
+        &["io", T, "--rw", "write", "--fdp-pid", "1"],
+        "the emulated drive has 1 placement stream (drive.streams)",
+    );
+    let streams = format!("{T},streams=3");
+    usage_error(
+        &[
+            "io",
+            &streams,
+            "--rw",
+            "write",
+            "--fdp-pid",
+            "0-50%=1,50-100%=3",
+        ],
+        "expected identifiers below 3",
+    );
+    usage_error(
+        &[
+            "io",
+            &streams,
+            "--rw",
+            "write",
+            "--fdp-pid",
+            "0-60%=1,50-100%=2",
+        ],
+        "overlap",
+    );
+}
+
+/// `--fdp-pid` by region on an emulated drive with placement streams: a trace that writes a
+/// fifth of the drive with 90% of its writes (hot) and the rest with 10% (cold) amplifies
+/// less when the hot region has a stream of its own; every write lands in a region.
+#[test]
+fn fdp_regions_keep_hot_and_cold_data_apart_on_an_emulated_drive() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("hotcold.csv");
+    let pages: u64 = (256 << 20) / 4096;
+    let hot = pages / 5;
+    let mut text = String::new();
+    let mut x: u64 = 1;
+    let mut next = || {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        x >> 33
+    };
+    // MSR Cambridge lines: time (100 ns), host, disk, type, offset, size, response time.
+    for i in 0..pages * 6 {
+        let p = if i < pages {
+            i
+        } else if next() % 10 < 9 {
+            next() % hot
+        } else {
+            hot + next() % (pages - hot)
+        };
+        text.push_str(&format!("{},h,0,Write,{},4096,0\n", i * 10, p * 4096));
+    }
+    std::fs::write(&trace, text).unwrap();
+    let target = format!("{T},streams=3");
+    let waf = |extra: &[&str], name: &str| {
+        let j = dir.path().join(name);
+        let mut args = vec![
+            "io",
+            &target,
+            "--trace",
+            trace.to_str().unwrap(),
+            "--trace-format",
+            "msr",
+            "--qd",
+            "32",
+            "--replay-speed",
+            "max",
+            "--json",
+            j.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        ok(&args);
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+        (v["device"]["waf"].as_f64().expect("a measured WAF"), v)
+    };
+    let (mixed, _) = waf(&[], "mixed.json");
+    let (apart, v) = waf(&["--fdp-pid", "0-20%=1,20-100%=2"], "apart.json");
+    let regions = v["job"]["fdp_regions"].as_array().expect("the regions");
+    assert_eq!(regions.len(), 2, "{v}");
+    assert_eq!(regions[0]["pid"], 1);
+    assert_eq!(regions[1]["to_bytes"], 256u64 << 20);
+    assert!(
+        apart < 0.95 * mixed,
+        "hot data apart: WAF {apart}, mixed: {mixed}"
+    );
 }
 
 /// Paced probes sample at their own rate and leave the background load its rate: in virtual

@@ -194,6 +194,10 @@ fn bad_options_exit_2_before_any_io() {
             "invalid --fdp-pid with --engine io_uring",
         ),
         (
+            &["--size", "1M", "--fdp-pid", "0-20%"],
+            "invalid --fdp-pid \"0-20%\"",
+        ),
+        (
             &["--size", "1M", "--engine", "psync", "--fixedbufs"],
             "invalid --fixedbufs with --engine psync",
         ),
