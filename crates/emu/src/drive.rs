@@ -200,6 +200,8 @@ pub struct Drive {
     c: DriveCounters,
     /// The placement stream of each logical page's newest write; empty with one stream.
     stream_of: Vec<u16>,
+    /// `--verify`'s write generations, when kept ([`Drive::keep_generations`]).
+    gens: Option<Generations>,
     /// When the last host request returned so far completes (idle GC waits for it).
     busy_until: u64,
     /// When idle GC next acts (`NEVER`: not armed).
@@ -463,6 +465,7 @@ impl Drive {
             } else {
                 Vec::new()
             },
+            gens: None,
             busy_until: 0,
             idle_at: NEVER,
             idle_flush: false,
@@ -514,6 +517,11 @@ impl Drive {
         self.erased_before_reset +=
             self.gc.erased + u64::from(self.ftl.geometry().ftl_blocks() - self.ftl.free_blocks());
         self.ftl = Ftl::new(self.cfg).expect("the configuration was accepted before");
+        // A reset drive holds nothing: no generation either.
+        if let Some(g) = self.gens.as_mut() {
+            g.accepted.fill(0);
+            g.programmed.fill(0);
+        }
         self.buf = WriteBuf::new(
             self.t.buffer_pages,
             self.ftl.geometry().logical_pages,
@@ -1056,6 +1064,9 @@ impl Drive {
             m.trim(lpn, pages);
         }
         for p in lpn..lpn + pages {
+            if let Some(g) = self.gens.as_mut() {
+                g.trimmed(p);
+            }
             self.buf.discard(p);
             self.ftl.trim(p);
             if let Some(s) = self.slc.as_mut() {
@@ -1225,6 +1236,9 @@ impl Drive {
                     break;
                 };
                 hp += 1;
+                if let (Some(g), Entry::Page(lpn)) = (self.gens.as_mut(), entry) {
+                    g.programmed(lpn);
+                }
                 if self.t.in_place {
                     continue;
                 }
@@ -1313,6 +1327,9 @@ impl Drive {
             };
             match entry {
                 Entry::Page(lpn) => {
+                    if let Some(g) = self.gens.as_mut() {
+                        g.programmed(lpn);
+                    }
                     // The native copy is stale now; the FTL forgets it without a trim.
                     self.ftl.unmap(lpn);
                     s.push(Some(lpn));
@@ -1349,5 +1366,162 @@ impl Drive {
     fn add_gc(&mut self, pages: u64, victims: u64) {
         self.gc.add(pages, victims);
         // No kick here: this runs inside `try_start`; callers offer work to idle dies after.
+    }
+}
+
+/// `--verify` on the emulated drive, which keeps no data: the write generation of each logical
+/// page as the host sent it (`accepted`) and as it left the write buffer for the flash
+/// (`programmed`); 0 is "nothing written". A read finds a buffered page's accepted generation
+/// and a flash page's programmed one, through the map ([`Drive::found`]).
+struct Generations {
+    accepted: Vec<u32>,
+    programmed: Vec<u32>,
+}
+
+impl Generations {
+    fn programmed(&mut self, lpn: u64) {
+        self.programmed[lpn as usize] = self.accepted[lpn as usize];
+    }
+
+    fn trimmed(&mut self, lpn: u64) {
+        self.accepted[lpn as usize] = 0;
+        self.programmed[lpn as usize] = 0;
+    }
+}
+
+impl Drive {
+    /// Keeps `--verify`'s generations from now on (8 bytes per logical page).
+    pub fn keep_generations(&mut self) {
+        if self.gens.is_none() {
+            let n = self.ftl.geometry().logical_pages as usize;
+            self.gens = Some(Generations {
+                accepted: vec![0; n],
+                programmed: vec![0; n],
+            });
+        }
+    }
+
+    /// The host sends a write of `len` bytes at `offset` whose blocks of `block` bytes carry
+    /// generations from `first` (`--verify`'s numbering). Kept only after
+    /// [`Drive::keep_generations`].
+    pub fn note_generations(&mut self, offset: u64, len: u64, first: u32, block: u64) {
+        if let Some(g) = self.gens.as_mut() {
+            let (lpn, count) = units_of(offset, len);
+            for i in 0..count {
+                let b = (i * LBA_BYTES) / block.max(1);
+                g.accepted[(lpn + i) as usize] =
+                    ssdiq_engine::verify::Verifier::generation_of(first, b);
+            }
+        }
+    }
+
+    /// What a read of `len` bytes at `offset` finds: the generation every page of it holds,
+    /// `Never` where none holds one, or `Torn`. A buffered page holds its newest write; a page
+    /// on the flash (native or SLC) the write programmed there, found through the map: a page
+    /// whose map entry points at a flash page last programmed with another logical page is
+    /// torn, whatever it holds.
+    pub fn found(&self, offset: u64, len: u64) -> ssdiq_engine::verify::Found {
+        use ssdiq_engine::verify::Found;
+        let Some(g) = self.gens.as_ref() else {
+            return Found::Never;
+        };
+        let (first, count) = units_of(offset, len);
+        let mut seen: Option<u32> = None;
+        for lpn in first..first + count {
+            let at = if self.buf.contains(lpn) {
+                g.accepted[lpn as usize]
+            } else if self.t.in_place || self.slc.as_ref().is_some_and(|s| s.is_live(lpn)) {
+                g.programmed[lpn as usize]
+            } else {
+                match self.ftl.lookup(lpn) {
+                    Some(ppn) if self.ftl.lpn_at(ppn) != Some(lpn) => return Found::Torn,
+                    Some(_) => g.programmed[lpn as usize],
+                    None => 0,
+                }
+            };
+            match seen {
+                None => seen = Some(at),
+                Some(s) if s != at => return Found::Torn,
+                Some(_) => {}
+            }
+        }
+        match seen {
+            None | Some(0) => Found::Never,
+            Some(g) => Found::Generation(g),
+        }
+    }
+}
+
+#[cfg(test)]
+mod verify_tests {
+    use super::*;
+    use crate::profile::{builtin, Profile};
+    use ssdiq_engine::verify::{Found, Verifier};
+
+    fn drain(d: &mut Drive) {
+        let mut out = Vec::new();
+        while d.next_event() != u64::MAX {
+            let t = d.next_event();
+            d.advance(t);
+            d.take_completed(&mut out);
+        }
+    }
+
+    /// A write as the executor sends one with `--verify`: its generation noted, then sent.
+    fn write(d: &mut Drive, v: &Verifier, lpn: u64) {
+        let at = lpn * LBA_BYTES;
+        let g = v.assign(at, LBA_BYTES);
+        d.note_generations(at, LBA_BYTES, g, LBA_BYTES);
+        let now = d.now();
+        assert!(
+            d.write_bytes(now, at, LBA_BYTES, lpn, 0).is_some(),
+            "buffer room"
+        );
+        v.written(at, LBA_BYTES, g);
+    }
+
+    fn check(d: &Drive, v: &Verifier, lpn: u64) -> Option<String> {
+        let at = lpn * LBA_BYTES;
+        let (checked, m) = v.check_found(at, d.found(at, LBA_BYTES));
+        assert_eq!(checked, 1, "page {lpn} was written");
+        m.map(|m| m.what)
+    }
+
+    #[test]
+    fn generations_follow_writes_through_buffer_and_map_and_a_fault_shows() {
+        let p = Profile::parse(builtin("default").unwrap(), &[("capacity", "256MiB")]).unwrap();
+        let mut d = Drive::new(&p).unwrap();
+        d.keep_generations();
+        let v = Verifier::new(1, LBA_BYTES, 256 << 20, true);
+        let pages = 4 * d.timing().unit_pages as u64;
+        for lpn in 0..pages {
+            write(&mut d, &v, lpn);
+        }
+        // Rewrites: the newest generation is the one to find.
+        for lpn in (0..pages).step_by(3) {
+            write(&mut d, &v, lpn);
+        }
+        // One page more, short of a program unit: it waits in the buffer.
+        write(&mut d, &v, pages);
+        assert!(d.buf.contains(pages), "the last write is still buffered");
+        assert_eq!(check(&d, &v, pages), None);
+        // Idle long enough for the buffer to reach the flash.
+        let later = d.now() + 10_000_000_000;
+        d.advance(later);
+        drain(&mut d);
+        assert!(!d.buf.contains(0) && d.ftl.lookup(0).is_some());
+        for lpn in 0..=pages {
+            assert_eq!(check(&d, &v, lpn), None, "page {lpn}");
+        }
+        // A write the drive acknowledged and never kept: the older write is found.
+        let at = 7 * LBA_BYTES;
+        let g = v.assign(at, LBA_BYTES);
+        v.written(at, LBA_BYTES, g);
+        assert!(check(&d, &v, 7).unwrap().contains("an older write"));
+        // A page the map lost: nothing is found.
+        d.ftl.unmap(5);
+        assert!(check(&d, &v, 5).unwrap().contains("nothing written"));
+        // A block whose pages hold different writes is torn.
+        assert_eq!(d.found(5 * LBA_BYTES, 2 * LBA_BYTES), Found::Torn);
     }
 }

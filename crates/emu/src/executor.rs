@@ -18,6 +18,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use ssdiq_engine::verify::Verifier;
 use ssdiq_engine::EngineError;
 use ssdiq_engine::Executor;
 use ssdiq_engine::Job;
@@ -198,7 +199,9 @@ impl EmuExecutor {
         f.seed = job.seed;
         let total = job.range_bytes;
         ctl.progress.fill(0, total);
-        let r = self.run_loop(&f, ctl, &mut |_, bytes| ctl.progress.fill(bytes, total));
+        let r = self.run_loop(&f, ctl, None, &mut |_, bytes| {
+            ctl.progress.fill(bytes, total)
+        });
         ctl.progress.fill(r.bytes, total);
         FillInfo {
             bytes: r.bytes.min(total),
@@ -212,6 +215,7 @@ impl EmuExecutor {
         &mut self,
         job: &Job,
         ctl: &RunControl<'_>,
+        verifier: Option<&Verifier>,
         progress: &mut dyn FnMut(u64, u64),
     ) -> LoopResult {
         let t0 = self.drive.now();
@@ -261,6 +265,7 @@ impl EmuExecutor {
                 .as_ref()
                 .and_then(|p| p.resolve(job.offset_bytes, job.range_bytes).ok())
                 .unwrap_or_default(),
+            verifier,
         };
         for s in 0..l.slots.len() {
             l.issue(s, t0);
@@ -334,6 +339,9 @@ impl EmuExecutor {
                     l.send(w, t);
                 }
                 let sl = l.slots[s];
+                if let (Some(v), Op::Write) = (l.verifier, sl.io.op) {
+                    v.written(sl.io.offset, sl.io.len, sl.generation);
+                }
                 let from = sl.due.map_or(sl.submit, |d| d.min(sl.submit));
                 l.rec.record(sl.io.stream, t - t0, t - from, sl.io.len);
                 l.last_ns = t - t0;
@@ -429,6 +437,8 @@ struct Slot {
     submit: u64,
     /// Absolute due time of an open-loop I/O; its latency is timed from it.
     due: Option<u64>,
+    /// `--verify`: the first generation of the slot's write.
+    generation: u32,
 }
 
 impl Slot {
@@ -443,6 +453,7 @@ impl Slot {
             },
             submit: 0,
             due: None,
+            generation: 0,
         }
     }
 }
@@ -473,6 +484,8 @@ struct Loop<'a, 'b> {
     host_queue: VecDeque<usize>,
     /// `--fdp-pid`: the placement stream of each write, by offset.
     placement: ssdiq_engine::placement::Resolved,
+    /// `--verify`: the generations written and the blocks read checked against them.
+    verifier: Option<&'a Verifier>,
 }
 
 impl Loop<'_, '_> {
@@ -535,6 +548,9 @@ impl Loop<'_, '_> {
     fn send(&mut self, s: usize, now: u64) {
         self.in_drive += 1;
         let io = self.slots[s].io;
+        if let Some(v) = self.verifier {
+            self.verify(v, s, &io);
+        }
         let done = match io.op {
             Op::Read => Some(self.drive.read_bytes(now, io.offset, io.len)),
             Op::Write => {
@@ -551,6 +567,28 @@ impl Loop<'_, '_> {
         }
         // A trim may have made room for parked writes.
         self.collect_admitted();
+    }
+
+    /// `--verify` as slot `s`'s I/O reaches the drive: a write takes its generations, a read
+    /// checks what each of its blocks holds now (the drive serves it from this state), a trim
+    /// clears its blocks.
+    fn verify(&mut self, v: &Verifier, s: usize, io: &Io) {
+        match io.op {
+            Op::Write => {
+                let first = v.assign(io.offset, io.len);
+                self.slots[s].generation = first;
+                self.drive
+                    .note_generations(io.offset, io.len, first, v.block_bytes());
+            }
+            Op::Read => {
+                let bs = v.block_bytes();
+                for at in (io.offset..io.offset + io.len).step_by(bs as usize) {
+                    let (checked, m) = v.check_found(at, self.drive.found(at, bs));
+                    self.rec.verified(checked, m);
+                }
+            }
+            Op::Trim | Op::WriteZeroes => v.cleared(io.offset, io.len),
+        }
     }
 
     fn collect_admitted(&mut self) {
@@ -589,7 +627,18 @@ impl Executor for EmuExecutor {
             before: Some(self.write_counters()),
             ..Default::default()
         };
-        let mut r = self.run_loop(job, ctl, &mut |ns, bytes| ctl.progress.running(ns, bytes));
+        let verifier = job.verify.then(|| {
+            self.drive.keep_generations();
+            Verifier::new(
+                job.seed,
+                job.bs,
+                job.offset_bytes + job.range_bytes,
+                job.writes(),
+            )
+        });
+        let mut r = self.run_loop(job, ctl, verifier.as_ref(), &mut |ns, bytes| {
+            ctl.progress.running(ns, bytes)
+        });
         if let Some(parked) = r.stalled {
             return Err(EngineError::io(
                 format!(
@@ -606,6 +655,21 @@ impl Executor for EmuExecutor {
         stats.partial = interrupted_by_fill || ctl.stopped() || r.halted;
         stats.counters = log;
         stats.fill = fill;
+        // A write job with --verify reads its range back: each block against the
+        // generation it was last written with, through the drive's state as the job left it.
+        if let (Some(v), true) = (&verifier, job.writes() && !ctl.stopped()) {
+            let mut log = ssdiq_schema::io::VerifyLog::default();
+            let bs = v.block_bytes();
+            for at in (job.offset_bytes..job.offset_bytes + job.range_bytes).step_by(bs as usize) {
+                let (checked, m) = v.check_found(at, self.drive.found(at, bs));
+                log.record(checked, m);
+                log.read_back += checked;
+            }
+            stats
+                .verify
+                .get_or_insert_with(Default::default)
+                .merge(&log);
+        }
         Ok(stats)
     }
 }

@@ -41,7 +41,7 @@ mod target;
 pub mod textfile;
 mod uring;
 mod uring_cmd;
-mod verify;
+pub mod verify;
 
 pub use buf::{aligned_zeroed, AlignedBuf};
 pub use control::{NoProgress, Progress, RunControl};

@@ -11,9 +11,16 @@
 //!   holds, per block, the generation of the last write submitted to it. A write that
 //!   completes while the table already names a later one overlapped it: the device may keep
 //!   either, so the block is marked [`RACED`] and any generation it holds is accepted.
+//! - A block is [`IN_FLIGHT`] from its write's submission to its completion: a read of it
+//!   meanwhile may find the old write or the new, so it is not checked (a read job beside a
+//!   write job on one range, as `--rw randrw`, would otherwise count the device's right to
+//!   either as a mismatch).
 //! - Without a table (a job that only reads) a block is checked for its own consistency: magic,
 //!   CRC, offset and seed; one that has no header was never written by a `--verify` job.
 //! - Trims and write-zeroes clear their blocks in the table: they hold no header after.
+//! - A target that keeps no data (the emulated drive) is checked by generation alone: the
+//!   writes take their generations from [`Verifier::assign`], and the target says which
+//!   generation each block it reads holds ([`Found`], [`Verifier::check_found`]).
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -23,7 +30,9 @@ pub const HEADER_BYTES: usize = 32;
 const MAGIC: u32 = 0x5344_5156; // "VQDS"
 /// Table flag: two writes to the block overlapped.
 const RACED: u32 = 1 << 31;
-const GEN_MASK: u32 = RACED - 1;
+/// Table flag: the block's last write was submitted and has not completed.
+const IN_FLIGHT: u32 = 1 << 30;
+const GEN_MASK: u32 = IN_FLIGHT - 1;
 /// The table's largest size; a larger range is refused (`Job::validate`).
 pub const MAX_TABLE_BYTES: u64 = 1 << 30;
 
@@ -34,6 +43,17 @@ pub struct Verifier {
     /// job that does not write.
     table: Option<Vec<AtomicU32>>,
     next: AtomicU64,
+}
+
+/// What a block read from a target that keeps generations, not data, holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// Nothing written (or trimmed since).
+    Never,
+    /// Every page of the block holds this write.
+    Generation(u32),
+    /// The block's pages hold different writes.
+    Torn,
 }
 
 /// One block's header, as read.
@@ -104,10 +124,68 @@ impl Verifier {
             let crc = crc32fast::hash(&b[8..]);
             b[4..8].copy_from_slice(&crc.to_le_bytes());
             if let Some(s) = self.slot(at) {
-                s.store(g, Ordering::Relaxed);
+                s.store(g | IN_FLIGHT, Ordering::Relaxed);
             }
         }
         (first as u32) & GEN_MASK
+    }
+
+    /// The generations of a write of `len` bytes at `offset` to a target that keeps no data:
+    /// as [`Verifier::stamp`], without a buffer. Block `i`'s is [`Verifier::generation_of`]
+    /// `(first, i)`.
+    pub fn assign(&self, offset: u64, len: u64) -> u32 {
+        let n = len.div_ceil(self.bs).max(1);
+        let first = self.next.fetch_add(n, Ordering::Relaxed);
+        for i in 0..n {
+            if let Some(s) = self.slot(offset + i * self.bs) {
+                s.store(generation(first, i) | IN_FLIGHT, Ordering::Relaxed);
+            }
+        }
+        (first as u32) & GEN_MASK
+    }
+
+    /// The generation of block `i` of a write assigned from `first`.
+    pub fn generation_of(first: u32, i: u64) -> u32 {
+        generation(first as u64, i)
+    }
+
+    /// The block size the generations count in.
+    pub fn block_bytes(&self) -> u64 {
+        self.bs
+    }
+
+    /// Checks the block at `at` of a target that keeps generations (1 checked, or 0 where the
+    /// job never wrote it), and the mismatch, if any.
+    pub fn check_found(&self, at: u64, found: Found) -> (u64, Option<VerifyMismatch>) {
+        let expected = self.slot(at).map(|s| s.load(Ordering::Relaxed));
+        if expected.is_none_or(|e| e == 0 || e & IN_FLIGHT != 0) {
+            return (0, None);
+        }
+        let raced = expected.is_some_and(|e| e & RACED != 0);
+        let expected_generation = expected
+            .filter(|e| e & RACED == 0)
+            .map(|e| (e & GEN_MASK) as u64);
+        let mismatch = |what: &str, found: Option<u32>| VerifyMismatch {
+            offset: at,
+            what: what.into(),
+            expected_generation,
+            found_generation: found.map(u64::from),
+        };
+        let m = match found {
+            Found::Never => Some(mismatch(
+                "nothing written there (a lost write, or a trim the job did not send)",
+                None,
+            )),
+            Found::Torn => Some(mismatch(
+                "the block's pages hold different writes (a torn write)",
+                None,
+            )),
+            Found::Generation(g) if !raced && expected_generation != Some(g as u64) => Some(
+                mismatch("an older write (a lost or misdirected write)", Some(g)),
+            ),
+            Found::Generation(_) => None,
+        };
+        (1, m)
     }
 
     /// The write of `len` bytes at `offset` stamped from generation `first` completed.
@@ -117,8 +195,13 @@ impl Verifier {
                 continue;
             };
             let g = generation(first as u64, i);
-            if s.load(Ordering::Relaxed) & GEN_MASK != g {
+            let cur = s.load(Ordering::Relaxed);
+            if cur & GEN_MASK != g {
                 s.fetch_or(RACED, Ordering::Relaxed);
+            } else {
+                // Done, unless a later write of the same generation bits took the slot since.
+                let _ =
+                    s.compare_exchange(cur, cur & !IN_FLIGHT, Ordering::Relaxed, Ordering::Relaxed);
             }
         }
     }
@@ -142,6 +225,10 @@ impl Verifier {
             let expected = self.slot(at).map(|s| s.load(Ordering::Relaxed));
             if expected == Some(0) {
                 // Never written by this job (or trimmed since): nothing to hold it to.
+                continue;
+            }
+            if expected.is_some_and(|e| e & IN_FLIGHT != 0) {
+                // A write to it is in flight: the device may return the old data or the new.
                 continue;
             }
             checked += 1;
@@ -268,6 +355,39 @@ mod tests {
         let m = v.check(&old, 4096).1.expect("an older write");
         assert_eq!(m.expected_generation, Some(g3 as u64));
         assert_eq!(m.found_generation, Some(g_old as u64));
+    }
+
+    #[test]
+    fn a_block_whose_write_is_in_flight_is_not_held_to_either_copy() {
+        let v = Verifier::new(7, 4096, 8 * 4096, true);
+        let mut old = vec![1u8; 4096];
+        let g_old = v.stamp(&mut old, 0);
+        v.written(0, 4096, g_old);
+        let mut new = vec![2u8; 4096];
+        let g_new = v.stamp(&mut new, 0);
+        // Read while the new write is in flight: the old copy is the device's right.
+        assert_eq!(v.check(&old, 0), (0, None));
+        assert_eq!(v.check_found(0, Found::Generation(g_old)), (0, None));
+        v.written(0, 4096, g_new);
+        // Once it completed, the old copy is an older write.
+        assert!(v.check(&old, 0).1.is_some());
+        let (n, m) = v.check_found(0, Found::Generation(g_old));
+        assert_eq!(
+            (n, m.map(|m| m.found_generation)),
+            (1, Some(Some(g_old as u64)))
+        );
+        assert_eq!(v.check_found(0, Found::Generation(g_new)), (1, None));
+        // A target that keeps generations: assigned, written, found.
+        let g = v.assign(4096, 2 * 4096);
+        v.written(4096, 2 * 4096, g);
+        assert_eq!(
+            v.check_found(8192, Found::Generation(Verifier::generation_of(g, 1))),
+            (1, None)
+        );
+        assert!(v.check_found(4096, Found::Never).1.is_some());
+        assert!(v.check_found(4096, Found::Torn).1.is_some());
+        // A block the job never wrote is not checked.
+        assert_eq!(v.check_found(6 * 4096, Found::Never), (0, None));
     }
 
     #[test]

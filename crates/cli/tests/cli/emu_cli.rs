@@ -151,10 +151,6 @@ fn info_shows_geometry_spec_and_zero_counters() {
 fn emulated_usage_errors() {
     usage_error(&["io", "emu:nope", "--rw", "read"], "unknown emu profile");
     usage_error(
-        &["io", "emu:default", "--verify"],
-        "invalid --verify for emu:default: the emulated drive keeps where each page is",
-    );
-    usage_error(
         &["io", "emu:default,capacity=lots", "--rw", "read"],
         "invalid emu value capacity=lots",
     );
@@ -198,6 +194,44 @@ fn emulated_usage_errors() {
             "0-60%=1,50-100%=2",
         ],
         "overlap",
+    );
+}
+
+/// `--verify` on the emulated drive, which keeps generations, not data: a mixed job under GC
+/// checks its reads and reads its range back, and finds every block as last written.
+#[test]
+fn verify_on_the_emulated_drive_checks_reads_and_the_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("v.json");
+    ok(&[
+        "io",
+        T,
+        "--rw",
+        "randrw:50",
+        "--pattern",
+        "zipf:0.9",
+        "--fill",
+        "seq",
+        "--qd",
+        "32",
+        "--io-size",
+        "768MiB",
+        "--verify",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    let ver = &v["verify"];
+    assert_eq!(ver["mismatches"], 0, "{ver}");
+    let (checked, back) = (
+        ver["checked"].as_u64().unwrap(),
+        ver["read_back"].as_u64().unwrap(),
+    );
+    assert!(back > 10_000 && checked > back + 10_000, "{ver}");
+    assert!(
+        v["device"]["waf"].as_f64().unwrap() > 1.5,
+        "GC ran: {}",
+        v["device"]
     );
 }
 

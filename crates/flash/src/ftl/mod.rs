@@ -416,6 +416,12 @@ impl Ftl {
         (p != NIL).then_some(p as u64)
     }
 
+    /// The logical page physical page `ppn` was last programmed with (live or stale).
+    pub fn lpn_at(&self, ppn: u64) -> Option<u64> {
+        let l = *self.p2l.get(ppn as usize)?;
+        (l != NIL).then_some(l as u64)
+    }
+
     pub fn geometry(&self) -> &Geometry {
         &self.geo
     }
