@@ -165,11 +165,18 @@ impl EmuExecutor {
             let streams = self.profile.drive.streams.max(1);
             if u32::from(p.max_pid()) >= streams {
                 return Err(invalid(format!(
-                    "invalid --fdp-pid \"{p}\" for {}: the emulated drive has {streams} placement stream{} (drive.streams); expected identifiers below {streams}, or more streams (,streams=N)",
+                    "invalid --fdp-pid \"{p}\" for {}: identifier {} is not below the emulated drive's {streams} placement stream{} (drive.streams); expected identifiers below {streams}, or more streams (,streams=N)",
                     job.target,
+                    p.max_pid(),
                     if streams == 1 { "" } else { "s" }
                 )));
             }
+        }
+        if job.verify && !job.writes() {
+            return Err(invalid(format!(
+                "invalid --verify for {}: a job that only reads finds nothing a verifying job wrote on a fresh emulated drive, which keeps write generations, not data; add --fill seq, or writes",
+                job.target
+            )));
         }
         if job.extent() > self.capacity_bytes() {
             return Err(invalid(format!(
@@ -182,7 +189,7 @@ impl EmuExecutor {
     }
 
     /// `--fill seq`: the whole range once, 1 MiB sequential writes at QD 8, in virtual time.
-    fn fill(&mut self, job: &Job, ctl: &RunControl<'_>) -> FillInfo {
+    fn fill(&mut self, job: &Job, ctl: &RunControl<'_>, verifier: Option<&Verifier>) -> FillInfo {
         let bs = if job.range_bytes.is_multiple_of(FILL_CHUNK) {
             FILL_CHUNK
         } else {
@@ -199,7 +206,7 @@ impl EmuExecutor {
         f.seed = job.seed;
         let total = job.range_bytes;
         ctl.progress.fill(0, total);
-        let r = self.run_loop(&f, ctl, None, &mut |_, bytes| {
+        let r = self.run_loop(&f, ctl, verifier, &mut |_, bytes| {
             ctl.progress.fill(bytes, total)
         });
         ctl.progress.fill(r.bytes, total);
@@ -263,7 +270,7 @@ impl EmuExecutor {
             placement: job
                 .fdp
                 .as_ref()
-                .and_then(|p| p.resolve(job.offset_bytes, job.range_bytes).ok())
+                .and_then(|p| p.resolve(job.offset_bytes, job.range_bytes, job.bs).ok())
                 .unwrap_or_default(),
             verifier,
         };
@@ -621,12 +628,7 @@ impl Executor for EmuExecutor {
             }
             _ => job,
         };
-        let fill = job.fill.map(|_| self.fill(job, ctl));
-        let interrupted_by_fill = ctl.stopped();
-        let mut log = CounterLog {
-            before: Some(self.write_counters()),
-            ..Default::default()
-        };
+        // The fill's blocks carry generations too, as a real target's carry headers.
         let verifier = job.verify.then(|| {
             self.drive.keep_generations();
             Verifier::new(
@@ -636,6 +638,12 @@ impl Executor for EmuExecutor {
                 job.writes(),
             )
         });
+        let fill = job.fill.map(|_| self.fill(job, ctl, verifier.as_ref()));
+        let interrupted_by_fill = ctl.stopped();
+        let mut log = CounterLog {
+            before: Some(self.write_counters()),
+            ..Default::default()
+        };
         let mut r = self.run_loop(job, ctl, verifier.as_ref(), &mut |ns, bytes| {
             ctl.progress.running(ns, bytes)
         });

@@ -339,6 +339,20 @@ impl Job {
                 self.threads
             ));
         }
+        if self.verify
+            && self.replay.is_none()
+            && self.fill.is_none()
+            && !self
+                .mix
+                .ops()
+                .iter()
+                .any(|o| matches!(o, Op::Read | Op::Write))
+        {
+            return bad(format!(
+                "invalid --verify with --rw {}: the job neither reads nor writes a block to check (add reads or writes, or --fill seq)",
+                self.mix
+            ));
+        }
         if self.verify {
             if self.offset_align != self.bs {
                 return bad(format!(
@@ -406,7 +420,7 @@ impl Job {
                     self.engine.name()
                 ));
             }
-            p.resolve(self.offset_bytes, self.range_bytes)
+            p.resolve(self.offset_bytes, self.range_bytes, self.bs)
                 .map_err(EngineError::Invalid)?;
         }
         if self.engine == EngineKind::IoUring && self.uring.hipri && !self.direct {
@@ -619,7 +633,7 @@ impl Job {
             fdp_regions: self
                 .fdp
                 .as_ref()
-                .and_then(|p| p.resolve(self.offset_bytes, self.range_bytes).ok())
+                .and_then(|p| p.resolve(self.offset_bytes, self.range_bytes, self.bs).ok())
                 .map(|r| {
                     r.regions()
                         .iter()

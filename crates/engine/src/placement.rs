@@ -3,9 +3,9 @@
 //! `0-1GiB=1`.
 //!
 //! Invariants: a region's bounds are offsets within the job's range (percent of it, or bytes
-//! from its start); once resolved against a range, regions are sorted, do not overlap and end
-//! within the range; a write takes the region its first byte lies in, and one in no region
-//! carries no directive.
+//! from its start); once resolved against a range, a share is rounded to a whole number of
+//! the job's blocks, and regions are sorted, do not overlap and end within the range; a write
+//! takes the region its first byte lies in, and one in no region carries no directive.
 
 use ssdiq_workload::units::{format_size, parse_size};
 
@@ -17,11 +17,13 @@ pub enum Bound {
 }
 
 /// A region of the job's range and the identifier its writes carry.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Region {
     pub from: Bound,
     pub to: Bound,
     pub pid: u16,
+    /// As the user wrote it, for messages.
+    pub text: String,
 }
 
 /// What `--fdp-pid` said.
@@ -64,7 +66,11 @@ impl FdpPlacement {
         }
         let mut regions = Vec::new();
         for item in spec.split(',') {
-            let (range, pid) = item.split_once('=').ok_or_else(bad)?;
+            let (range, pid) = item.split_once('=').ok_or_else(|| {
+                format!(
+                    "invalid --fdp-pid \"{spec}\": region \"{item}\" names no identifier (REGION=PID); {EXPECTED}"
+                )
+            })?;
             let pid: u16 = pid.trim().parse().map_err(|_| bad())?;
             let (from, to) = range.split_once('-').ok_or_else(bad)?;
             // `0-20%`: a share when either end is one.
@@ -73,7 +79,12 @@ impl FdpPlacement {
                 bound(from, percent).ok_or_else(bad)?,
                 bound(to, percent).ok_or_else(bad)?,
             );
-            regions.push(Region { from, to, pid });
+            regions.push(Region {
+                from,
+                to,
+                pid,
+                text: item.trim().to_string(),
+            });
         }
         Ok(FdpPlacement::Regions(regions))
     }
@@ -86,9 +97,10 @@ impl FdpPlacement {
         }
     }
 
-    /// The regions in bytes of a range of `range_bytes` from byte `start` of the target; an
-    /// error names the region that does not fit or overlaps another.
-    pub fn resolve(&self, start: u64, range_bytes: u64) -> Result<Resolved, String> {
+    /// The regions in bytes of a range of `range_bytes` from byte `start` of the target, a
+    /// share rounded to whole blocks of `block` bytes; an error names the region that does
+    /// not fit or overlaps another.
+    pub fn resolve(&self, start: u64, range_bytes: u64, block: u64) -> Result<Resolved, String> {
         let regions = match self {
             FdpPlacement::All(p) => {
                 return Ok(Resolved {
@@ -99,19 +111,17 @@ impl FdpPlacement {
             }
             FdpPlacement::Regions(r) => r,
         };
+        let block = block.max(1);
         let at = |b: Bound| match b {
-            Bound::Percent(p) => (0.0..=100.0)
-                .contains(&p)
-                .then(|| (p / 100.0 * range_bytes as f64).round() as u64),
+            Bound::Percent(p) => (0.0..=100.0).contains(&p).then(|| {
+                let blocks = (p / 100.0 * range_bytes as f64 / block as f64).round() as u64;
+                (blocks * block).min(range_bytes)
+            }),
             Bound::Bytes(b) => (b <= range_bytes).then_some(b),
         };
         let mut out = Vec::new();
         for r in regions {
-            let shown = |b: Bound| match b {
-                Bound::Percent(p) => format!("{p}%"),
-                Bound::Bytes(b) => format_size(b),
-            };
-            let name = format!("{}-{}={}", shown(r.from), shown(r.to), r.pid);
+            let name = &r.text;
             match (at(r.from), at(r.to)) {
                 (Some(a), Some(b)) if a < b => out.push((a, b, r.pid)),
                 (Some(_), Some(_)) => {
@@ -127,13 +137,15 @@ impl FdpPlacement {
                 }
             }
         }
-        out.sort_unstable();
-        if let Some(w) = out.windows(2).find(|w| w[1].0 < w[0].1) {
+        let mut order: Vec<usize> = (0..out.len()).collect();
+        order.sort_by_key(|&i| out[i]);
+        if let Some(w) = order.windows(2).find(|w| out[w[1]].0 < out[w[0]].1) {
             return Err(format!(
-                "invalid --fdp-pid: the regions of identifiers {} and {} overlap (bytes {}-{} and {}-{} of the range)",
-                w[0].2, w[1].2, w[0].0, w[0].1, w[1].0, w[1].1
+                "invalid --fdp-pid: regions \"{}\" and \"{}\" overlap; expected each byte of the range in one region at most",
+                regions[w[0]].text, regions[w[1]].text
             ));
         }
+        out.sort_unstable();
         Ok(Resolved {
             start,
             all: None,
@@ -147,14 +159,7 @@ impl std::fmt::Display for FdpPlacement {
         match self {
             FdpPlacement::All(p) => write!(f, "{p}"),
             FdpPlacement::Regions(rs) => {
-                let b = |b: &Bound| match b {
-                    Bound::Percent(p) => format!("{p}%"),
-                    Bound::Bytes(b) => format!("{b}"),
-                };
-                let items: Vec<String> = rs
-                    .iter()
-                    .map(|r| format!("{}-{}={}", b(&r.from), b(&r.to), r.pid))
-                    .collect();
+                let items: Vec<&str> = rs.iter().map(|r| r.text.as_str()).collect();
                 write!(f, "{}", items.join(","))
             }
         }
@@ -188,7 +193,7 @@ mod tests {
     #[test]
     fn one_identifier_marks_every_write() {
         let p = FdpPlacement::parse("3").unwrap();
-        let r = p.resolve(0, 1 << 30).unwrap();
+        let r = p.resolve(0, 1 << 30, 4096).unwrap();
         assert_eq!((r.pid_at(0), r.pid_at((1 << 30) - 1)), (Some(3), Some(3)));
         assert_eq!(p.to_string(), "3");
     }
@@ -196,24 +201,31 @@ mod tests {
     #[test]
     fn regions_by_share_or_bytes_place_writes_by_offset() {
         let p = FdpPlacement::parse("0-20%=1,20-100%=2").unwrap();
-        let r = p.resolve(0, 1000).unwrap();
+        let r = p.resolve(0, 1000, 1).unwrap();
         assert_eq!(
             [0, 199, 200, 999].map(|o| r.pid_at(o)),
             [Some(1), Some(1), Some(2), Some(2)]
         );
         // A range from byte 5000 of the target: its regions move with it.
-        let r = p.resolve(5000, 1000).unwrap();
+        let r = p.resolve(5000, 1000, 1).unwrap();
         assert_eq!(
             [4999, 5000, 5199, 5200, 5999, 6000].map(|o| r.pid_at(o)),
             [None, Some(1), Some(1), Some(2), Some(2), None]
         );
         assert_eq!(p.max_pid(), 2);
         let p = FdpPlacement::parse("4KiB-8KiB=7").unwrap();
-        let r = p.resolve(0, 1 << 20).unwrap();
+        let r = p.resolve(0, 1 << 20, 4096).unwrap();
         assert_eq!(
             [4095, 4096, 8191, 8192].map(|o| r.pid_at(o)),
             [None, Some(7), Some(7), None]
         );
+        // A share of a range that is no whole number of blocks ends on a block.
+        let r = FdpPlacement::parse("0-20%=1")
+            .unwrap()
+            .resolve(0, 256 << 20, 4096)
+            .unwrap();
+        assert_eq!(r.regions()[0].1 % 4096, 0);
+        assert_eq!(r.regions()[0].1, 53_686_272);
         // Parsed and shown again, the same placement.
         assert_eq!(
             FdpPlacement::parse(
@@ -232,7 +244,10 @@ mod tests {
             let e = FdpPlacement::parse(bad).unwrap_err();
             assert!(e.contains(&format!("\"{bad}\"")), "{e}");
         }
-        let res = |s: &str| FdpPlacement::parse(s).unwrap().resolve(0, 1 << 20);
+        assert!(FdpPlacement::parse("0-20%")
+            .unwrap_err()
+            .contains("region \"0-20%\" names no identifier"));
+        let res = |s: &str| FdpPlacement::parse(s).unwrap().resolve(0, 1 << 20, 4096);
         assert!(res("0-120%=1")
             .unwrap_err()
             .contains("within the job's range"));
@@ -241,7 +256,9 @@ mod tests {
             .contains("within the job's range"));
         assert!(res("50-20%=1")
             .unwrap_err()
-            .contains("start before its end"));
-        assert!(res("0-60%=1,50-100%=2").unwrap_err().contains("overlap"));
+            .contains("\"50-20%=1\": expected its start before its end"));
+        assert!(res("0-60%=1,50-100%=2")
+            .unwrap_err()
+            .contains("regions \"0-60%=1\" and \"50-100%=2\" overlap"));
     }
 }

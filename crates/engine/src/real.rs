@@ -244,7 +244,7 @@ fn run_one(
         EngineKind::UringCmd => {
             let placement = match &job.fdp {
                 Some(p) => p
-                    .resolve(job.offset_bytes, job.range_bytes)
+                    .resolve(job.offset_bytes, job.range_bytes, job.bs)
                     .map_err(EngineError::Invalid)?,
                 None => Default::default(),
             };

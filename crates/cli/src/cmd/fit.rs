@@ -78,6 +78,11 @@ pub struct Args {
 }
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    if a.paper.is_some() && !a.steady.is_empty() {
+        return Err(usage(
+            "--steady runs patterns on a twin checked against a drive's run (--check TWIN.toml RUN.json); a published row (--paper) has no run to check against",
+        ));
+    }
     if a.check.is_some() {
         if a.paper.is_some() {
             return Err(usage(
@@ -109,8 +114,13 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         ));
     }
     for p in &a.steady {
-        ssdiq_workload::Pattern::parse(p)
-            .map_err(|e| usage(format!("invalid --steady pattern \"{p}\": {e}")))?;
+        if p.trim().is_empty() {
+            return Err(usage(format!(
+                "invalid --steady \"{}\": an empty pattern between commas; expected patterns like twozone:90/10,zipf:0.9",
+                a.steady.join(",")
+            )));
+        }
+        ssdiq_workload::Pattern::parse(p).map_err(|e| usage(format!("--steady: {e}")))?;
     }
     let obs = observed(&a)?;
     match &a.check {

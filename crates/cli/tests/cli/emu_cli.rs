@@ -170,7 +170,11 @@ fn emulated_usage_errors() {
     );
     usage_error(
         &["io", T, "--rw", "write", "--fdp-pid", "1"],
-        "the emulated drive has 1 placement stream (drive.streams)",
+        "identifier 1 is not below the emulated drive's 1 placement stream (drive.streams)",
+    );
+    usage_error(
+        &["io", T, "--rw", "randread", "--verify"],
+        "add --fill seq, or writes",
     );
     let streams = format!("{T},streams=3");
     usage_error(
@@ -227,11 +231,29 @@ fn verify_on_the_emulated_drive_checks_reads_and_the_read_back() {
         ver["checked"].as_u64().unwrap(),
         ver["read_back"].as_u64().unwrap(),
     );
-    assert!(back > 10_000 && checked > back + 10_000, "{ver}");
+    // The fill's blocks carry generations too: the read-back covers the whole range.
+    assert_eq!(back, (256 << 20) / 4096, "{ver}");
+    assert!(checked > back + 10_000, "{ver}");
     assert!(
         v["device"]["waf"].as_f64().unwrap() > 1.5,
         "GC ran: {}",
         v["device"]
+    );
+    // A job that only reads checks what the fill wrote.
+    let o = ok(&[
+        "io",
+        T,
+        "--rw",
+        "randread",
+        "--fill",
+        "seq",
+        "--io-size",
+        "64MiB",
+        "--verify",
+    ]);
+    assert!(
+        o.contains("0 mismatches") && !o.contains("verify: 0 blocks"),
+        "{o}"
     );
 }
 

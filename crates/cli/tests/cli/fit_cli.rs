@@ -506,7 +506,18 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
                 "--steady",
                 "zipf:0.9",
             ],
-            "--steady runs patterns on a twin being checked",
+            "a published row (--paper) has no run to check against",
+        ),
+        (
+            vec![
+                "fit",
+                "--check",
+                s(&not_json),
+                s(&not_json),
+                "--steady",
+                "zipf:0.9,",
+            ],
+            "an empty pattern between commas",
         ),
         (
             vec![
@@ -517,7 +528,7 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
                 "--steady",
                 "zipf:-1",
             ],
-            "invalid --steady pattern \"zipf:-1\"",
+            "--steady: invalid pattern \"zipf:-1\"",
         ),
     ] {
         usage_error(&args, needle);

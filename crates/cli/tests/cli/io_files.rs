@@ -195,7 +195,11 @@ fn bad_options_exit_2_before_any_io() {
         ),
         (
             &["--size", "1M", "--fdp-pid", "0-20%"],
-            "invalid --fdp-pid \"0-20%\"",
+            "region \"0-20%\" names no identifier",
+        ),
+        (
+            &["--size", "1M", "--rw", "trim", "--verify"],
+            "the job neither reads nor writes a block to check",
         ),
         (
             &["--size", "1M", "--engine", "psync", "--fixedbufs"],
