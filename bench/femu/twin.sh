@@ -10,6 +10,8 @@
 # FEMU's line; each unseen workload's WAF and write IOPS, FEMU beside the twin. Keeps
 # everything in OUT (default target/femu-twin): the guests' logs, run.json and gc-unit.json
 # (op2/ for the second boot), twin.toml, fit.txt and check.txt.
+# REUSE=1 keeps the guests' logs OUT already holds and runs only the host's part (the fit, the
+# twin's workloads and the tables), e.g. after a change to the fit.
 # Usage: FEMU_SRC=femu-<commit>.tar.xz sudo bench/femu/twin.sh [OUT]
 #        (FEMU_MB=256, FEMU_OP=0.25, OP2=0.5, RUN_ARGS=--quick, UNSEEN="uniform twozone:90/10
 #        zipf:0.9 readonly:0.5", TIMEOUT=7200 per boot)
@@ -43,12 +45,16 @@ boot() { # LOG [VAR=VALUE...]: the guest script on FEMU
     fi
 }
 
-echo "femu twin: ssdiq run $RUN_ARGS, study gc-unit and $UNSEEN on FEMU (OP $FEMU_OP)" >&2
-boot "$out/guest.log"
+if [ "${REUSE:-}" = 1 ] && [ -f "$out/guest.log" ] && [ -f "$out/op2/guest.log" ]; then
+    echo "femu twin: reusing the guests' logs in $out" >&2
+else
+    echo "femu twin: ssdiq run $RUN_ARGS, study gc-unit and $UNSEEN on FEMU (OP $FEMU_OP)" >&2
+    boot "$out/guest.log"
+    echo "femu twin: ssdiq run $RUN_ARGS and uniform at OP $OP2" >&2
+    mkdir -p "$out/op2"
+    boot "$out/op2/guest.log" UNSEEN=uniform FEMU_OP="$OP2"
+fi
 take "$out/guest.log" "$out"
-echo "femu twin: ssdiq run $RUN_ARGS and uniform at OP $OP2" >&2
-mkdir -p "$out/op2"
-boot "$out/op2/guest.log" UNSEEN=uniform FEMU_OP="$OP2"
 take "$out/op2/guest.log" "$out/op2"
 
 echo "femu twin: fitting" >&2

@@ -369,7 +369,7 @@ fn check_twin(a: &Args, twin: &std::path::Path, obs: &Observed) -> anyhow::Resul
         println!(
             "twin, steady {p}: WA {}, write {} kIOPS",
             show(o.waf, 3),
-            show(o.write_kiops, 2)
+            show(o.write_kiops, 3)
         );
     }
     if let Some(j) = &a.json {

@@ -538,53 +538,7 @@ fn size_and_spec(w: &mut Work, o: &FitOptions) -> Result<(), FitError> {
     }
     if let Some(unit) = obs.gc_unit_bytes {
         fit_dies_to_gc_unit(w, unit)?;
-        let p = w.profile()?;
-        let n = &p.nand;
-        let unit_bytes = (n.channels * n.dies_per_channel * n.bits_per_cell * n.planes) as u64
-            * n.page_kib as u64
-            * 1024;
-        let scale = p.scale().map_err(|e| FitError::Profile(e.to_string()))?;
-        let shown = ssdiq_workload::units::format_size(unit);
-        let from = obs.gc_unit_source.as_deref().unwrap_or(&obs.source);
-        // One program unit on every die is the smallest superblock the model has, and 1024
-        // units per die at full size the largest: a unit outside that is refused, never
-        // rounded into it.
-        if unit * 2 < unit_bytes {
-            return Err(FitError::Input(format!(
-                "invalid GC unit {shown} ({from}): below one program unit on every die of the twin ({}), the smallest superblock the emulator has",
-                ssdiq_workload::units::format_size(unit_bytes)
-            )));
-        }
-        let scaled = (unit as f64 / unit_bytes as f64).round().max(1.0);
-        // Every full-size count that scales to `scaled` units gives the drive's superblock;
-        // the one nearest the base's keeps its full-size block (and erase time per block).
-        // (A count that scales below one unit is one unit: the emulator's floor.)
-        let lo = if scaled <= 1.0 {
-            1.0
-        } else {
-            ((scaled - 0.5) / scale).ceil()
-        };
-        let hi = ((scaled + 0.5) / scale).floor().max(lo);
-        if lo > 1024.0 {
-            return Err(FitError::Input(format!(
-                "invalid GC unit {shown} ({from}): the twin's superblock holds at most 1024 program units per die at full size ({} at this capacity)",
-                ssdiq_workload::units::format_size(
-                    (1024.0 * scale).round().max(1.0) as u64 * unit_bytes
-                )
-            )));
-        }
-        let full = (n.units_per_block as f64).clamp(lo, hi.min(1024.0)) as u64;
-        w.set(
-            "nand",
-            "units_per_block",
-            full.to_string(),
-            How::Input,
-            match &obs.gc_unit_source {
-                Some(from) => format!("the drive's GC unit, {shown} ({from})"),
-                None => format!("the drive's GC unit, {shown}"),
-            },
-            None,
-        );
+        superblock_of_gc_unit(w, unit)?;
     }
     let s = &obs.spec;
     for (key, v) in s.values().into_iter().skip(1) {
@@ -614,6 +568,59 @@ fn size_and_spec(w: &mut Work, o: &FitOptions) -> Result<(), FitError> {
         ..s.clone()
     };
     w.spec = merged;
+    Ok(())
+}
+
+/// The superblock of the drive's GC unit `unit` on the twin's dies: units per block.
+fn superblock_of_gc_unit(w: &mut Work, unit: u64) -> Result<(), FitError> {
+    let obs = w.obs;
+    let p = w.profile()?;
+    let n = &p.nand;
+    let unit_bytes = (n.channels * n.dies_per_channel * n.bits_per_cell * n.planes) as u64
+        * n.page_kib as u64
+        * 1024;
+    let scale = p.scale().map_err(|e| FitError::Profile(e.to_string()))?;
+    let shown = ssdiq_workload::units::format_size(unit);
+    let from = obs.gc_unit_source.as_deref().unwrap_or(&obs.source);
+    // One program unit on every die is the smallest superblock the model has, and 1024
+    // units per die at full size the largest: a unit outside that is refused, never
+    // rounded into it.
+    if unit * 2 < unit_bytes {
+        return Err(FitError::Input(format!(
+            "invalid GC unit {shown} ({from}): below one program unit on every die of the twin ({}), the smallest superblock the emulator has",
+            ssdiq_workload::units::format_size(unit_bytes)
+        )));
+    }
+    let scaled = (unit as f64 / unit_bytes as f64).round().max(1.0);
+    // Every full-size count that scales to `scaled` units gives the drive's superblock;
+    // the one nearest the base's keeps its full-size block (and erase time per block).
+    // (A count that scales below one unit is one unit: the emulator's floor.)
+    let lo = if scaled <= 1.0 {
+        1.0
+    } else {
+        ((scaled - 0.5) / scale).ceil()
+    };
+    let hi = ((scaled + 0.5) / scale).floor().max(lo);
+    if lo > 1024.0 {
+        return Err(FitError::Input(format!(
+            "invalid GC unit {shown} ({from}): the twin's superblock holds at most 1024 program units per die at full size ({} at this capacity)",
+            ssdiq_workload::units::format_size(
+                (1024.0 * scale).round().max(1.0) as u64 * unit_bytes
+            )
+        )));
+    }
+    let full = (n.units_per_block as f64).clamp(lo, hi.min(1024.0)) as u64;
+    w.set(
+        "nand",
+        "units_per_block",
+        full.to_string(),
+        How::Input,
+        match &obs.gc_unit_source {
+            Some(from) => format!("the drive's GC unit, {shown} ({from})"),
+            None => format!("the drive's GC unit, {shown}"),
+        },
+        None,
+    );
     Ok(())
 }
 
