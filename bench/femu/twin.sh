@@ -13,7 +13,7 @@
 # REUSE=1 keeps the guests' logs OUT already holds and runs only the host's part (the fit, the
 # twin's workloads and the tables), e.g. after a change to the fit.
 # Usage: FEMU_SRC=femu-<commit>.tar.xz sudo bench/femu/twin.sh [OUT]
-#        (FEMU_MB=256, FEMU_OP=0.25, OP2=0.5, RUN_ARGS=--quick, UNSEEN="uniform twozone:90/10
+#        (FEMU_MB=256, FEMU_OP=0.25, OP2=0.5 or none, RUN_ARGS=--quick, UNSEEN="uniform twozone:90/10
 #        zipf:0.9 readonly:0.5", TIMEOUT=7200 per boot)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -45,24 +45,26 @@ boot() { # LOG [VAR=VALUE...]: the guest script on FEMU
     fi
 }
 
-if [ "${REUSE:-}" = 1 ] && [ -f "$out/guest.log" ] && [ -f "$out/op2/guest.log" ]; then
+if [ "${REUSE:-}" = 1 ] && [ -f "$out/guest.log" ] && { [ "$OP2" = none ] || [ -f "$out/op2/guest.log" ]; }; then
     echo "femu twin: reusing the guests' logs in $out" >&2
 else
     echo "femu twin: ssdiq run $RUN_ARGS, study gc-unit and $UNSEEN on FEMU (OP $FEMU_OP)" >&2
     boot "$out/guest.log"
-    echo "femu twin: ssdiq run $RUN_ARGS and uniform at OP $OP2" >&2
-    mkdir -p "$out/op2"
-    boot "$out/op2/guest.log" UNSEEN=uniform FEMU_OP="$OP2"
+    if [ "$OP2" != none ]; then
+        echo "femu twin: ssdiq run $RUN_ARGS and uniform at OP $OP2" >&2
+        mkdir -p "$out/op2"
+        boot "$out/op2/guest.log" UNSEEN=uniform FEMU_OP="$OP2"
+    fi
 fi
 take "$out/guest.log" "$out"
-take "$out/op2/guest.log" "$out/op2"
+[ "$OP2" = none ] || take "$out/op2/guest.log" "$out/op2"
 
 echo "femu twin: fitting" >&2
 rm -f "$out/twin.toml" "$out/twin-op2.toml" "$out/fit.json"
 "$ssdiq" fit "$out/run.json" "$out/gc-unit.json" --capacity "${FEMU_MB}MiB" \
     --out "$out/twin.toml" > "$out/fit.txt"
 # The second OP on the twin: its physical space times FEMU's (1 + OP2) / (1 + OP).
-python3 - "$out/twin.toml" "$out/twin-op2.toml" "$FEMU_OP" "$OP2" <<'PY'
+[ "$OP2" = none ] || python3 - "$out/twin.toml" "$out/twin-op2.toml" "$FEMU_OP" "$OP2" <<'PY'
 import re, sys
 src, dst, op1, op2 = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 text = open(src).read()
@@ -72,10 +74,13 @@ open(dst, 'w').write(text[:m.start()] + f'op = {op:.4f}' + text[m.end():])
 PY
 "$ssdiq" fit --check "$out/twin.toml" "$out/run.json" "$out/gc-unit.json" --no-range \
     --steady "$(echo "$UNSEEN" | tr ' ' ',')" > "$out/check.txt"
-"$ssdiq" fit --check "$out/twin-op2.toml" "$out/run.json" "$out/gc-unit.json" --no-range \
-    --steady uniform > "$out/check-op2.txt"
+model2=0
+if [ "$OP2" != none ]; then
+    "$ssdiq" fit --check "$out/twin-op2.toml" "$out/run.json" "$out/gc-unit.json" --no-range \
+        --steady uniform > "$out/check-op2.txt"
+    read -r model2 _ < <(bash bench/femu/model.sh "$OP2")
+fi
 read -r model1 _ < <(bash bench/femu/model.sh "$FEMU_OP")
-read -r model2 _ < <(bash bench/femu/model.sh "$OP2")
 
 python3 - "$out" "$FEMU_OP" "$OP2" "$model1" "$model2" <<'PY'
 import json, re, sys
@@ -99,7 +104,8 @@ def num(v, f='.3f'):
 print('Uniform random writes on FEMU beside the greedy model:')
 print('| FEMU OP | `ssdiq run` measured WA (uniform step) | steady rounds (fill + 3 drive writes) | model | run vs model | steady vs model |')
 print('|---:|---:|---:|---:|---:|---:|')
-for op, d, model in ((op1, out, model1), (op2, f'{out}/op2', model2)):
+ops = [(op1, out, model1)] + ([(op2, f'{out}/op2', model2)] if op2 != 'none' else [])
+for op, d, model in ops:
     r = run_wa(f'{d}/run.json')
     u = femu(f'{d}/guest.log').get('uniform')
     u = u[0] if u else None
@@ -112,7 +118,8 @@ except OSError:
     print('\n`study gc-unit`: no result')
 print('\nWorkloads the fit did not see, FEMU beside its twin:')
 rows = [(p, op1, f, twin(f'{out}/check.txt').get(p)) for p, f in femu(f'{out}/guest.log').items()]
-rows += [('uniform', op2, femu(f'{out}/op2/guest.log').get('uniform'), twin(f'{out}/check-op2.txt').get('uniform'))]
+if op2 != 'none':
+    rows += [('uniform', op2, femu(f'{out}/op2/guest.log').get('uniform'), twin(f'{out}/check-op2.txt').get('uniform'))]
 print('| workload | FEMU OP | FEMU WAF | twin WAF | WAF diff | FEMU write IOPS | twin write IOPS | IOPS diff |')
 print('|---|---:|---:|---:|---:|---:|---:|---:|')
 for p, op, f, t in rows:
