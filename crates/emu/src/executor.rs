@@ -172,6 +172,14 @@ impl EmuExecutor {
                 )));
             }
         }
+        if job.verify
+            && !(job.bs.is_multiple_of(LBA_BYTES) && job.offset_bytes.is_multiple_of(LBA_BYTES))
+        {
+            return Err(invalid(format!(
+                "invalid --bs \"{}\" with --verify on {}: the emulated drive keeps a write generation per {LBA_BYTES}-byte unit; expected --bs and --offset in multiples of {LBA_BYTES}",
+                job.bs, job.target
+            )));
+        }
         if job.verify && !job.writes() {
             return Err(invalid(format!(
                 "invalid --verify for {}: a job that only reads finds nothing a verifying job wrote on a fresh emulated drive, which keeps write generations, not data; add --fill seq, or writes",
@@ -190,8 +198,10 @@ impl EmuExecutor {
 
     /// `--fill seq`: the whole range once, 1 MiB sequential writes at QD 8, in virtual time.
     fn fill(&mut self, job: &Job, ctl: &RunControl<'_>, verifier: Option<&Verifier>) -> FillInfo {
-        let bs = if job.range_bytes.is_multiple_of(FILL_CHUNK) {
-            FILL_CHUNK
+        // Whole blocks of the job in each request, so --verify's generations start on one.
+        let chunk = FILL_CHUNK.next_multiple_of(job.bs);
+        let bs = if job.range_bytes.is_multiple_of(chunk) {
+            chunk
         } else {
             job.bs
         };

@@ -195,14 +195,16 @@ impl Verifier {
                 continue;
             };
             let g = generation(first as u64, i);
-            let cur = s.load(Ordering::Relaxed);
-            if cur & GEN_MASK != g {
-                s.fetch_or(RACED, Ordering::Relaxed);
-            } else {
-                // Done, unless a later write of the same generation bits took the slot since.
-                let _ =
-                    s.compare_exchange(cur, cur & !IN_FLIGHT, Ordering::Relaxed, Ordering::Relaxed);
-            }
+            // The newest write done: no longer in flight. An older one done after a newer
+            // was submitted: either may be on the device. A slot cleared meanwhile (a trim
+            // after the write's submission) holds nothing to check.
+            let _ = s.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |cur| {
+                match cur & GEN_MASK {
+                    0 => None,
+                    c if c == g => Some(cur & !IN_FLIGHT),
+                    _ => Some(cur | RACED),
+                }
+            });
         }
     }
 
@@ -388,6 +390,18 @@ mod tests {
         assert!(v.check_found(4096, Found::Torn).1.is_some());
         // A block the job never wrote is not checked.
         assert_eq!(v.check_found(6 * 4096, Found::Never), (0, None));
+        // A trim after a write's submission, before its completion: nothing to hold it to.
+        let g = v.assign(5 * 4096, 4096);
+        v.cleared(5 * 4096, 4096);
+        v.written(5 * 4096, 4096, g);
+        assert_eq!(v.check_found(5 * 4096, Found::Never), (0, None));
+        // Two writes in flight, the older completing last: raced, either copy accepted.
+        let g1 = v.assign(7 * 4096, 4096);
+        let g2 = v.assign(7 * 4096, 4096);
+        v.written(7 * 4096, 4096, g2);
+        v.written(7 * 4096, 4096, g1);
+        assert_eq!(v.check_found(7 * 4096, Found::Generation(g1)), (1, None));
+        assert_eq!(v.check_found(7 * 4096, Found::Generation(g2)), (1, None));
     }
 
     #[test]

@@ -145,18 +145,25 @@ fn program_to(w: &mut Work, key: &str, o: f64) -> Result<f64, FitError> {
 /// unit where one is known. Returns whether any moved.
 fn fewer_dies(w: &mut Work, mut fast: f64) -> Result<bool, FitError> {
     let n = w.profile()?.nand.clone();
+    let (before, params) = (w.text.clone(), w.params.clone());
     let (mut ch, mut dpc, mut planes) = (n.channels, n.dies_per_channel, n.planes);
     while fast > 1.05 {
-        if ch > 1 {
+        let (was, now) = if ch > 1 {
+            let was = ch;
             ch = ch.div_ceil(2);
+            (was, ch)
         } else if dpc > 1 {
+            let was = dpc;
             dpc = dpc.div_ceil(2);
+            (was, dpc)
         } else if planes > 1 {
+            let was = planes;
             planes = planes.div_ceil(2);
+            (was, planes)
         } else {
             break;
-        }
-        fast /= 2.0;
+        };
+        fast *= f64::from(now) / f64::from(was);
     }
     let why = format!(
         "the fit's best guess: the drive's uniform random writes are slower than {} dies of {} planes make at the longest program time ({MAX_PROGRAM_US:.0} us), so fewer program in parallel",
@@ -176,7 +183,13 @@ fn fewer_dies(w: &mut Work, mut fast: f64) -> Result<bool, FitError> {
     }
     if moved {
         if let Some(unit) = w.obs.gc_unit_bytes {
-            super::superblock_of_gc_unit(w, unit)?;
+            // Fewer dies hold the GC unit in more program units each; where that is past the
+            // emulator's most, the twin keeps its dies (and its program time's cap).
+            if super::superblock_of_gc_unit(w, unit).is_err() {
+                w.text = before;
+                w.params = params;
+                return Ok(false);
+            }
         }
     }
     Ok(moved)
