@@ -36,7 +36,7 @@ use crate::FitError;
 /// The name of the twin's own spread among a range's keys.
 pub const SPREAD_KEY: &str = "the twin's own spread (another seed)";
 /// Mixed into the seed for the spread's predictions.
-const SPREAD_SEED: u64 = 0x5eed_0f_5b7e_ad;
+const SPREAD_SEED: u64 = 0x5eed_0f5b_7ead;
 
 /// The copy's capacity: large enough for every library profile's twin (docs/fit.md), small
 /// enough for a range in minutes.
