@@ -22,18 +22,7 @@ if [ -z "${SSDIQ:-}" ]; then
     cargo build --release -q -p ssdiq >&2
     SSDIQ=target/release/ssdiq
 fi
-work=$(mktemp -d)
-img=/dev/shm/ssdiq-qd1-sched.$$.img
-dev=""
-cleanup() {
-    [ -n "$dev" ] && losetup -d "$dev" || true
-    rm -f "$img"
-    rm -rf "$work"
-}
-trap cleanup EXIT
-truncate -s "$SIZE" "$img"
-dev=$(losetup -f --show "$img")
-"$SSDIQ" io "$dev" --rw write --bs 1M --qd 4 --allow-destroy "$dev" >/dev/null
+. bench/lib/shm-loop.sh
 
 tasks() { # perf.data: the five tasks with most switches
     perf sched latency -i "$1" 2>/dev/null | awk -F'|' '/ms \|/ && !/TOTAL/ {

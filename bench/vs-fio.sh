@@ -56,20 +56,7 @@ if [ -z "${SSDIQ:-}" ]; then
     SSDIQ=target/release/ssdiq
 fi
 
-work=$(mktemp -d)
-img=/dev/shm/ssdiq-vs-fio.$$.img
-dev=""
-cleanup() {
-    [ -n "$dev" ] && losetup -d "$dev" || true
-    rm -f "$img"
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-truncate -s "$SIZE" "$img"
-dev=$(losetup -f --show "$img")
-# Fill with random data so reads hit allocated pages, not holes.
-"$SSDIQ" io "$dev" --rw write --bs 1M --qd 4 --allow-destroy "$dev" >/dev/null
+. bench/lib/shm-loop.sh
 
 fio_opts() { # config
     case "$1" in

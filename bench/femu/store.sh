@@ -19,11 +19,6 @@ if ! FEMU_GUEST_VARS="STORE_ROWS STORE_ARGS" TIMEOUT="${TIMEOUT:-7200}" \
     echo "femu store: the guest failed (its log: $log)" >&2
     exit 1
 fi
-python3 - "$log" "$out" <<'PY'
-import base64, re, sys
-text = open(sys.argv[1], 'rb').read().decode('latin-1').replace('\r', '')
-for m in re.finditer(r'BEGIN-FILE (\S+)\n(.*?)END-FILE \1', text, re.S):
-    open(f'{sys.argv[2]}/{m.group(1)}', 'wb').write(base64.b64decode(m.group(2)))
-PY
+python3 bench/femu/take-files.py "$log" "$out"
 sed -n '/^ssdiq store on/,/^BEGIN-FILE/p' "$log" | grep -av '^BEGIN-FILE' || true
 echo "femu store: $out/store.json" >&2

@@ -27,12 +27,7 @@ cargo build --release -q -p ssdiq
 ssdiq=target/release/ssdiq
 
 take() { # LOG DIR: each file the guest printed between BEGIN-FILE and END-FILE, into DIR
-    python3 - "$1" "$2" <<'PY'
-import base64, re, sys
-text = open(sys.argv[1], 'rb').read().decode('latin-1').replace('\r', '')
-for m in re.finditer(r'BEGIN-FILE (\S+)\n(.*?)END-FILE \1', text, re.S):
-    open(f'{sys.argv[2]}/{m.group(1)}', 'wb').write(base64.b64decode(m.group(2)))
-PY
+    python3 bench/femu/take-files.py "$1" "$2"
 }
 boot() { # LOG [VAR=VALUE...]: the guest script on FEMU
     local log=$1
