@@ -17,21 +17,26 @@ fn logical(member: u64, at: u64) -> u64 {
     (at / CHUNK * 2 + member) * CHUNK + at % CHUNK
 }
 
+/// Two loop devices over 8 MiB files in `dir`: their backing files, the devices (detached
+/// when dropped) and the target naming both; `None` where loop devices cannot be had.
+fn two_loops(dir: &std::path::Path) -> Option<([std::path::PathBuf; 2], [Loop; 2], String)> {
+    let imgs = [
+        backing(dir, "a.img", 8 * MIB),
+        backing(dir, "b.img", 8 * MIB),
+    ];
+    let a = Loop::attach(&imgs[0])?;
+    let b = Loop::attach(&imgs[1])?;
+    let both = format!("{},{}", a.dev, b.dev);
+    Some((imgs, [a, b], both))
+}
+
 #[test]
 fn every_engine_deals_the_chunks_round_robin_and_reports_each_device() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
-    let imgs = [
-        backing(dir.path(), "a.img", 8 * MIB),
-        backing(dir.path(), "b.img", 8 * MIB),
-    ];
-    let Some(a) = Loop::attach(&imgs[0]) else {
+    let Some((imgs, loops, both)) = two_loops(dir.path()) else {
         return;
     };
-    let Some(b) = Loop::attach(&imgs[1]) else {
-        return;
-    };
-    let both = format!("{},{}", a.dev, b.dev);
     let j = dir.path().join("r.json");
     let js = j.to_str().unwrap();
     for engine in ["io_uring", "libaio", "psync"] {
@@ -61,8 +66,8 @@ fn every_engine_deals_the_chunks_round_robin_and_reports_each_device() {
         assert_eq!(r["job"]["stripe_bytes"], CHUNK);
         let targets = r["targets"].as_array().unwrap();
         assert_eq!(targets.len(), 2);
-        for (t, dev) in targets.iter().zip([&a.dev, &b.dev]) {
-            assert_eq!(t["path"], dev.as_str());
+        for (t, l) in targets.iter().zip(&loops) {
+            assert_eq!(t["path"], l.dev.as_str());
             assert_eq!(t["ops"]["write"]["bytes"], 8 * MIB, "{engine}: {t}");
         }
         for (m, img) in imgs.iter().enumerate() {
@@ -85,17 +90,9 @@ fn verify_holds_across_the_members_and_names_a_changed_block_in_the_whole() {
     use std::os::unix::fs::FileExt;
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
-    let imgs = [
-        backing(dir.path(), "a.img", 8 * MIB),
-        backing(dir.path(), "b.img", 8 * MIB),
-    ];
-    let Some(a) = Loop::attach(&imgs[0]) else {
+    let Some((imgs, _loops, both)) = two_loops(dir.path()) else {
         return;
     };
-    let Some(b) = Loop::attach(&imgs[1]) else {
-        return;
-    };
-    let both = format!("{},{}", a.dev, b.dev);
     let j = dir.path().join("r.json");
     let js = j.to_str().unwrap();
     ok(&[
