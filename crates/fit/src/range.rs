@@ -16,8 +16,8 @@
 //!
 //! The twin's own spread joins them as one more factor: its predictions at another seed (the
 //! random streams, and so the GC's phase against a 5 s load level, move with it). At 90% of
-//! a drive's sustained rate the write P99 turns on that phase (issue 52's held-out gsm2ne:
-//! 20.1-25.8 ms over seeds 1-3), and a range without it claimed a precision the twin lacks.
+//! a drive's sustained rate the write P99 turns on that phase (a twin of issue 52's held-out
+//! gsm2ne, fitted on 2026-11-28: 20.1-25.8 ms over seeds 1-3), and a range without it claimed a precision the twin lacks.
 //!
 //! Invariants: a range always holds the twin's own value; it is measured on a copy of the twin
 //! at [`RANGE_CAPACITY`] (or the twin's own capacity, if smaller) and applied to the twin's
