@@ -71,8 +71,11 @@ pub fn step_percentiles(doc: &RunResult) -> BTreeMap<String, f64> {
     out
 }
 
-/// The three write workloads of the SSD-iq protocol, by their figure suffix.
-pub const WORKLOADS: [&str; 3] = ["uniform", "twozone", "zipf"];
+/// The three write workloads of the SSD-iq protocol and ssdiq's heavy-skew pass (Zipf 1.1,
+/// absent from runs made before it), by their figure suffix.
+pub const WORKLOADS: [&str; 4] = ["uniform", "twozone", "zipf", "zipf_heavy"];
+/// The skewed ones: what the WA stage scores a GC policy against.
+pub const SKEWED: [&str; 3] = ["twozone", "zipf", "zipf_heavy"];
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Observed {

@@ -90,9 +90,14 @@ pub fn plan(part: Part) -> Plan {
             pass.phases.truncate(init + 2);
             continue;
         }
+        // The heavy-skew pass runs whole, as the protocol runs it: it is too short to reach a
+        // steady state, so its WA depends on how the drive starts it (the idle pause after
+        // the init lets an SLC cache fold and idle-time GC gather free space; held-out nv2's
+        // twin: Zipf 1.1 WA 3.68 without the pauses, 3.05 with them, as in its whole run).
+        let whole = pass.workload == steps::RAND_WRITE_ZIPF_HEAVY;
         pass.phases.retain(|ph| match ph {
             Phase::Reset | Phase::Init { .. } => true,
-            Phase::Idle(_) => part == Part::Load,
+            Phase::Idle(_) => part == Part::Load || whole,
             Phase::Step(s) => match part {
                 Part::All => true,
                 Part::Writes { .. } => s.name.starts_with("rand_write"),
@@ -140,7 +145,8 @@ mod tests {
             [
                 "rand_write_uniform",
                 "rand_write_twozone",
-                "rand_write_zipf"
+                "rand_write_zipf",
+                "rand_write_zipf_heavy"
             ]
         );
         assert_eq!(
@@ -148,7 +154,11 @@ mod tests {
                 uniform: false,
                 skewed: true
             })),
-            ["rand_write_twozone", "rand_write_zipf"]
+            [
+                "rand_write_twozone",
+                "rand_write_zipf",
+                "rand_write_zipf_heavy"
+            ]
         );
         assert_eq!(
             names(&plan(Part::Reads)),

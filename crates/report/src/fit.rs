@@ -60,10 +60,10 @@ fn label(key: &str) -> String {
         keys::WAF_IMPLIED => "WA, implied",
         other => other,
     };
-    if workload.is_empty() {
-        name.to_string()
-    } else {
-        format!("{name}, {workload}")
+    match workload {
+        "" => name.to_string(),
+        "zipf_heavy" => format!("{name}, zipf 1.1 (heavy-skew pass, not in the paper)"),
+        w => format!("{name}, {w}"),
     }
 }
 

@@ -114,6 +114,9 @@ pub fn run_summary(r: &RunResult, out: &Path, ansi: bool) -> String {
             f.median
         ));
     }
+    if let Some(h) = crate::facts::heavy_skew(r) {
+        s.push_str(&format!("heavy skew: {h}\n"));
+    }
     if let Some(m) = crate::facts::map_reads(r) {
         s.push_str(&format!("map reads: {m}\n"));
     }

@@ -420,7 +420,7 @@ pub mod figures {
     /// The seq_write steps' bandwidth while the drive's free pool lasted.
     pub const SEQ_WRITE_FREE_POOL_MB_S: &str = "seq_write_free_pool_mb_s";
     pub const RAND_READ_KIOPS: &str = "rand_read_kiops";
-    /// `rand_write_kiops.uniform`, `.twozone`, `.zipf`.
+    /// `rand_write_kiops.uniform`, `.twozone`, `.zipf`, `.zipf_heavy` (ssdiq's heavy-skew pass).
     pub const RAND_WRITE_KIOPS: &str = "rand_write_kiops";
     pub const WAF_MEASURED: &str = "waf_measured";
     pub const WAF_IMPLIED: &str = "waf_implied";
@@ -460,6 +460,11 @@ pub mod steps {
     pub const RAND_WRITE_UNIFORM: &str = "rand_write_uniform";
     pub const RAND_WRITE_TWOZONE: &str = "rand_write_twozone";
     pub const RAND_WRITE_ZIPF: &str = "rand_write_zipf";
+    /// Not in the paper: a pass of its own after the protocol's last (reset, sequential init,
+    /// then 4 KiB random writes under Zipf 1.1): the heavy skew at which GC policies part
+    /// (greedy against cost-benefit), which the paper's TwoZ 80/20 and Zipf 0.8 barely tell
+    /// apart (`ssdiq fit`).
+    pub const RAND_WRITE_ZIPF_HEAVY: &str = "rand_write_zipf_heavy";
     pub const LATENCY_UNDER_LOAD: &str = "latency_under_load";
     /// QD1 latency on an otherwise idle drive (the reference's `read-lat` / `write-lat`).
     pub const READ_LATENCY: &str = "read_latency";

@@ -15,7 +15,7 @@ use ssdiq_schema::{
 };
 
 use crate::derived::{op_from_greedy, op_from_waf_formula};
-use crate::plan::{workload_key, WORKLOADS};
+use crate::plan::{workload_key, HEAVY_SKEW, WORKLOADS};
 use crate::reference::median;
 
 pub fn figure(samples: Vec<f64>) -> Option<Figure> {
@@ -70,7 +70,7 @@ pub fn compute(r: &RunResult) -> BTreeMap<String, Figure> {
         keys::RAND_READ_KIOPS.into(),
         collect(steps::RAND_READ, &|s| value(s, |v| v.iops.map(|x| x / 1e3))),
     );
-    for (name, _, _) in WORKLOADS {
+    for (name, _, _) in WORKLOADS.into_iter().chain([HEAVY_SKEW]) {
         let w = workload_key(name);
         put(
             keys::of(keys::RAND_WRITE_KIOPS, w),

@@ -31,6 +31,10 @@ pub const PROBE_RUNTIME_S: f64 = 150.0;
 /// `OVERWRITE_UNI`, `OVERWRITE_SKEWED`.
 pub const UNIFORM_DRIVE_WRITES: f64 = 3.0;
 pub const SKEWED_DRIVE_WRITES: f64 = 4.0;
+/// The heavy-skew pass (ssdiq's, not the paper's; see [`HEAVY_SKEW`]): drive writes of its
+/// workload. Two suffice to part the policies: a cost-benefit drive's WA under heavy skew
+/// climbs for many drive writes where greedy's settles within one, so they part most early.
+pub const HEAVY_SKEW_DRIVE_WRITES: f64 = 2.0;
 
 /// Latency under load (`run_lat_exp` and iob's latency thread).
 pub const LOAD_FRACTION: f64 = 0.25;
@@ -241,6 +245,16 @@ pub const WORKLOADS: [(&str, &str, f64); 3] = [
     (steps::RAND_WRITE_ZIPF, "zipf:0.8", SKEWED_DRIVE_WRITES),
 ];
 
+/// The heavy-skew pass's workload: result name, pattern, reference drive writes. It runs as
+/// a pass of its own after the protocol's last (after the write burst and the map reads), from
+/// a reset and a sequential init like every pass, so that no step of the paper sees the drive
+/// it leaves and the twin can run it alone.
+pub const HEAVY_SKEW: (&str, &str, f64) = (
+    steps::RAND_WRITE_ZIPF_HEAVY,
+    "zipf:1.1",
+    HEAVY_SKEW_DRIVE_WRITES,
+);
+
 /// Short workload name of a result step name (`rand_write_zipf` -> `zipf`).
 pub fn workload_key(step: &str) -> &str {
     step.trim_start_matches("rand_write_")
@@ -376,22 +390,28 @@ pub fn map_reads() -> Vec<Step> {
         .collect()
 }
 
+/// How every pass starts: a reset, then a sequential init of the whole drive, each followed
+/// by an idle pause.
+fn fresh_drive() -> Vec<Phase> {
+    vec![
+        Phase::Reset,
+        Phase::Idle(IDLE_S),
+        Phase::Init {
+            bs: LARGE_BS,
+            qd: 1,
+            drive_writes: 1.0,
+        },
+        Phase::Idle(IDLE_S),
+    ]
+}
+
 impl Plan {
     /// The SSD-iq benchmark (`scripts/benchbench.sh`).
     pub fn ssd_iq(o: PlanOptions) -> Plan {
         let mut passes = Vec::new();
         for rep in 1..=o.repeat.max(1) {
             for (i, (name, pat, dw)) in WORKLOADS.into_iter().enumerate() {
-                let mut phases = vec![
-                    Phase::Reset,
-                    Phase::Idle(IDLE_S),
-                    Phase::Init {
-                        bs: LARGE_BS,
-                        qd: 1,
-                        drive_writes: 1.0,
-                    },
-                    Phase::Idle(IDLE_S),
-                ];
+                let mut phases = fresh_drive();
                 phases.extend(reads_and_writes(Stage::Before));
                 phases.push(Phase::Step(step(
                     name,
@@ -439,6 +459,25 @@ impl Plan {
                 });
             }
         }
+        let (name, pat, dw) = HEAVY_SKEW;
+        let mut phases = fresh_drive();
+        phases.push(Phase::Step(step(
+            name,
+            Role::Workload,
+            None,
+            "randwrite",
+            pat,
+            SMALL_BS,
+            128,
+            4,
+            Bound::DriveWrites(dw),
+        )));
+        passes.push(Pass {
+            repetition: o.repeat.max(1),
+            pass: WORKLOADS.len() as u32 + 1,
+            workload: name,
+            phases,
+        });
         Plan { passes }
     }
 
@@ -550,6 +589,7 @@ mod tests {
                 (2, 1, "rand_write_uniform"),
                 (2, 2, "rand_write_twozone"),
                 (2, 3, "rand_write_zipf"),
+                (2, 4, "rand_write_zipf_heavy"),
             ]
         );
         let workloads: Vec<String> = p
@@ -565,6 +605,12 @@ mod tests {
                 "zipf:0.8 DriveWrites(4.0)"
             ]
         );
+        // The heavy-skew pass runs once, last, from a reset and an init of its own.
+        assert_eq!(workloads.len(), 7);
+        assert_eq!(workloads[6], "zipf:1.1 DriveWrites(2.0)");
+        let heavy: Vec<String> = p.passes[6].phases.iter().map(describe).collect();
+        assert_eq!(heavy[0], "reset");
+        assert_eq!(heavy.len(), 5);
         // Every pass starts from a reset.
         assert!(p.passes.iter().all(|x| x.phases[0] == Phase::Reset));
         // The write burst and the map reads run once, last, each after an idle pause: no

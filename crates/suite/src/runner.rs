@@ -331,11 +331,7 @@ impl Ctx<'_> {
 
     /// Runs one step; `Ok(true)` when the run must end (stopped or failed).
     fn step(&mut self, pass: &Pass, step: &Step) -> bool {
-        let label = format!(
-            "{}{}",
-            pass_label(pass, self.o.plan.passes.len()),
-            step_label(step)
-        );
+        let label = format!("{}{}", pass_label(pass, &self.o.plan), step_label(step));
         let run = match self.step_run(step) {
             Ok(r) => r,
             Err(e) => {
@@ -405,8 +401,15 @@ impl Ctx<'_> {
     }
 }
 
-fn pass_label(p: &Pass, passes: usize) -> String {
-    let per_rep = passes.min(3);
+fn pass_label(p: &Pass, plan: &crate::plan::Plan) -> String {
+    // The last repetition has the heavy-skew pass too.
+    let per_rep = plan
+        .passes
+        .iter()
+        .filter(|q| q.repetition == p.repetition)
+        .map(|q| q.pass)
+        .max()
+        .unwrap_or(p.pass);
     format!(
         "rep {} pass {}/{} ({}): ",
         p.repetition,
@@ -500,9 +503,8 @@ pub fn run(
         info,
         steps_run: 0,
     };
-    let passes = o.plan.passes.len();
     'passes: for pass in &o.plan.passes {
-        let label = pass_label(pass, passes);
+        let label = pass_label(pass, &o.plan);
         for phase in &pass.phases {
             c.index += 1;
             let end = match phase {

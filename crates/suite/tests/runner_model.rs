@@ -280,14 +280,15 @@ fn three_passes_reference_values_and_figures() {
     let r = run_with(&mut t, &options());
     assert!(!r.partial);
     // Per pass: 5 steps before, the workload, 5 after, latency under load; then the write
-    // burst and the map reads, once, last.
+    // burst and the map reads, once; last the heavy-skew pass's one step.
     let map_reads = steps::MAP_READS.len();
-    assert_eq!(r.steps.len(), 3 * 12 + 1 + map_reads);
+    assert_eq!(r.steps.len(), 3 * 12 + 1 + map_reads + 1);
     assert_eq!(
-        r.steps[r.steps.len() - 1 - map_reads].name,
+        r.steps[r.steps.len() - 2 - map_reads].name,
         steps::WRITE_BURST
     );
-    assert_eq!(r.steps.last().unwrap().name, "map_read_1/1");
+    assert_eq!(r.steps[r.steps.len() - 2].name, "map_read_1/1");
+    assert_eq!(r.steps.last().unwrap().name, steps::RAND_WRITE_ZIPF_HEAVY);
     assert!(r.figure("map_read_us.1/256").is_some());
     let workloads: Vec<(&str, Option<u32>)> = r
         .steps
@@ -300,7 +301,8 @@ fn three_passes_reference_values_and_figures() {
         [
             (steps::RAND_WRITE_UNIFORM, Some(1)),
             (steps::RAND_WRITE_TWOZONE, Some(2)),
-            (steps::RAND_WRITE_ZIPF, Some(3))
+            (steps::RAND_WRITE_ZIPF, Some(3)),
+            (steps::RAND_WRITE_ZIPF_HEAVY, Some(4))
         ]
     );
     let u = r.step(steps::RAND_WRITE_UNIFORM).unwrap();
@@ -424,16 +426,24 @@ fn fill_and_repeat() {
     o.plan = Plan::ssd_iq(PlanOptions { repeat: 2 });
     let mut t = target(1.0 / 3.0);
     let r = run_with(&mut t, &o);
-    // Every step addresses the used half; the map reads the first 1/k of it.
+    // Every job addresses the used half, but the map reads the first 1/k of it (the
+    // heavy-skew pass after them the used half again).
     let map_reads = steps::MAP_READS.len();
-    let (reads, rest) = t.0.ranges.split_at(t.0.ranges.len() - map_reads);
-    assert!(reads.iter().all(|&b| b == CAP / 2), "{:?}", t.0.ranges);
     let spans: Vec<u64> = steps::MAP_READS
         .iter()
         .map(|&(_, k)| CAP / 2 / k as u64)
         .collect();
-    assert_eq!(rest, spans.as_slice());
-    assert_eq!(r.steps.len(), 2 * 3 * 12 + 1 + map_reads);
+    let r0 = t.0.ranges.iter().position(|&b| b == spans[0]).unwrap();
+    let (before, rest) = t.0.ranges.split_at(r0);
+    let (map, after) = rest.split_at(map_reads);
+    assert_eq!(map, spans.as_slice());
+    assert!(!after.is_empty());
+    assert!(
+        before.iter().chain(after).all(|&b| b == CAP / 2),
+        "{:?}",
+        t.0.ranges
+    );
+    assert_eq!(r.steps.len(), 2 * 3 * 12 + 1 + map_reads + 1);
     assert_eq!(r.figure(keys::SEQ_READ_MB_S).unwrap().samples.len(), 12);
     assert_eq!(
         r.figure("rand_write_kiops.uniform").unwrap().samples.len(),

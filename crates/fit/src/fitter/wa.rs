@@ -211,7 +211,7 @@ fn share_label(policy: &str, share: f64) -> String {
 }
 
 /// `policy` with relocated data written into the host's log (no GC frontier).
-fn host_log_edits(policy: &str) -> Edits {
+pub(super) fn host_log_edits(policy: &str) -> Edits {
     vec![
         ("drive", "policy", format!("\"{policy}\"")),
         ("drive", "gc_frontier", "false".into()),
@@ -260,10 +260,11 @@ fn parabola_min(p: &[(f64, f64)]) -> Option<f64> {
     (a > 0.0).then(|| ((-b / (2.0 * a)).clamp(0.05, 0.95) * 20.0).round() / 20.0)
 }
 
-/// The skewed workloads whose WA the drive's run has (TwoZ, Zipf), with that WA: what the
-/// WA stage and the rewrite stage score candidates against.
+/// The skewed workloads whose WA the drive's run has (TwoZ, Zipf, and the heavy-skew pass
+/// where the run has it), with that WA: what the WA stage and the rewrite stage score
+/// candidates against.
 pub(super) fn skewed_targets(obs: &crate::Observed) -> Vec<(&'static str, f64)> {
-    ["twozone", "zipf"]
+    crate::observed::SKEWED
         .into_iter()
         .filter_map(|k| Some((k, obs.wa(k)?)))
         .collect()
