@@ -101,18 +101,45 @@ pub(crate) fn uniform_waf(text: &str, seed: u64) -> Result<f64, FitError> {
         .ok_or_else(|| FitError::Twin("the twin measured no uniform WA".into()))
 }
 
+/// Whether profile `text` makes a drive (GC has the spare it needs, among other checks).
+fn builds(text: &str) -> bool {
+    Profile::parse_checked(text, &[]).is_ok()
+}
+
+/// `text` at OP `op`.
+fn at_op(text: &str, op: f64) -> String {
+    set(
+        text,
+        "drive",
+        "op",
+        &format!("{op:.4}"),
+        "the range: conditioned on uniform WA",
+    )
+}
+
 /// `text` with its OP moved until its steady uniform WA is within [`CONDITION_SHARE`] of
 /// `target` (WA taken as inversely proportional to OP, as greedy's is near these OPs); the
-/// nearest OP tried where none is.
-pub fn conditioned(text: &str, target: f64, seed: u64) -> Result<String, FitError> {
+/// nearest OP tried where none is. An end whose drive does not build at the twin's OP (twice
+/// the dies make superblocks twice as large, and GC more spare than a low OP leaves) starts
+/// from the lowest OP on a 1.25x ladder that builds; `None` where no OP up to 0.9 builds, or
+/// where meeting the target would take an OP that does not build (the run rules that end
+/// out: seed 56's hidden drive 2, uniform WA 21.8 at OP 0.046, has no twin with twice the dies).
+pub fn conditioned(text: &str, target: f64, seed: u64) -> Result<Option<String>, FitError> {
     let op = |t: &str| -> Result<f64, FitError> {
         Ok(Profile::parse(t, &[])
             .map_err(|e| FitError::Profile(e.to_string()))?
             .drive
             .op)
     };
-    let mut best = (f64::INFINITY, text.to_string());
     let mut t = text.to_string();
+    while !builds(&t) {
+        let up = op(&t)? * 1.25;
+        if up > 0.9 {
+            return Ok(None);
+        }
+        t = at_op(&t, up);
+    }
+    let mut best = (f64::INFINITY, t.clone());
     for _ in 0..CONDITION_STEPS {
         let w = uniform_waf(&t, seed)?;
         let miss = (w / target).ln().abs();
@@ -122,16 +149,15 @@ pub fn conditioned(text: &str, target: f64, seed: u64) -> Result<String, FitErro
         if miss <= CONDITION_SHARE {
             break;
         }
-        let next = (op(&t)? * w / target).clamp(0.02, 0.9);
-        t = set(
-            &t,
-            "drive",
-            "op",
-            &format!("{next:.4}"),
-            "the range: conditioned on uniform WA",
-        );
+        let next = at_op(&t, (op(&t)? * w / target).clamp(0.02, 0.9));
+        if !builds(&next) {
+            // The run's WA needs less OP than this end builds with: no drive of this end
+            // matches the run, so the range holds none of it.
+            return Ok(None);
+        }
+        t = next;
     }
-    Ok(best.1)
+    Ok(Some(best.1))
 }
 
 /// Sets each prediction's range (and the keys it rests on) in `preds`, the predictions of
@@ -165,8 +191,10 @@ pub fn with_ranges(
         let mut key = Moves::new(preds);
         for end in 0..k.labels.len() {
             progress(&format!("{} = {}", k.name, k.label(end, &copy)));
-            let other = predictions_at_end(&copy, k, end, Some(target), seed)?;
-            key.either_end(preds, &own, &other, k.name);
+            // An end that makes no drive at any OP moves nothing: no drive is there to be.
+            if let Some(other) = predictions_at_end(&copy, k, end, Some(target), seed)? {
+                key.either_end(preds, &own, &other, k.name);
+            }
         }
         moves.compose(&key);
     }
@@ -308,5 +336,28 @@ mod tests {
         assert_eq!(unidentified(&t).len(), all - 1);
         let t = set(base, "nand", "units_per_block", "96", "emu:pm9a3's");
         assert!(!identified(&t, k));
+    }
+
+    #[test]
+    fn an_end_that_builds_no_drive_at_the_twins_op_starts_where_one_builds_or_is_none() {
+        let mut t = ssdiq_emu::profile::builtin("pm9a3").unwrap().to_string();
+        for (s, k, v) in [
+            ("drive", "capacity", "\"1GiB\""),
+            ("nand", "channels", "32"),
+            ("drive", "op", "0.04"),
+        ] {
+            t = set(&t, s, k, v, "test");
+        }
+        assert!(!builds(&t));
+        let op = |t: &str| Profile::parse(t, &[]).unwrap().drive.op;
+        // A WA the end meets at an OP that builds: conditioned there.
+        let target = uniform_waf(&at_op(&t, 0.1), 1).unwrap();
+        let c = conditioned(&t, target, 1)
+            .unwrap()
+            .expect("a drive that builds");
+        assert!(builds(&c));
+        assert!((op(&c) / 0.1 - 1.0).abs() < 0.1, "{}", op(&c));
+        // A WA that would take an OP too low to build: the run rules the end out.
+        assert_eq!(conditioned(&t, target * 4.0, 1).unwrap(), None);
     }
 }

@@ -347,12 +347,15 @@ pub fn predictions_at_end(
     end: usize,
     target: Option<f64>,
     seed: u64,
-) -> Result<Vec<Prediction>, FitError> {
+) -> Result<Option<Vec<Prediction>>, FitError> {
     let mut variant = apply(text, knob, end)?;
     if let Some(target) = target {
-        variant = crate::range::conditioned(&variant, target, seed)?;
+        match crate::range::conditioned(&variant, target, seed)? {
+            Some(v) => variant = v,
+            None => return Ok(None),
+        }
     }
-    predictions(&variant, seed, &mut |_| {})
+    predictions(&variant, seed, &mut |_| {}).map(Some)
 }
 
 /// How far one knob moves one prediction: the largest relative move over both ends and the
@@ -423,7 +426,9 @@ pub fn effects(
         for end in 0..2 {
             let label = k.label(end, text);
             progress(&format!("{} = {label}", k.name));
-            let p = predictions_at_end(text, k, end, target, seed)?;
+            let Some(p) = predictions_at_end(text, k, end, target, seed)? else {
+                continue;
+            };
             let m = moves(base, &p, &label);
             all = Some(match all {
                 None => m,
