@@ -390,6 +390,21 @@ pub fn map_reads() -> Vec<Step> {
         .collect()
 }
 
+/// A pass's random-write workload (iob's 4 threads x QD128, bounded by drive writes).
+fn workload(name: &'static str, pattern: &str, drive_writes: f64) -> Step {
+    step(
+        name,
+        Role::Workload,
+        None,
+        "randwrite",
+        pattern,
+        SMALL_BS,
+        128,
+        4,
+        Bound::DriveWrites(drive_writes),
+    )
+}
+
 /// How every pass starts: a reset, then a sequential init of the whole drive, each followed
 /// by an idle pause.
 fn fresh_drive() -> Vec<Phase> {
@@ -413,17 +428,7 @@ impl Plan {
             for (i, (name, pat, dw)) in WORKLOADS.into_iter().enumerate() {
                 let mut phases = fresh_drive();
                 phases.extend(reads_and_writes(Stage::Before));
-                phases.push(Phase::Step(step(
-                    name,
-                    Role::Workload,
-                    None,
-                    "randwrite",
-                    pat,
-                    SMALL_BS,
-                    128,
-                    4,
-                    Bound::DriveWrites(dw),
-                )));
+                phases.push(Phase::Step(workload(name, pat, dw)));
                 phases.push(Phase::Idle(IDLE_S));
                 phases.extend(reads_and_writes(Stage::After));
                 let mut lat = step(
@@ -461,17 +466,7 @@ impl Plan {
         }
         let (name, pat, dw) = HEAVY_SKEW;
         let mut phases = fresh_drive();
-        phases.push(Phase::Step(step(
-            name,
-            Role::Workload,
-            None,
-            "randwrite",
-            pat,
-            SMALL_BS,
-            128,
-            4,
-            Bound::DriveWrites(dw),
-        )));
+        phases.push(Phase::Step(workload(name, pat, dw)));
         passes.push(Pass {
             repetition: o.repeat.max(1),
             pass: WORKLOADS.len() as u32 + 1,
