@@ -16,8 +16,14 @@ use crate::FitError;
 /// Which parts of the protocol a measurement runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Part {
-    /// The random-write steps of the given workloads' passes (WA and throughput).
-    Writes { uniform: bool, skewed: bool },
+    /// The random-write steps of the given workloads' passes (WA and throughput): uniform,
+    /// the paper's skewed two, and ssdiq's heavy-skew pass (only worth its run where the
+    /// drive's run has it to compare).
+    Writes {
+        uniform: bool,
+        skewed: bool,
+        heavy: bool,
+    },
     /// Pass 1's steps before its random writes: sequential and random reads, QD1 latencies.
     Reads,
     /// Pass 1's sequential write step, after its sanitize and init.
@@ -72,10 +78,15 @@ pub fn plan(part: Part) -> Plan {
         return p;
     }
     p.passes.retain(|pass| match part {
-        Part::Writes { uniform, skewed } => {
-            let u = pass.workload == steps::RAND_WRITE_UNIFORM;
-            (u && uniform) || (!u && skewed)
-        }
+        Part::Writes {
+            uniform,
+            skewed,
+            heavy,
+        } => match pass.workload {
+            steps::RAND_WRITE_UNIFORM => uniform,
+            steps::RAND_WRITE_ZIPF_HEAVY => heavy,
+            _ => skewed,
+        },
         Part::Reads | Part::SeqWrite | Part::Load | Part::Burst | Part::Init | Part::All => {
             pass.workload == steps::RAND_WRITE_UNIFORM
         }
@@ -140,7 +151,8 @@ mod tests {
         assert_eq!(
             names(&plan(Part::Writes {
                 uniform: true,
-                skewed: true
+                skewed: true,
+                heavy: true
             })),
             [
                 "rand_write_uniform",
@@ -152,13 +164,22 @@ mod tests {
         assert_eq!(
             names(&plan(Part::Writes {
                 uniform: false,
-                skewed: true
+                skewed: true,
+                heavy: true
             })),
             [
                 "rand_write_twozone",
                 "rand_write_zipf",
                 "rand_write_zipf_heavy"
             ]
+        );
+        assert_eq!(
+            names(&plan(Part::Writes {
+                uniform: false,
+                skewed: true,
+                heavy: false
+            })),
+            ["rand_write_twozone", "rand_write_zipf"]
         );
         assert_eq!(
             names(&plan(Part::Reads)),

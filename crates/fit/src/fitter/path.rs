@@ -126,6 +126,7 @@ fn program_to(w: &mut Work, key: &str, o: f64) -> Result<f64, FitError> {
         let twin = w.measure(Part::Writes {
             uniform: true,
             skewed: false,
+            heavy: false,
         })?;
         m = twin.get(key).copied().unwrap_or(f64::NAN);
         if !m.is_finite() || (m / o - 1.0).abs() < 0.01 || i == 3 {
@@ -265,6 +266,7 @@ pub(super) fn balance_program(w: &mut Work) -> Result<bool, FitError> {
         let r = w.measure(Part::Writes {
             uniform: true,
             skewed: false,
+            heavy: false,
         })?;
         Ok(s.get(keys::SEQ_WRITE_FREE_POOL_MB_S)
             .zip(r.get(&rand_key))

@@ -109,6 +109,7 @@ fn op_for(
             Part::Writes {
                 uniform: true,
                 skewed: false,
+                heavy: false,
             },
         )?;
         let wa = f
@@ -300,6 +301,7 @@ pub(super) fn score_candidate(
             Part::Writes {
                 uniform: false,
                 skewed: true,
+                heavy: skew.iter().any(|(k, _)| *k == "zipf_heavy"),
             },
         )?;
         for (k, v) in skew {
