@@ -81,6 +81,21 @@ pub fn row_line(r: &StoreRow) -> String {
     )
 }
 
+/// How the device was reset before its rows: once when every row had the same reset.
+fn reset_line(res: &StoreDoc) -> String {
+    let first = res.rows.first().map(|r| r.reset.as_str()).unwrap_or("-");
+    if res.rows.iter().all(|r| r.reset == first) {
+        let each = if res.rows.len() > 1 { "each" } else { "the" };
+        return format!("reset before {each} row: {first}");
+    }
+    let per: Vec<String> = res
+        .rows
+        .iter()
+        .map(|r| format!("{}: {}", r.name, r.reset))
+        .collect();
+    format!("reset before each row: {}", per.join("; "))
+}
+
 pub fn render_text(res: &StoreDoc) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -91,6 +106,7 @@ pub fn render_text(res: &StoreDoc) -> String {
     );
     if let Some(r) = res.rows.first() {
         let _ = writeln!(s, "device: {}", r.device.description);
+        let _ = writeln!(s, "{}", reset_line(res));
         let _ = writeln!(
             s,
             "dataset {} pages ({:.0}% of the device), buffer {} frames, {} records/page, data ratio {}, data {}",
@@ -199,11 +215,12 @@ pub fn render_text(res: &StoreDoc) -> String {
 /// and the write drilldown as dot charts (one row per configuration), no scripts.
 pub fn render_html(res: &StoreDoc) -> String {
     let subtitle = format!(
-        "{}{}",
+        "{}. {}{}",
         res.rows
             .first()
             .map(|r| r.device.description.clone())
             .unwrap_or_default(),
+        reset_line(res),
         if res.partial {
             ". Partial: the run ended before its last row."
         } else {

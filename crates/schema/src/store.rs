@@ -317,6 +317,9 @@ pub struct StoreRow {
     pub derived: Derived,
     pub device: DeviceInfo,
     pub zone_size: String,
+    /// What returned the device to a known state before the row: the emulated drive is built
+    /// anew, a block device is reset as `ssdiq run` resets it, a zoned one has its zones reset.
+    pub reset: String,
     pub outcome: Outcome,
 }
 

@@ -18,6 +18,7 @@ pub(crate) mod sim_slurm;
 pub(crate) mod slurm_cli;
 pub(crate) mod store;
 pub(crate) mod store_progress;
+pub(crate) mod store_reset;
 pub(crate) mod study;
 pub(crate) mod study_out;
 pub(crate) mod trace;

@@ -2,7 +2,8 @@
 //! or a page-level pattern; DB WAF, SSD WAF, total WAF and the paper's other Table 1 columns.
 //!
 //! Order: parse and validate everything, open the device and pass the safety checks (bad
-//! input: one line, exit 2, nothing written) -> for each row: load, warm up, measure ->
+//! input: one line, exit 2, nothing written) -> for each row: reset the device
+//! (`store_reset`), load, warm up, measure ->
 //! table on stdout, JSON and HTML written to a temporary name and renamed. SIGINT/SIGTERM end
 //! the running row early; what was measured is written, marked partial (exit 130).
 
@@ -89,6 +90,12 @@ pub struct Args {
     /// Deallocate a zone's LBAs when DB GC resets it (conventional devices).
     #[arg(long)]
     trim_on_reset: bool,
+    /// Start each row on the device as the last row (or run) left it. By default a block
+    /// device is reset before each row as `ssdiq run` resets it (sanitize or format when
+    /// that reaches only this namespace, then every LBA discarded), and a file is emptied:
+    /// zones aligned to the GC unit line up with the drive's superblocks only from a reset.
+    #[arg(long)]
+    pub(super) no_reset: bool,
     /// Dataset size as a fraction of the device capacity.
     #[arg(long, default_value = "0.9")]
     fill: String,
@@ -144,7 +151,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     #[command(flatten)]
-    drive: DriveArgs,
+    pub(super) drive: DriveArgs,
     /// Write the result as JSON.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -235,7 +242,7 @@ fn emu_device_bytes(a: &Args, spec: &TargetSpec, o: &Options) -> anyhow::Result<
 }
 
 /// Opens the device a row runs on; the target passed `ssdiq_target::open` in [`main`].
-fn open_device(
+pub(super) fn open_device(
     a: &Args,
     spec: &TargetSpec,
     o: &Options,
@@ -474,6 +481,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let mut result = StoreDoc::new(&a.target, &work);
     let mut interrupted = false;
     for (i, (n, o)) in names.iter().zip(&opts).enumerate() {
+        let reset = super::store_reset::before_row(&a, &spec, o, plan)?;
         let p = prepare(
             &a,
             &spec,
@@ -483,7 +491,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             plan,
             false,
         )?;
-        let row = run_row(&a, p, &work, op_cpu_ns, &stop, (i + 1, names.len()))?;
+        let row = run_row(&a, p, reset, &work, op_cpu_ns, &stop, (i + 1, names.len()))?;
         let partial = row.outcome.partial;
         if !a.quiet {
             eprintln!("{}", store_page::row_line(&row));
@@ -521,6 +529,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
 fn run_row(
     a: &Args,
     p: Prepared,
+    reset: String,
     work: &Workload,
     op_cpu_ns: u64,
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -577,6 +586,7 @@ fn run_row(
         derived: p.derived,
         device: info,
         zone_size,
+        reset,
         outcome: out,
     })
 }

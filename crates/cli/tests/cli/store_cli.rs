@@ -435,3 +435,67 @@ fn an_interrupted_store_shows_dashes_for_what_it_did_not_measure() {
     );
     assert_eq!(json(&j)["partial"], true);
 }
+
+/// Each row starts on a reset device unless --no-reset: a marker the store never overwrites
+/// (the device's tail, past a half-full dataset) is discarded before the row, or kept.
+#[test]
+fn each_row_starts_on_a_reset_block_device_unless_told_not_to() {
+    use common::loopdev::{backing, serial, Loop};
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let img = backing(dir.path(), "db.img", 32 << 20);
+    let Some(lo) = Loop::attach(&img) else {
+        return;
+    };
+    let tail = (31 << 20) as u64;
+    let mark = |dev: &str| {
+        let mut f = std::fs::OpenOptions::new().write(true).open(dev).unwrap();
+        f.seek(SeekFrom::Start(tail)).unwrap();
+        f.write_all(&[0xab; 1 << 20]).unwrap();
+        f.sync_all().unwrap();
+    };
+    let marked = |dev: &str| {
+        let mut f = std::fs::File::open(dev).unwrap();
+        f.seek(SeekFrom::Start(tail)).unwrap();
+        let mut b = vec![0u8; 1 << 20];
+        f.read_exact(&mut b).unwrap();
+        b.iter().all(|&x| x == 0xab)
+    };
+    let j = dir.path().join("r.json");
+    for (extra, kept, says) in [
+        (None, false, "BLKDISCARD"),
+        (Some("--no-reset"), true, "none (--no-reset)"),
+    ] {
+        mark(&lo.dev);
+        let mut args = vec![
+            "store",
+            &lo.dev,
+            "--rows",
+            "oop,comp",
+            "--fill",
+            "0.5",
+            "--warmup",
+            "0.1",
+            "--measure-ops",
+            "2k",
+            "--allow-destroy",
+            &lo.dev,
+            "--quiet",
+            "--json",
+            s(&j),
+        ];
+        args.extend(extra);
+        let out = ok(&args);
+        assert_eq!(marked(&lo.dev), kept, "{extra:?}");
+        let d = json(&j);
+        for r in d["rows"].as_array().unwrap() {
+            assert!(r["reset"].as_str().unwrap().starts_with(says), "{r}");
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(&format!("reset before each row: {says}")),
+            "{text}"
+        );
+    }
+}
