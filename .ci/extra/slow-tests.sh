@@ -7,3 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo test --release -p ssdiq --test cli -- --ignored
 cargo test --release -p ssdiq-fit --test roundtrip -- --ignored --exact twins_reproduce_the_figures_they_were_fitted_to
+cargo test --release -p ssdiq-fit --test roundtrip -- --ignored --exact the_twin_has_the_drives_gc_mode

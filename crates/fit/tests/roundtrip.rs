@@ -208,6 +208,28 @@ fn the_twin_has_the_drives_slc_cache() {
     }
 }
 
+/// A drive that batches its GC victims (their pages in blocks of their own) shows it only in
+/// its skewed WA (issue 52's wider round trip, seed 56, hidden drive 0): the WA stage tries
+/// the other GC mode with its best policy, and the twin takes the drive's mode either way.
+/// Runs in .ci/extra/slow-tests.sh (about 70 s).
+#[test]
+#[ignore = "slow, about 70 s: .ci/extra/slow-tests.sh runs it"]
+fn the_twin_has_the_drives_gc_mode() {
+    use ssdiq_fit::profile_text::{set, unset};
+    let base = ssdiq_emu::profile::builtin("p5520").unwrap();
+    let small = set(base, "drive", "capacity", "\"1GiB\"", "test");
+    let small = set(&small, "drive", "gc_frontier", "false", "test");
+    let small = unset(&small, "drive", "gc_frontier_share");
+    let small = set(&small, "drive", "op", "0.37", "test");
+    for mode in ["batched", "naive"] {
+        let text = set(&small, "drive", "gc_mode", &format!("\"{mode}\""), "test");
+        let obs = measure_hidden(&text, SEED, true).unwrap();
+        let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
+        let twin = ssdiq_emu::Profile::parse(&f.text, &[]).unwrap();
+        assert_eq!(twin.drive.gc_mode, mode, "{}", f.text);
+    }
+}
+
 /// Issue 52's bar, on hidden drives that differ from the library in every key of the
 /// sensitivity table too (`roundtrip_wide`): at every prediction point the twin is within 10%
 /// of the drive or the drive lies in the twin's range, on at least 19 of 20 drives; the median

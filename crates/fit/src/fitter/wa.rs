@@ -251,6 +251,23 @@ fn other_families(tried: &[String]) -> Vec<(String, Edits)> {
     out
 }
 
+/// The GC mode a candidate tries against the base's.
+fn other_gc_mode(base: &str) -> &'static str {
+    if base == "batched" {
+        "naive"
+    } else {
+        "batched"
+    }
+}
+
+fn mode_label(mode: &str) -> &'static str {
+    if mode == "batched" {
+        "victims batched, their pages apart (gc_mode batched)"
+    } else {
+        "one victim at a time (gc_mode naive)"
+    }
+}
+
 /// The share at the vertex of the parabola through three (share, score) points, if it opens
 /// upward; within [0.05, 0.95] and on a 0.05 grid (the skewed WA resolve no finer).
 fn parabola_min(p: &[(f64, f64)]) -> Option<f64> {
@@ -499,6 +516,39 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
         }
     }
     let families = family_start..candidates.len();
+    // Victim batching, the other GC mode than the base's, with the best candidate's policy
+    // so far and no GC frontier: a batched drive gathers victims until a whole block is free
+    // and writes their pages apart, a hot/cold split of its own (with a frontier they are
+    // apart already). Issue 52's wider round trip, seed 56, hidden drive 0: a batched
+    // cost-benefit drive no candidate matched. It is one more choice, so it must halve the
+    // score, as a family must.
+    let base_mode = w.profile()?.drive.gc_mode.clone();
+    let mut mode_score = None;
+    let best_policy = best.as_ref().and_then(|b| {
+        candidates[b.policy]
+            .1
+            .iter()
+            .find(|(_, k, _)| *k == "policy")
+            .map(|(_, _, v)| v.trim_matches('"').to_string())
+    });
+    if let (Some(b), Some(p)) = (best.as_ref().filter(|_| !skew.is_empty()), best_policy) {
+        let (ends_best, kib, op) = (b.eval.score, b.eval.buffer_kib, b.eval.op);
+        let other = other_gc_mode(&base_mode);
+        let mut edits = host_log_edits(&p);
+        edits.push(("drive", "gc_mode", format!("\"{other}\"")));
+        let i = candidates.len();
+        candidates.push((
+            format!("{p}, relocated data with the host's, {}", mode_label(other)),
+            edits,
+        ));
+        if let Some(e) = buildable(eval(&candidates[i].1, kib, Some(op)))? {
+            mode_score = Some(e.score);
+            if e.score < SHARE_GAIN * ends_best {
+                keep(i, e, &mut best, &mut scores);
+            }
+        }
+    }
+    let mode_at = candidates.len() - usize::from(mode_score.is_some());
     // Shares between none and all: tried only where all-or-nothing leaves a skewed WA more
     // than SHARE_TRIED off, so a drive the two ends explain costs no more runs.
     if let Some(ends_best) = best
@@ -541,7 +591,7 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
         // A share or a family that wins is measured with every buffer, so the load stage
         // weighs each buffer's skewed fit with it as it does for the other candidates.
         let b = best.as_ref().expect("candidates were scored");
-        if b.policy >= policies.len() * 2 {
+        if b.policy >= policies.len() * 2 && b.policy < mode_at {
             let (i, done) = (b.policy, b.eval.buffer_kib);
             let mut hint = Some(b.eval.op);
             for &buffer_kib in buffers.iter().filter(|k| **k != done) {
@@ -636,6 +686,33 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
             w.set(s, k, v.clone(), How::Kept, guess, None);
         } else {
             w.set(s, k, v.clone(), How::Fitted, why.clone(), None);
+        }
+    }
+    // The GC mode: fitted where the other mode won or lost by the factor a family must
+    // win by; else the base's, as the fit's guess (and the twin's range carries the other).
+    if let Some(sc) = mode_score.filter(|_| i != mode_at) {
+        let against = format!(
+            "{what} (score {chosen_score:.2e}) against {} (score {sc:.2e})",
+            candidates[mode_at].0
+        );
+        if not_told_apart(sc) {
+            w.set(
+                "drive",
+                "gc_mode",
+                format!("\"{base_mode}\""),
+                How::Kept,
+                format!("the fit's best guess: the skewed WA do not tell the GC modes apart ({against})"),
+                None,
+            );
+        } else {
+            w.set(
+                "drive",
+                "gc_mode",
+                format!("\"{base_mode}\""),
+                How::Fitted,
+                format!("{}: {against}", skew_text.join(", ")),
+                None,
+            );
         }
     }
     if let Some(b) = buffer_kib.filter(|_| !w.buffer_from_burst) {
