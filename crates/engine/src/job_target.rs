@@ -100,6 +100,11 @@ impl Target {
         self.members[0].nsid()
     }
 
+    /// The most one NVMe command of an NVMe char device carries ([`ssdiq_nvme::Device`]).
+    pub fn nvme_max_transfer(&self) -> Option<u64> {
+        self.members[0].nvme.as_ref()?.max_transfer_bytes().ok()
+    }
+
     pub fn is_file(&self) -> bool {
         self.members[0].is_file()
     }

@@ -67,12 +67,18 @@ impl Buffers {
         unsafe { self.base.add(i * self.slot_bytes) }
     }
 
-    /// Every buffer as an iovec, to register.
-    pub fn iovecs(&self) -> Vec<libc::iovec> {
+    /// Every buffer as iovecs of at most `piece` bytes, to register: buffer `i`'s piece `k`
+    /// is registered buffer `i * pieces + k`, with `pieces` = slot_bytes / piece rounded up.
+    pub fn iovecs(&self, piece: usize) -> Vec<libc::iovec> {
+        let piece = piece.clamp(1, self.slot_bytes.max(1));
+        let pieces = self.slot_bytes.div_ceil(piece).max(1);
         (0..self.count)
-            .map(|i| libc::iovec {
-                iov_base: self.ptr(i) as *mut libc::c_void,
-                iov_len: self.slot_bytes,
+            .flat_map(|i| {
+                (0..pieces).map(move |k| libc::iovec {
+                    // SAFETY: inside buffer i (k * piece < slot_bytes).
+                    iov_base: unsafe { self.ptr(i).add(k * piece) } as *mut libc::c_void,
+                    iov_len: piece.min(self.slot_bytes - k * piece),
+                })
             })
             .collect()
     }

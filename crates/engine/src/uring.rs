@@ -178,7 +178,7 @@ pub fn run_thread(
 ) -> Result<(), EngineError> {
     let fds = ctx.target.fds();
     crate::queued::run_thread(ctx, feed, qd, rec, ready, |bufs| {
-        let (ring, set) = setup(qd, opts, &fds, bufs, "io_uring setup")?;
+        let (ring, set) = setup(qd, opts, &fds, (bufs, bufs.slot_bytes), "io_uring setup")?;
         Ok(Ring {
             ring,
             fds,
@@ -200,12 +200,13 @@ pub(crate) struct RingSetup {
 }
 
 /// A ring of `qd` entries with the job's options, and the files `fds` and the buffers `bufs`
+/// (in registered pieces of at most `piece` bytes, [`crate::queued::Buffers::iovecs`])
 /// registered where asked. `what` names the setup in an error.
 pub(crate) fn setup<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
     qd: u32,
     opts: &UringOptions,
     fds: &[i32],
-    bufs: &crate::queued::Buffers,
+    (bufs, piece): (&crate::queued::Buffers, usize),
     what: &str,
 ) -> Result<(IoUring<S, C>, RingSetup), EngineError> {
     let ring = build_ring::<S, C>(qd.next_power_of_two(), opts).map_err(|e| {
@@ -221,7 +222,7 @@ pub(crate) fn setup<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
     // SAFETY: the buffers outlive the ring (the loop drops the queue first, and drains it
     // before that).
     let fixed_bufs =
-        opts.fixedbufs && unsafe { ring.submitter().register_buffers(&bufs.iovecs()) }.is_ok();
+        opts.fixedbufs && unsafe { ring.submitter().register_buffers(&bufs.iovecs(piece)) }.is_ok();
     let batch_waits = min_timeout && !opts.hipri && opts.sqpoll.is_none();
     Ok((
         ring,

@@ -374,6 +374,13 @@ impl Device {
         Ok(g)
     }
 
+    /// The largest data transfer of one command this layer issues: the controller's MDTS,
+    /// and at most 256 KiB, so one page-aligned buffer stays inside the kernel's segment
+    /// limits for a passthrough command (larger requests are split into several).
+    pub fn max_transfer_bytes(&self) -> Result<u64, NvmeError> {
+        Ok(self.geometry()?.max_transfer)
+    }
+
     /// The logical block size in use.
     pub fn block_size(&self) -> Result<u64, NvmeError> {
         Ok(self.geometry()?.block_size)

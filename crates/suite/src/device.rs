@@ -1,5 +1,7 @@
-//! A real drive as a suite target: a regular file (emptied on reset) or a block device
-//! (discarded on reset, and formatted through the NVMe layer when that is safe).
+//! A real drive as a suite target: a regular file (emptied on reset), a block device
+//! (discarded on reset, and formatted through the NVMe layer when that is safe), or an NVMe
+//! generic char device (`/dev/ngXnY`: every job, and the reset's deallocate, as NVMe
+//! passthrough commands through io_uring, `--engine uring-cmd` of `ssdiq io`).
 //!
 //! Invariants:
 //! - Opening has no side effects; the caller runs `ssdiq_nvme::safety::check_destructive`
@@ -16,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ssdiq_engine::{
-    Clock, DeviceCounters, DeviceHealth, DeviceSample, Executor, Job, RealExecutor, RunControl,
-    WriteCounters,
+    Clock, DeviceCounters, DeviceHealth, DeviceSample, EngineError, EngineKind, Executor, Job,
+    RealExecutor, RunControl, Stats, WriteCounters,
 };
 use ssdiq_engine::{Target, TargetFacts, TargetKind};
 use ssdiq_nvme::reset::ResetMethod;
@@ -38,21 +40,32 @@ pub struct DeviceTarget {
     capacity: u64,
     /// Carries the NVMe counters when the drive answers SMART: the engine samples them for the
     /// device log while jobs run.
-    exec: RealExecutor,
+    exec: DriveExecutor,
     nvme: bool,
+}
+
+/// The engine's executor, sending every job as NVMe passthrough commands (`uring-cmd`) when
+/// the drive is a generic char device, the only commands it takes.
+struct DriveExecutor {
+    real: RealExecutor,
+    passthrough: bool,
+}
+
+impl Executor for DriveExecutor {
+    fn run(&mut self, job: &Job, ctl: &RunControl<'_>) -> Result<Stats, EngineError> {
+        if !self.passthrough {
+            return self.real.run(job, ctl);
+        }
+        let mut j = job.clone();
+        j.engine = EngineKind::UringCmd;
+        self.real.run(&j, ctl)
+    }
 }
 
 impl DeviceTarget {
     /// A file of `size` bytes (required unless it exists) or a whole block device.
     pub fn open(path: &Path, size: Option<u64>) -> Result<Self, SuiteError> {
         let facts = TargetFacts::probe(path)?;
-        if facts.kind == TargetKind::NvmeChar {
-            // The suite's jobs, its reset and its counters go through the block layer.
-            return Err(SuiteError::Invalid(format!(
-                "invalid target \"{}\": an NVMe generic char device; the benchmark runs on its block device (/dev/nvmeXnY), and `ssdiq io --engine uring-cmd` measures passthrough",
-                path.display()
-            )));
-        }
         let capacity = match (facts.kind, size, facts.size) {
             (TargetKind::Block, Some(_), _) => {
                 return Err(SuiteError::Invalid(format!(
@@ -78,12 +91,16 @@ impl DeviceTarget {
         }
         let counters = NvmeCounters::probe(&facts);
         let nvme = counters.is_some();
+        let passthrough = facts.kind == TargetKind::NvmeChar;
         Ok(DeviceTarget {
             facts,
             capacity,
-            exec: match counters {
-                Some(c) => RealExecutor::with_counters(Box::new(c)),
-                None => RealExecutor::new(),
+            exec: DriveExecutor {
+                real: match counters {
+                    Some(c) => RealExecutor::with_counters(Box::new(c)),
+                    None => RealExecutor::new(),
+                },
+                passthrough,
             },
             nvme,
         })
@@ -105,6 +122,9 @@ impl DeviceTarget {
             self.capacity,
         );
         job.direct = true;
+        if self.exec.passthrough {
+            job.engine = EngineKind::UringCmd;
+        }
         let t = Target::open(&job)?;
         t.trim(0, self.capacity).map_err(|errno| SuiteError::Reset {
             target: self.job_target(),
@@ -196,29 +216,29 @@ impl SuiteTarget for DeviceTarget {
                 self.facts.size = Some(self.capacity);
                 Ok("file recreated".into())
             }
-            TargetKind::Block | TargetKind::NvmeChar => match self.nvme_erase().transpose()? {
-                Some(ResetMethod::SanitizeBlockErase) => {
-                    self.discard_all()?;
-                    Ok("NVMe sanitize (block erase), then BLKDISCARD".into())
-                }
-                Some(ResetMethod::Format) => {
-                    self.discard_all()?;
-                    Ok("NVMe format, then BLKDISCARD".into())
-                }
-                Some(ResetMethod::DeallocateOnly(why)) => {
-                    self.discard_all()?;
-                    Ok(format!("BLKDISCARD ({why})"))
-                }
-                None => {
-                    self.discard_all()?;
-                    Ok("BLKDISCARD".into())
-                }
-            },
+            TargetKind::Block | TargetKind::NvmeChar => {
+                // Through the block layer, or as the NVMe command on a char device.
+                let discard = if self.exec.passthrough {
+                    "NVMe deallocate of every LBA"
+                } else {
+                    "BLKDISCARD"
+                };
+                let erased = self.nvme_erase().transpose()?;
+                self.discard_all()?;
+                Ok(match erased {
+                    Some(ResetMethod::SanitizeBlockErase) => {
+                        format!("NVMe sanitize (block erase), then {discard}")
+                    }
+                    Some(ResetMethod::Format) => format!("NVMe format, then {discard}"),
+                    Some(ResetMethod::DeallocateOnly(why)) => format!("{discard} ({why})"),
+                    None => discard.into(),
+                })
+            }
         }
     }
 
     fn counters(&mut self) -> Option<WriteCounters> {
-        self.exec.counters.as_mut().and_then(|c| c.snapshot())
+        self.exec.real.counters.as_mut().and_then(|c| c.snapshot())
     }
 
     fn logs_device(&self) -> bool {
@@ -226,7 +246,7 @@ impl SuiteTarget for DeviceTarget {
     }
 
     fn health(&mut self) -> Option<DeviceHealth> {
-        self.exec.counters.as_mut().and_then(|c| c.health())
+        self.exec.real.counters.as_mut().and_then(|c| c.health())
     }
 
     /// Sleeps in slices of at most 100 ms (so Ctrl-C ends it at once), sampling the device
@@ -271,9 +291,10 @@ fn clamp(v: u128) -> u64 {
 }
 
 impl NvmeCounters {
-    /// Counters for NVMe block devices that answer a SMART query; none for anything else.
+    /// Counters for NVMe namespaces (block or generic char devices) that answer a SMART
+    /// query; none for anything else.
     pub fn probe(facts: &TargetFacts) -> Option<NvmeCounters> {
-        if facts.kind != TargetKind::Block {
+        if !matches!(facts.kind, TargetKind::Block | TargetKind::NvmeChar) {
             return None;
         }
         let mut c = NvmeCounters {
