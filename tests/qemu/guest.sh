@@ -227,52 +227,39 @@ if [ -n "$RUN" ]; then
     fi
 fi
 
-# The whole benchmark on a real NVMe stack: reset through the NVMe layer, measured WAF from
-# the OCP log. QEMU writes each LBA once, so its media bytes equal the host bytes.
-if [ -n "$RUN" ]; then
-    echo "== ssdiq run --quick on $RUN"
+# `ssdiq run --quick` on DEV into OUT: exit 0, the reset RESET, the device log and the OCP
+# media counters, and rand_write_uniform's measured WAF 1.0 within SMART's rounding (QEMU
+# has no GC: it writes each LBA once, so its media bytes equal the host bytes).
+run_check() {
+    dev=$1 out=$2 reset=$3
+    echo "== ssdiq run --quick on $dev"
     t=$(date +%s)
-    ssdiq run "$RUN" --quick --allow-destroy "$RUN" --out /tmp/run --quiet; rc=$?
-    echo "ssdiq run: exit $rc after $(($(date +%s) - t)) s"
-    [ $rc = 0 ] && ok "ssdiq run exit 0" || bad "ssdiq run exit $rc"
-    [ -f /tmp/run/report.md ] && cat /tmp/run/report.md
-    grep '"reset"' /tmp/run/run.json
-    grep -q '"reset": "NVMe format, then BLKDISCARD"' /tmp/run/run.json \
-        && ok "reset by NVMe format and discard (the lone namespace of a lone controller)" \
-        || bad "the reset did not format the namespace"
-    [ -s /tmp/run/device.csv ] && ok "device.csv from SMART and OCP" || bad "no device.csv"
-    grep -q '"reports_media_writes": true' /tmp/run/run.json \
-        && ok "run sees the OCP media counters" || bad "run found no media counters"
-    # rand_write_uniform's measured WAF: QEMU has no GC, so 1.0 within SMART's rounding.
+    ssdiq run "$dev" --quick --allow-destroy "$dev" --out "$out" --quiet; rc=$?
+    echo "ssdiq run on $dev: exit $rc after $(($(date +%s) - t)) s"
+    [ $rc = 0 ] && ok "ssdiq run on $dev exit 0" || bad "ssdiq run on $dev exit $rc"
+    [ -f "$out/report.md" ] && cat "$out/report.md"
+    grep '"reset"' "$out/run.json"
+    grep -q "\"reset\": \"$reset\"" "$out/run.json" \
+        && ok "$dev reset by $reset" || bad "$dev: the reset was not \"$reset\""
+    [ -s "$out/device.csv" ] && ok "$dev: device.csv from SMART and OCP" || bad "$dev: no device.csv"
+    grep -q '"reports_media_writes": true' "$out/run.json" \
+        && ok "run on $dev sees the OCP media counters" || bad "run on $dev found no media counters"
     w=$(awk '/"name": "rand_write_uniform"/ {f = 1}
-             f && /"waf_measured"/ {gsub(/[^0-9.]/, ""); print; exit}' /tmp/run/run.json)
-    echo "rand_write_uniform measured WAF: $w"
+             f && /"waf_measured"/ {gsub(/[^0-9.]/, ""); print; exit}' "$out/run.json")
+    echo "$dev: rand_write_uniform measured WAF $w"
     case $w in
-        0.9[5-9]*|1.0[0-5]*|1) ok "measured WAF $w from SMART and OCP" ;;
-        *) bad "measured WAF '$w', expected ~1.0" ;;
+        0.9[5-9]*|1.0[0-5]*|1) ok "$dev: measured WAF $w from SMART and OCP" ;;
+        *) bad "$dev: measured WAF '$w', expected ~1.0" ;;
     esac
+}
 
-    # The whole benchmark again through NVMe passthrough on the namespace's generic char
-    # device: every job as uring-cmd, the reset's deallocate as an NVMe command.
-    NG=/dev/ng${RUN#/dev/nvme}
-    echo "== ssdiq run --quick on $NG (passthrough)"
-    t=$(date +%s)
-    ssdiq run "$NG" --quick --allow-destroy "$NG" --out /tmp/runng --quiet; rc=$?
-    echo "ssdiq run on $NG: exit $rc after $(($(date +%s) - t)) s"
-    [ $rc = 0 ] && ok "ssdiq run on $NG exit 0" || bad "ssdiq run on $NG exit $rc"
-    grep '"reset"' /tmp/runng/run.json
-    grep -q '"reset": "NVMe format, then NVMe deallocate of every LBA"' /tmp/runng/run.json \
-        && ok "passthrough reset by NVMe format and deallocate" \
-        || bad "the passthrough reset did not format and deallocate"
-    w=$(awk '/"name": "rand_write_uniform"/ {f = 1}
-             f && /"waf_measured"/ {gsub(/[^0-9.]/, ""); print; exit}' /tmp/runng/run.json)
-    k=$(awk '/"name": "rand_read"/ {f = 1}
-             f && /"iops"/ {gsub(/[^0-9.]/, ""); print; exit}' /tmp/runng/run.json)
-    echo "passthrough: rand_write_uniform measured WAF $w, rand_read IOPS $k"
-    case $w in
-        0.9[5-9]*|1.0[0-5]*|1) ok "passthrough measured WAF $w" ;;
-        *) bad "passthrough measured WAF '$w', expected ~1.0" ;;
-    esac
+# The whole benchmark on a real NVMe stack: reset through the NVMe layer (format: the lone
+# namespace of a lone controller), measured WAF from the OCP log; then again through NVMe
+# passthrough on the namespace's generic char device (every job as uring-cmd, the reset's
+# deallocate as an NVMe command).
+if [ -n "$RUN" ]; then
+    run_check "$RUN" /tmp/run "NVMe format, then BLKDISCARD"
+    run_check "/dev/ng${RUN#/dev/nvme}" /tmp/runng "NVMe format, then NVMe deallocate of every LBA"
 
     # The controller-reset study: three timed runs of the same reads, a controller reset
     # (NVME_IOCTL_RESET) before the third; the namespace must still work afterwards.
