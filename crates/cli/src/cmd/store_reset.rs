@@ -10,8 +10,8 @@
 //! Invariants:
 //! - The emulated drive needs no reset: each row builds a new one. A zoned namespace has its
 //!   zones reset when the row opens it.
-//! - A whole block device is reset as `ssdiq run` resets it (sanitize or format when that
-//!   reaches only this namespace, then every LBA discarded). A file, or the part of a block
+//! - A whole block device (or NVMe generic char device) is reset as `ssdiq run` resets it
+//!   (sanitize or format when that reaches only this namespace, then every LBA discarded). A file, or the part of a block
 //!   device `--size` names, has every LBA the store uses discarded: a format would reach
 //!   beyond what the row uses.
 //! - The returned text says what was done; it is printed and kept in the row's JSON.
@@ -43,7 +43,8 @@ pub fn before_row(
         return Ok("none (--no-reset): the device as it was left".into());
     }
     let facts = TargetFacts::probe(path)?;
-    if facts.kind == TargetKind::Block && a.drive.size.is_none() {
+    let namespace = matches!(facts.kind, TargetKind::Block | TargetKind::NvmeChar);
+    if namespace && a.drive.size.is_none() {
         let mut whole = DeviceTarget::open(path, None).map_err(suite_usage)?;
         return whole
             .reset()
