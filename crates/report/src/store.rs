@@ -214,13 +214,14 @@ pub fn render_text(res: &StoreDoc) -> String {
 /// The page, in the report's vocabulary: the rows beside the paper's, WAF per configuration
 /// and the write drilldown as dot charts (one row per configuration), no scripts.
 pub fn render_html(res: &StoreDoc) -> String {
+    let reset = reset_line(res);
     let subtitle = format!(
-        "{}. {}{}",
+        "{}. R{}{}",
         res.rows
             .first()
             .map(|r| r.device.description.clone())
             .unwrap_or_default(),
-        reset_line(res),
+        reset.strip_prefix('r').unwrap_or(&reset),
         if res.partial {
             ". Partial: the run ended before its last row."
         } else {
