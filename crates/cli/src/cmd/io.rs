@@ -604,7 +604,9 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             write_csv(path, &report)?;
         }
     }
-    if ctl.stopped() {
+    // The result, not the signal, decides: a Ctrl-C that lands after the job ended leaves
+    // whole results (stop_class found exit 130 on a result not marked partial).
+    if report.partial {
         eprintln!("ssdiq: interrupted; results are partial");
         return Ok(ExitCode::from(130));
     }
