@@ -81,19 +81,20 @@ pub fn row_line(r: &StoreRow) -> String {
     )
 }
 
-/// How the device was reset before its rows: once when every row had the same reset.
-fn reset_line(res: &StoreDoc) -> String {
+/// How the device was reset before its rows, after the word "reset": once when every row had
+/// the same reset.
+fn reset_text(res: &StoreDoc) -> String {
     let first = res.rows.first().map(|r| r.reset.as_str()).unwrap_or("-");
     if res.rows.iter().all(|r| r.reset == first) {
         let each = if res.rows.len() > 1 { "each" } else { "the" };
-        return format!("reset before {each} row: {first}");
+        return format!("before {each} row: {first}");
     }
     let per: Vec<String> = res
         .rows
         .iter()
         .map(|r| format!("{}: {}", r.name, r.reset))
         .collect();
-    format!("reset before each row: {}", per.join("; "))
+    format!("before each row: {}", per.join("; "))
 }
 
 pub fn render_text(res: &StoreDoc) -> String {
@@ -106,7 +107,7 @@ pub fn render_text(res: &StoreDoc) -> String {
     );
     if let Some(r) = res.rows.first() {
         let _ = writeln!(s, "device: {}", r.device.description);
-        let _ = writeln!(s, "{}", reset_line(res));
+        let _ = writeln!(s, "reset {}", reset_text(res));
         let _ = writeln!(
             s,
             "dataset {} pages ({:.0}% of the device), buffer {} frames, {} records/page, data ratio {}, data {}",
@@ -214,14 +215,13 @@ pub fn render_text(res: &StoreDoc) -> String {
 /// The page, in the report's vocabulary: the rows beside the paper's, WAF per configuration
 /// and the write drilldown as dot charts (one row per configuration), no scripts.
 pub fn render_html(res: &StoreDoc) -> String {
-    let reset = reset_line(res);
     let subtitle = format!(
-        "{}. R{}{}",
+        "{}. Reset {}{}",
         res.rows
             .first()
             .map(|r| r.device.description.clone())
             .unwrap_or_default(),
-        reset.strip_prefix('r').unwrap_or(&reset),
+        reset_text(res),
         if res.partial {
             ". Partial: the run ended before its last row."
         } else {

@@ -11,9 +11,9 @@
 //! - The emulated drive needs no reset: each row builds a new one. A zoned namespace has its
 //!   zones reset when the row opens it.
 //! - A whole block device (or NVMe generic char device) is reset as `ssdiq run` resets it
-//!   (sanitize or format when that reaches only this namespace, then every LBA discarded). A file, or the part of a block
-//!   device `--size` names, has every LBA the store uses discarded: a format would reach
-//!   beyond what the row uses.
+//!   (sanitize or format when that reaches only this namespace, then every LBA discarded).
+//!   A file, or the part of a block device `--size` names, has every LBA the store uses
+//!   discarded: a format would reach beyond what the row uses.
 //! - The returned text says what was done; it is printed and kept in the row's JSON.
 
 use ssdiq_emu::TargetSpec;

@@ -695,25 +695,22 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
             "{what} (score {chosen_score:.2e}) against {} (score {sc:.2e})",
             candidates[mode_at].0
         );
-        if not_told_apart(sc) {
-            w.set(
-                "drive",
-                "gc_mode",
-                format!("\"{base_mode}\""),
+        let (how, why) = if not_told_apart(sc) {
+            (
                 How::Kept,
                 format!("the fit's best guess: the skewed WA do not tell the GC modes apart ({against})"),
-                None,
-            );
+            )
         } else {
-            w.set(
-                "drive",
-                "gc_mode",
-                format!("\"{base_mode}\""),
-                How::Fitted,
-                format!("{}: {against}", skew_text.join(", ")),
-                None,
-            );
-        }
+            (How::Fitted, format!("{}: {against}", skew_text.join(", ")))
+        };
+        w.set(
+            "drive",
+            "gc_mode",
+            format!("\"{base_mode}\""),
+            how,
+            why,
+            None,
+        );
     }
     if let Some(b) = buffer_kib.filter(|_| !w.buffer_from_burst) {
         w.set(
