@@ -604,9 +604,9 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             write_csv(path, &report)?;
         }
     }
-    // The result, not the signal, decides: a Ctrl-C that lands after the job ended leaves
-    // whole results (stop_class found exit 130 on a result not marked partial).
-    if report.partial {
+    // Both decide: a Ctrl-C that lands after the job ended leaves whole results (exit by
+    // them), and a job halted by its first failed I/O is partial but was not interrupted.
+    if report.partial && ctl.stopped() {
         eprintln!("ssdiq: interrupted; results are partial");
         return Ok(ExitCode::from(130));
     }
