@@ -324,7 +324,8 @@ pub fn fit(
             "fitting the write buffer to the write burst again, with that OP, policy and program time",
             tails::fit_buffer_to_burst,
         )?;
-        if w.profile()?.buffer.buffer_kib != before {
+        // A burst no size explains leaves the buffer to the WA stage (with every size).
+        if w.profile()?.buffer.buffer_kib != before || !w.buffer_from_burst {
             w.stage(
                 p,
                 "fitting OP and the GC policy again, with that buffer",
