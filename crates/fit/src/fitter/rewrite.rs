@@ -84,12 +84,21 @@ fn fit_choice(w: &mut Work, c: &Choice) -> Result<bool, FitError> {
     }
     let p = w.profile()?;
     let (op, own) = (p.drive.op, (c.own)(&p));
-    let families: &[&str] = if c.with_families { &FAMILIES } else { &[] };
+    // A family the twin already has, relocated data in the host's log, is the plain
+    // candidate again: scored once.
+    let own_policy = (!p.drive.gc_frontier).then(|| p.drive.policy.to_string());
+    let families: Vec<&str> = match c.with_families {
+        true => FAMILIES
+            .into_iter()
+            .filter(|f| own_policy.as_deref() != Some(*f))
+            .collect(),
+        false => Vec::new(),
+    };
     let mut scored = Vec::new();
     for v in c.values {
         let edits: Edits = vec![(c.section, c.key, v.to_string())];
         let mut e = score_candidate(w, &edits, None, Some(op), target, &skew)?;
-        for family in families {
+        for family in &families {
             // The value under each family, where that scores better: the WA stage, run
             // again once the key moves, then chooses the policy with it.
             let mut g = host_log_edits(family);

@@ -69,7 +69,8 @@ fn nearest_buffer<T>(
 /// The buffer from the drive's write burst after idle (`ssdiq run`'s last step): the
 /// candidate whose twin takes as many MiB as the drive before its writes wait for the flash.
 /// That figure is the buffer plus what the dies program meanwhile, so it is matched on the
-/// twin rather than read as the size. Returns whether the figure was there to fit.
+/// twin rather than read as the size. Returns whether the buffer was taken from the burst,
+/// or, in the stage's second pass, given back to the WA stage.
 pub(super) fn fit_buffer_to_burst(w: &mut Work) -> Result<bool, FitError> {
     let Some(mib) = w.obs.get(keys::WRITE_BURST_FAST_MIB) else {
         return Ok(false);
