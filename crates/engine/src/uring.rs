@@ -95,12 +95,7 @@ impl Queue for Ring {
         )
         .user_data(slot as u64);
         // SAFETY: the buffer stays valid until the completion is reaped.
-        unsafe {
-            self.ring
-                .submission()
-                .push(&entry)
-                .expect("ring has qd entries and at most qd are queued");
-        }
+        unsafe { push_with_room(&mut self.ring, &entry) }
     }
 
     fn submit_and_reap(
@@ -116,6 +111,30 @@ impl Queue for Ring {
                 .map(|c| (c.user_data() as usize, c.result() as i64)),
         );
         Ok(())
+    }
+}
+
+/// Pushes `entry` on `ring`'s submission queue, making room first if it is full. The ring
+/// has an entry per request in flight, but with SQPOLL the kernel's thread can post a
+/// request's completion before it moves the queue's head past the request's entry, so a
+/// request reaped does not yet mean an entry free (`--sqpoll` panicked on a full queue in 3 of
+/// 6 one-second runs of buffered reads). Submitting wakes that thread, and SQ_WAIT waits for
+/// it to take entries; without SQPOLL the submit takes them itself.
+///
+/// # Safety
+/// As [`squeue::SubmissionQueue::push`]: what `entry` points to stays valid until its
+/// completion is reaped.
+pub(crate) unsafe fn push_with_room<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    ring: &mut IoUring<S, C>,
+    entry: &S,
+) {
+    // SAFETY: the caller's.
+    while unsafe { ring.submission().push(entry) }.is_err() {
+        // Errors (EINTR, EBUSY) leave the queue as it was: the loop tries again.
+        let _ = ring.submit();
+        if ring.params().is_setup_sqpoll() && ring.submission().is_full() {
+            let _ = ring.submitter().squeue_wait();
+        }
     }
 }
 

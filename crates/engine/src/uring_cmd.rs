@@ -82,10 +82,7 @@ impl Queue for CmdRing {
             }
             // SAFETY: the buffer stays valid until the completion is reaped.
             unsafe {
-                self.ring
-                    .submission()
-                    .push(&op.build().user_data(slot as u64))
-                    .expect("ring has room for every command of qd requests");
+                crate::uring::push_with_room(&mut self.ring, &op.build().user_data(slot as u64))
             }
             done += len.max(1);
         }
