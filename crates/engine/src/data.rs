@@ -66,10 +66,23 @@ impl WriteData {
         }
     }
 
-    /// A read of `buf` at `offset` completed: with `--verify`, how many blocks were checked
-    /// and the first mismatch.
+    /// Before a read at `offset` is submitted: what [`WriteData::check_read`] holds its
+    /// block's write to (0 without `--verify`).
     #[inline]
-    pub fn check_read(&self, buf: &[u8], offset: u64) -> Option<(u64, Option<VerifyMismatch>)> {
-        self.verify.as_ref().map(|v| v.check(buf, offset))
+    pub fn before_read(&self, offset: u64) -> u32 {
+        self.verify.as_ref().map_or(0, |v| v.before_read(offset))
+    }
+
+    /// A read of `buf` at `offset` completed (`before`: [`WriteData::before_read`] at its
+    /// submission, `None` where no write can overlap it): with `--verify`, how many blocks
+    /// were checked and the first mismatch.
+    #[inline]
+    pub fn check_read(
+        &self,
+        buf: &[u8],
+        offset: u64,
+        before: Option<u32>,
+    ) -> Option<(u64, Option<VerifyMismatch>)> {
+        self.verify.as_ref().map(|v| v.check(buf, offset, before))
     }
 }

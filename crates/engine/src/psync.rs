@@ -48,7 +48,8 @@ pub fn run_thread(
                 due = Some(at);
             }
         }
-        let mut stamp = 0;
+        // A write's stamp, or a read's block entry as it is submitted (`--verify`).
+        let mut stamp = data.before_read(io.offset);
         if io.op == Op::Write {
             stamp = data.before_write(
                 &mut wbuf.as_mut_slice()[..io.len as usize],
@@ -86,9 +87,11 @@ pub fn run_thread(
                 match io.op {
                     Op::Write => data.after_write(io.offset, io.len, stamp),
                     Op::Read => {
-                        if let Some((n, m)) =
-                            data.check_read(&rbuf.as_slice()[..io.len as usize], io.offset)
-                        {
+                        if let Some((n, m)) = data.check_read(
+                            &rbuf.as_slice()[..io.len as usize],
+                            io.offset,
+                            Some(stamp),
+                        ) {
                             rec.verified(n, m);
                         }
                     }

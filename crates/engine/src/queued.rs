@@ -224,7 +224,8 @@ pub fn run_thread<Q: Queue>(
                 bufs.read_slots + s
             };
             let ptr = bufs.ptr(bi);
-            slots[s].stamp = 0;
+            // A write's stamp, or a read's block entry as it is submitted (`--verify`).
+            slots[s].stamp = data.before_read(io.offset);
             if io.op == Op::Write {
                 // SAFETY: inside the buffer; exclusive while the slot is free.
                 let b = unsafe { std::slice::from_raw_parts_mut(ptr, io.len as usize) };
@@ -299,7 +300,7 @@ pub fn run_thread<Q: Queue>(
                     // SAFETY: the read completed; the slot's buffer holds what it read and
                     // nothing writes it until the slot is reused.
                     let b = unsafe { std::slice::from_raw_parts(bufs.ptr(s), io.len as usize) };
-                    if let Some((n, m)) = data.check_read(b, io.offset) {
+                    if let Some((n, m)) = data.check_read(b, io.offset, Some(slots[s].stamp)) {
                         rec.verified(n, m);
                     }
                 }
