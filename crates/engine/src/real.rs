@@ -63,8 +63,15 @@ impl Executor for RealExecutor {
     fn run(&mut self, job: &Job, ctl: &RunControl<'_>) -> Result<Stats, EngineError> {
         job.validate()?;
         if matches!(job.engine, EngineKind::IoUring | EngineKind::UringCmd) && job.uring.hipri {
-            crate::poll::check_poll_queues(std::path::Path::new(&job.target))
-                .map_err(EngineError::Invalid)?;
+            // A stripe's members each poll on their own device's queues.
+            let members: Vec<&str> = match job.stripe {
+                Some(_) => job.target.split(',').map(str::trim).collect(),
+                None => vec![job.target.as_str()],
+            };
+            for m in members.into_iter().filter(|m| !m.is_empty()) {
+                crate::poll::check_poll_queues(std::path::Path::new(m))
+                    .map_err(EngineError::Invalid)?;
+            }
         }
         let target = Target::open(job)?;
         let verifier = job.verify.then(|| {

@@ -63,6 +63,11 @@ pub fn plan(
         Err(_) => return Ok(FilePlan::NotAFile),
     };
     let Some(meta) = meta else {
+        if size.is_none() && path.to_string_lossy().contains(',') {
+            return Err(usage(format!(
+                "{shown} does not exist: a TARGET of paths separated by commas is a RAID0 of block devices, which takes --stripe CHUNK (e.g. --stripe 128k)"
+            )));
+        }
         if crate::outputs::under_dev(path) {
             return Err(usage(format!(
                 "{shown} does not exist (no such device), and ssdiq never creates files under /dev"

@@ -163,6 +163,17 @@ fn bad_stripes_are_refused_in_one_line_and_write_nothing() {
             vec!["emu:default", "--stripe", "64k"],
             "invalid --stripe for emu:default".into(),
         ),
+        // Each member is asked for poll queues, by its own name (a new user got "cannot stat
+        // it" for the comma-joined list).
+        (
+            vec![&with_ext4, "--stripe", "64k", "--hipri", "--allow-destroy", &with_ext4],
+            format!("invalid --hipri for {}: {} has no poll queues", a.dev, a.dev),
+        ),
+        // A comma-separated TARGET without --stripe.
+        (
+            vec![&with_ext4],
+            "a TARGET of paths separated by commas is a RAID0 of block devices, which takes --stripe CHUNK".into(),
+        ),
     ];
     for (args, want) in cases {
         let mut all = vec!["io", "--rw", "randwrite", "--bs", "4k", "--time", "1s"];
