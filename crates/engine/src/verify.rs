@@ -1,6 +1,6 @@
 //! `--verify` (fio's verify, iob's page checksum): every block a job writes carries a header
-//! (magic, CRC-32, its byte offset, the job's seed, a write generation), and every block it
-//! reads is checked against it; a write job reads its range back at the end.
+//! (magic, CRC-32, its byte offset, the job's seed, a write generation, the block size), and
+//! every block it reads is checked against it; a write job reads its range back at the end.
 //!
 //! Invariants and why:
 //! - A block is one request of `--bs` at a multiple of `--bs` (the job refuses another
@@ -67,6 +67,8 @@ struct Header {
     offset: u64,
     seed: u64,
     generation: u32,
+    /// The writer's block size in bytes (0 in blocks written before it was kept).
+    block: u32,
 }
 
 /// The generation of block `i` of a write stamped from `first` (0 is "never written": skipped).
@@ -86,6 +88,7 @@ fn header(b: &[u8]) -> Header {
         offset: u64_at(8),
         seed: u64_at(16),
         generation: u32_at(24),
+        block: u32_at(28),
     }
 }
 
@@ -124,7 +127,7 @@ impl Verifier {
             b[8..16].copy_from_slice(&at.to_le_bytes());
             b[16..24].copy_from_slice(&self.seed.to_le_bytes());
             b[24..28].copy_from_slice(&g.to_le_bytes());
-            b[28..32].copy_from_slice(&0u32.to_le_bytes());
+            b[28..32].copy_from_slice(&(self.bs as u32).to_le_bytes());
             let crc = crc32fast::hash(&b[8..]);
             b[4..8].copy_from_slice(&crc.to_le_bytes());
             if let Some(s) = self.slot(at) {
@@ -281,6 +284,18 @@ impl Verifier {
             return Some(mismatch(
                 "no verify header (never written by a --verify job, or overwritten)".into(),
                 None,
+            ));
+        }
+        // A reader of another --bs finds a header where a block starts and checksums past its
+        // end: say so rather than call the data changed (as fio's verify header keeps the
+        // length).
+        if h.block != 0 && u64::from(h.block) != self.bs {
+            return Some(mismatch(
+                format!(
+                    "written in blocks of {} bytes, read in blocks of {} (give the writer's --bs)",
+                    h.block, self.bs
+                ),
+                Some(h.generation),
             ));
         }
         if crc32fast::hash(&b[8..]) != h.crc {
@@ -452,6 +467,15 @@ mod tests {
         assert_eq!(r.check(&b, 0, None), (2, None));
         let other = Verifier::new(8, 4096, 4 * 4096, false);
         assert!(other.check(&b, 0, None).1.unwrap().what.contains("seed 7"));
+        // A reader of another block size is told so, not that the data changed.
+        let wider = Verifier::new(7, 8192, 4 * 4096, false);
+        let m = wider.check(&b, 0, None).1.unwrap();
+        assert!(
+            m.what
+                .contains("written in blocks of 4096 bytes, read in blocks of 8192"),
+            "{}",
+            m.what
+        );
         assert!(r
             .check(&[0u8; 4096], 0, None)
             .1

@@ -55,8 +55,13 @@ pub fn verify_line(v: &ssdiq_schema::io::VerifyLog) -> String {
                 (Some(e), None) => format!(", expected generation {e}"),
                 (None, None) => String::new(),
             };
+            let noun = if v.mismatches == 1 {
+                "mismatch"
+            } else {
+                "mismatches"
+            };
             format!(
-                "verify: {} blocks checked{back}, {} mismatches; the first at offset {}: {}{gens}",
+                "verify: {} blocks checked{back}, {} {noun}; the first at offset {}: {}{gens}",
                 v.checked, v.mismatches, m.offset, m.what
             )
         }
