@@ -73,9 +73,27 @@ pub fn verify_line(v: &ssdiq_schema::io::VerifyLog) -> String {
 pub fn text(r: &IoReport) -> String {
     let j = &r.job;
     let mut s = String::new();
+    // Where writes go: a placement handle is part of the job as the engine is.
+    let placement = match (j.fdp_pid, j.fdp_regions.as_slice()) {
+        (Some(pid), _) => format!(" fdp-pid={pid}"),
+        (None, []) => String::new(),
+        (None, regions) => format!(
+            " fdp-pid={}",
+            regions
+                .iter()
+                .map(|r| format!(
+                    "{}-{}={}",
+                    format_size(r.from_bytes),
+                    format_size(r.to_bytes),
+                    r.pid
+                ))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    };
     let _ = writeln!(
         s,
-        "{} {} {} bs={} qd={} threads={} range={} engine={}{}",
+        "{} {} {} bs={} qd={} threads={} range={} engine={}{}{placement}",
         j.target,
         j.rw,
         j.pattern,
