@@ -318,6 +318,21 @@ fn fdp_regions_keep_hot_and_cold_data_apart_on_an_emulated_drive() {
         apart < 0.95 * mixed,
         "hot data apart: WAF {apart}, mixed: {mixed}"
     );
+    // The job line names the regions, as it names the engine's options.
+    let o = ok(&[
+        "io",
+        &target,
+        "--rw",
+        "randwrite",
+        "--time",
+        "1s",
+        "--fdp-pid",
+        "0-20%=1,20-100%=2",
+    ]);
+    assert!(
+        o.contains(" fdp-pid=0-52428KiB=1,52428KiB-256MiB=2\n"),
+        "{o}"
+    );
 }
 
 /// Paced probes sample at their own rate and leave the background load its rate: in virtual
