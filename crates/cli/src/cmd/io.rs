@@ -51,6 +51,9 @@ fast as threads x qd allow (max). Offsets are used as they are (--trace-map dire
 is sized to the trace's span); --trace-map compact packs the trace's distinct pages.\n\
 \x20 ssdiq io emu:default --trace hm_0.csv.gz --qd 32 --replay-speed max --json r.json"
 )]
+// fio's names for the same flags are hidden aliases (--iodepth, --numjobs, --runtime,
+// --readwrite, --ioengine, --sqthread_poll, --io_size): a fio user's first try works, or
+// is told what the value means here.
 pub struct Args {
     /// A block device, a file (created or extended to --size), an NVMe generic device
     /// (/dev/ngXnY, with --engine uring-cmd), or an emulated SSD emu:PROFILE[,key=value...];
@@ -58,7 +61,7 @@ pub struct Args {
     target: PathBuf,
     /// read, write, randread, randwrite, rw:R, randrw:R (R = read percent), trim, randtrim,
     /// write-zeroes.
-    #[arg(long, default_value = "randread")]
+    #[arg(long, default_value = "randread", alias = "readwrite")]
     rw: String,
     /// Access pattern (default: uniform for rand* mixes, seq otherwise).
     #[arg(long)]
@@ -67,10 +70,10 @@ pub struct Args {
     #[arg(long, default_value = "4k")]
     bs: String,
     /// Requests in flight per thread.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, alias = "iodepth")]
     qd: u32,
     /// Submitting threads.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, alias = "numjobs")]
     threads: u32,
     /// Give every thread its own 1/threads of the range, random patterns too (like fio jobs
     /// on separate files); by default only sequential patterns split the range.
@@ -80,10 +83,10 @@ pub struct Args {
     #[arg(long)]
     size: Option<String>,
     /// Bytes to issue in total (default: --size when no --time is given).
-    #[arg(long)]
+    #[arg(long, alias = "io_size")]
     io_size: Option<String>,
     /// Run time, e.g. 60s, 10m.
-    #[arg(long)]
+    #[arg(long, alias = "runtime")]
     time: Option<String>,
     /// Rate limit shared by all threads: a bandwidth like 100MB/s or I/O rate like 25k.
     #[arg(long)]
@@ -110,7 +113,7 @@ pub struct Args {
     /// io_uring, libaio (Linux AIO, O_DIRECT only), psync (one blocking pread/pwrite per
     /// I/O, QD 1 per thread) or uring-cmd (NVMe commands through io_uring on the generic char
     /// device /dev/ngXnY, no block layer; fio's io_uring_cmd).
-    #[arg(long, default_value = "io_uring")]
+    #[arg(long, default_value = "io_uring", alias = "ioengine")]
     engine: String,
     /// io_uring: polled completions (IORING_SETUP_IOPOLL, fio's hipri); needs O_DIRECT and an
     /// NVMe device with poll queues (the nvme driver's poll_queues=N).
@@ -118,10 +121,15 @@ pub struct Args {
     hipri: bool,
     /// io_uring: a kernel thread polls the submission queue (IORING_SETUP_SQPOLL, fio's
     /// sqthread_poll); it keeps a CPU busy while the job runs.
-    #[arg(long)]
+    #[arg(long, alias = "sqthread_poll")]
     sqpoll: bool,
     /// With --sqpoll: the CPU its thread is bound to (fio's sqthread_poll_cpu).
-    #[arg(long, value_name = "CPU", requires = "sqpoll")]
+    #[arg(
+        long,
+        value_name = "CPU",
+        requires = "sqpoll",
+        alias = "sqthread_poll_cpu"
+    )]
     sqpoll_cpu: Option<u32>,
     /// With --sqpoll: how long without submissions before its thread sleeps, e.g. 1s, 10ms.
     #[arg(long, value_name = "TIME", requires = "sqpoll")]

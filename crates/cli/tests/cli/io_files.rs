@@ -239,6 +239,43 @@ fn verify_holds_a_read_only_to_writes_done_before_it_was_submitted() {
     }
 }
 
+/// A fio user's flag names are taken for the same flags.
+#[test]
+fn fios_flag_names_are_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.img");
+    let j = dir.path().join("r.json");
+    std::fs::write(&f, vec![0u8; 1 << 20]).unwrap();
+    ok(&[
+        "io",
+        s(&f),
+        "--readwrite",
+        "randread",
+        "--iodepth",
+        "4",
+        "--numjobs",
+        "2",
+        "--ioengine",
+        "libaio",
+        "--io_size",
+        "256k",
+        "--json",
+        s(&j),
+    ]);
+    let r = json(&j);
+    assert_eq!(
+        (&r["job"]["qd"], &r["job"]["threads"], &r["job"]["engine"]),
+        (
+            &serde_json::json!(4),
+            &serde_json::json!(2),
+            &serde_json::json!("libaio")
+        ),
+        "{}",
+        r["job"]
+    );
+    assert_eq!(r["ops"]["read"]["ios"], 64, "{}", r["ops"]);
+}
+
 #[test]
 fn bad_options_exit_2_before_any_io() {
     let dir = tempfile::tempdir().unwrap();
