@@ -39,8 +39,23 @@ fn render_op(s: &mut String, name: &str, o: &OpSummary) {
     );
 }
 
-/// `--verify` in one line: what was checked and the first mismatch.
-pub fn verify_line(v: &ssdiq_schema::io::VerifyLog) -> String {
+/// Where byte `offset` of a striped job's range lies: the member device and its offset there
+/// (the engine deals chunks round robin, `crates/engine/src/stripe.rs`); `None` for one target.
+fn on_member(job: &ssdiq_schema::io::JobInfo, offset: u64) -> Option<String> {
+    let chunk = job.stripe_bytes.filter(|c| *c > 0)?;
+    let members: Vec<&str> = job.target.split(',').map(str::trim).collect();
+    let n = members.len() as u64;
+    let c = offset / chunk;
+    Some(format!(
+        " (on {} at offset {})",
+        members[(c % n) as usize],
+        (c / n) * chunk + offset % chunk
+    ))
+}
+
+/// `--verify` in one line: what was checked and the first mismatch (on a stripe, with the
+/// member it lies on).
+pub fn verify_line(v: &ssdiq_schema::io::VerifyLog, job: &ssdiq_schema::io::JobInfo) -> String {
     let back = if v.read_back > 0 {
         format!(" ({} in the read-back)", v.read_back)
     } else {
@@ -61,8 +76,12 @@ pub fn verify_line(v: &ssdiq_schema::io::VerifyLog) -> String {
                 "mismatches"
             };
             format!(
-                "verify: {} blocks checked{back}, {} {noun}; the first at offset {}: {}{gens}",
-                v.checked, v.mismatches, m.offset, m.what
+                "verify: {} blocks checked{back}, {} {noun}; the first at offset {}{}: {}{gens}",
+                v.checked,
+                v.mismatches,
+                m.offset,
+                on_member(job, m.offset).unwrap_or_default(),
+                m.what
             )
         }
     }
@@ -160,7 +179,7 @@ pub fn text(r: &IoReport) -> String {
         let _ = writeln!(s, "errors: {}", r.errors.count);
     }
     if let Some(v) = &r.verify {
-        let _ = writeln!(s, "{}", verify_line(v));
+        let _ = writeln!(s, "{}", verify_line(v, &r.job));
     }
     if let (Some(h), Some(m)) = (r.device.host_bytes, r.device.media_bytes) {
         let _ = writeln!(

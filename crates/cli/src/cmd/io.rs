@@ -627,7 +627,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     if let Some(v) = report.verify.as_ref().filter(|v| v.mismatches > 0) {
-        eprintln!("ssdiq: error: {}", ssdiq_report::io::verify_line(v));
+        eprintln!(
+            "ssdiq: error: {}",
+            ssdiq_report::io::verify_line(v, &report.job)
+        );
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

@@ -114,8 +114,13 @@ fn verify_holds_across_the_members_and_names_a_changed_block_in_the_whole() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
+    // The offset in the whole, and the device and offset the block lies on.
+    let second = both.split(',').nth(1).unwrap();
     assert!(
-        err.contains(&format!("offset {}: checksum mismatch", logical(1, CHUNK))),
+        err.contains(&format!(
+            "offset {} (on {second} at offset {CHUNK}): checksum mismatch",
+            logical(1, CHUNK)
+        )),
         "{err}"
     );
 }
