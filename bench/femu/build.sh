@@ -23,6 +23,11 @@ shopt -s nullglob
 patches=(bench/femu/patches/*.patch)
 key=$( (sha256sum < "$FEMU_SRC"; for p in "${patches[@]}"; do sha256sum < "$p"; done) | sha256sum | cut -c1-16)
 cache=${FEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ssdiq-femu}/$key
+# One build at a time per cache entry: a second caller (CI starts the build early, in the
+# background) waits for the first and then finds the binary.
+mkdir -p "$(dirname "$cache")"
+exec 9>"$cache.lock"
+flock 9
 if [ -x "$cache/build/qemu-system-x86_64" ]; then
     echo "$cache"
     exit 0
