@@ -160,8 +160,20 @@ pub fn conditioned(text: &str, target: f64, seed: u64) -> Result<Option<String>,
     Ok(Some(best.1))
 }
 
+/// One set of predictions a range takes: the copy's own, at another seed, or with a key at one
+/// of its ends.
+enum Variant {
+    Own,
+    Spread,
+    End(&'static Knob, usize),
+}
+
 /// Sets each prediction's range (and the keys it rests on) in `preds`, the predictions of
-/// twin `text`. `progress` hears each variant.
+/// twin `text`. `progress` hears each variant as it is done.
+///
+/// The variants are independent runs, so they run on every core the process may use, each on
+/// its own thread with its own drive; their results are taken in a fixed order, so the range is
+/// the same on any number of cores.
 pub fn with_ranges(
     text: &str,
     preds: &mut [Prediction],
@@ -170,29 +182,54 @@ pub fn with_ranges(
 ) -> Result<(), FitError> {
     let knobs = unidentified(text);
     let copy = copy_for_range(text)?;
-    let own = if copy == text {
-        preds.to_vec()
-    } else {
-        progress("the copy at its own values");
-        predictions(&copy, seed, &mut |_| {})?
-    };
     for p in preds.iter_mut() {
         p.range = p.points.iter().map(|&(_, y)| (y, y)).collect();
         p.range_keys.clear();
     }
     let target = uniform_waf(&copy, seed)?;
+    let mut variants = Vec::new();
+    if copy != text {
+        variants.push(Variant::Own);
+    }
+    variants.push(Variant::Spread);
+    for k in &knobs {
+        for end in 0..k.labels.len() {
+            variants.push(Variant::End(k, end));
+        }
+    }
+    let label = |v: &Variant| match v {
+        Variant::Own => "the copy at its own values".to_string(),
+        Variant::Spread => SPREAD_KEY.to_string(),
+        Variant::End(k, end) => format!("{} = {}", k.name, k.label(*end, &copy)),
+    };
+    let run = |v: &Variant| match v {
+        Variant::Own => predictions(&copy, seed, &mut |_| {}).map(Some),
+        Variant::Spread => predictions(&copy, seed ^ SPREAD_SEED, &mut |_| {}).map(Some),
+        // An end that makes no drive at any OP moves nothing: no drive is there to be.
+        Variant::End(k, end) => predictions_at_end(&copy, k, *end, Some(target), seed),
+    };
+    let labels: Vec<String> = variants.iter().map(label).collect();
+    let mut results = on_every_core(variants.len(), |i| run(&variants[i]), &mut |i| {
+        progress(&labels[i])
+    })
+    .into_iter();
+    let own = if copy != text {
+        results
+            .next()
+            .expect("the copy's own")?
+            .expect("predictions")
+    } else {
+        preds.to_vec()
+    };
+    let spread = results.next().expect("the spread")?.expect("predictions");
     let mut moves = Moves::new(preds);
-    progress(SPREAD_KEY);
-    let spread = predictions(&copy, seed ^ SPREAD_SEED, &mut |_| {})?;
     let mut key = Moves::new(preds);
     key.either_end(preds, &own, &spread, SPREAD_KEY);
     moves.compose(&key);
     for k in knobs {
         let mut key = Moves::new(preds);
-        for end in 0..k.labels.len() {
-            progress(&format!("{} = {}", k.name, k.label(end, &copy)));
-            // An end that makes no drive at any OP moves nothing: no drive is there to be.
-            if let Some(other) = predictions_at_end(&copy, k, end, Some(target), seed)? {
+        for _ in 0..k.labels.len() {
+            if let Some(other) = results.next().expect("each end")? {
                 key.either_end(preds, &own, &other, k.name);
             }
         }
@@ -200,6 +237,41 @@ pub fn with_ranges(
     }
     moves.apply(preds);
     Ok(())
+}
+
+/// `job(0..n)`, on as many threads as the process has cores (at most `n`), the results in
+/// order; `done(i)` hears each job as it ends, on the caller's thread.
+fn on_every_core<T: Send>(
+    n: usize,
+    job: impl Fn(usize) -> T + Sync,
+    done: &mut dyn FnMut(usize),
+) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |c| c.get())
+        .clamp(1, n.max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    std::thread::scope(|sc| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, job) = (&next, &job);
+            sc.spawn(move || loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= n || tx.send((i, job(i))).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(tx);
+        for (i, r) in rx {
+            done(i);
+            out[i] = Some(r);
+        }
+    });
+    out.into_iter()
+        .map(|r| r.expect("every job sent its result"))
+        .collect()
 }
 
 /// Each point's factors of rise and fall: over one key's ends, the largest of either; over

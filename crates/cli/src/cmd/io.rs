@@ -42,7 +42,8 @@ Emulated SSD: TARGET emu:PROFILE[,key=value...] (profiles: default, nosuspend, s
 consumer drives with an SLC cache, with DRAM 970evoplus, DRAM-less nv2, gsm2ne; 3D XPoint\n\
 optane-m10; SATA sm863a, mtron7525; `ssdiq info emu:NAME` describes one; or\n\
 emu:path/to/profile.toml) runs the job on the flash model in virtual time: --time is virtual\n\
-seconds, --size defaults to the drive's capacity, --engine/--buffered do not apply.\n\
+seconds, --size defaults to the drive's capacity; the host's I/O path flags (--engine,\n\
+--hipri, --sqpoll, --fixedbufs, --registerfiles, --buffered) do not apply and are refused.\n\
 \x20 ssdiq io emu:default --rw randwrite --fill seq --qd 32 --time 60s --json r.json\n\
 \x20 ssdiq io emu:nosuspend,capacity=4GiB --rw randwrite --rate 100MB/s --probe read --time 30s\n\n\
 Trace replay: --trace FILE replaces --rw/--pattern/--rate: the trace's reads, writes and trims,\n\
@@ -113,8 +114,9 @@ pub struct Args {
     /// io_uring, libaio (Linux AIO, O_DIRECT only), psync (one blocking pread/pwrite per
     /// I/O, QD 1 per thread) or uring-cmd (NVMe commands through io_uring on the generic char
     /// device /dev/ngXnY, no block layer; fio's io_uring_cmd).
-    #[arg(long, default_value = "io_uring", alias = "ioengine")]
-    engine: String,
+    /// [default: io_uring]
+    #[arg(long, alias = "ioengine")]
+    engine: Option<String>,
     /// io_uring: polled completions (IORING_SETUP_IOPOLL, fio's hipri); needs O_DIRECT and an
     /// NVMe device with poll queues (the nvme driver's poll_queues=N).
     #[arg(long)]
@@ -240,7 +242,7 @@ impl Args {
             probe_rate: self.probe_rate.as_deref(),
             probe_qd: self.probe_qd,
             probe_loop: &self.probe_loop,
-            engine: &self.engine,
+            engine: self.engine.as_deref().unwrap_or("io_uring"),
             hipri: self.hipri,
             sqpoll: self.sqpoll,
             sqpoll_cpu: self.sqpoll_cpu,
@@ -468,7 +470,9 @@ fn open_stripe_members(args: &Args, access: &Access) -> anyhow::Result<()> {
 }
 
 /// The emulated SSD (checked by `ssdiq_target::open`; nothing real is written); `--size`
-/// defaults to the drive's capacity; `--engine` and `--buffered` do not apply and are ignored.
+/// defaults to the drive's capacity. The host's I/O path flags are refused: a job that asked
+/// for page-cache reads or polled completions must not get flash reads in virtual time
+/// without a word.
 fn emu_setup(
     args: &Args,
     spec: TargetSpec,
@@ -477,6 +481,20 @@ fn emu_setup(
     if args.stripe.is_some() {
         return Err(usage(format!(
             "invalid --stripe for {}: a RAID0 stripes block devices; the emulated drive is one drive",
+            args.target.display()
+        )));
+    }
+    let host_path = [
+        ("--engine", args.engine.is_some()),
+        ("--hipri", args.hipri),
+        ("--sqpoll", args.sqpoll),
+        ("--fixedbufs", args.fixedbufs),
+        ("--registerfiles", args.registerfiles),
+        ("--buffered", args.buffered),
+    ];
+    if let Some((flag, _)) = host_path.iter().find(|(_, given)| *given) {
+        return Err(usage(format!(
+            "invalid {flag} for {}: the emulated drive runs in virtual time, with no host I/O path; drop {flag} (it applies to files and devices)",
             args.target.display()
         )));
     }

@@ -176,6 +176,28 @@ fn emulated_usage_errors() {
         &["io", T, "--rw", "randread", "--verify"],
         "add --fill seq, or writes",
     );
+    // The host's I/O path does not exist here: asked for, it is refused, not ignored.
+    for flag in [
+        &["--engine", "libaio"][..],
+        &["--ioengine", "psync"],
+        &["--hipri"],
+        &["--sqpoll"],
+        &["--fixedbufs"],
+        &["--registerfiles"],
+        &["--buffered"],
+    ] {
+        let mut a = vec!["io", T, "--rw", "randread", "--time", "1s"];
+        a.extend_from_slice(flag);
+        let name = if flag[0] == "--ioengine" {
+            "--engine"
+        } else {
+            flag[0]
+        };
+        usage_error(
+            &a,
+            &format!("invalid {name} for {T}: the emulated drive runs in virtual time"),
+        );
+    }
     let streams = format!("{T},streams=3");
     usage_error(
         &[
