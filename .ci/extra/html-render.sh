@@ -41,63 +41,80 @@ check_html() {
     echo "html render $name: ok ($svgs charts)"
 }
 
+# Both cores: the pages are made, then checked, $(nproc) at a time (a failed command or check
+# fails the script when its turn to be waited for comes).
+par=$(nproc)
+pids=()
+bg() {
+    "$@" &
+    pids+=($!)
+    if [ ${#pids[@]} -ge "$par" ]; then
+        wait "${pids[0]}"
+        pids=("${pids[@]:1}")
+    fi
+}
+wait_all() {
+    for p in "${pids[@]}"; do wait "$p"; done
+    pids=()
+}
+quiet() { "$@" >/dev/null; }
+
 for p in default nosuspend smallbuf; do
-    $ssdiq run "emu:$p" --quick --quiet --out "$out/$p" >/dev/null
+    bg quiet $ssdiq run "emu:$p" --quick --quiet --out "$out/$p"
 done
-check_html run "$out/default/report.html" 12 'Table 2: SSD performance'
-
-$ssdiq report "$out/default" "$out/nosuspend" "$out/smallbuf" --html "$out/compare.html" \
-    --color never >/dev/null
-check_html compare "$out/compare.html" 18 'Drives compared'
-
-$ssdiq report "$out/default" --against ssd-iq --html "$out/against.html" --color never >/dev/null
-check_html against "$out/against.html" 18 'Micron 7450 PRO'
-
-$ssdiq sim --capacity 256MiB --block 1MiB --op 7%,15%,28% --gc greedy,2r-fifo \
-    --pattern uniform,twozone:80/20 --writes 2x --quiet --html "$out/sim.html" >/dev/null
-check_html sim "$out/sim.html" 2 'Write amplification against over-provisioning'
-
+bg quiet $ssdiq sim --capacity 256MiB --block 1MiB --op 7%,15%,28% --gc greedy,2r-fifo \
+    --pattern uniform,twozone:80/20 --writes 2x --quiet --html "$out/sim.html"
 # The page store's page: four rows of Table 1 on a small emulated drive.
-$ssdiq store emu:default,capacity=256MiB,units_per_block=1 --rows in-place,oop,comp,aligned \
-    --warmup 1.5 --measure 0.5 --open-zones 8 --quiet --html "$out/store.html" >/dev/null
-check_html store "$out/store.html" 2 'Write drilldown: bytes written per byte of user page writes'
-
+bg quiet $ssdiq store emu:default,capacity=256MiB,units_per_block=1 --rows in-place,oop,comp,aligned \
+    --warmup 1.5 --measure 0.5 --open-zones 8 --quiet --html "$out/store.html"
 # Every study's page, quick, on a small emulated drive (gc-unit on one with 3 MiB superblocks).
 for s in skew readonly latency-load block-size queue-depth streams concurrency empty-full variance \
          parallelism locality permuted alignment random-fill data-dependence \
          pts-iops pts-throughput pts-latency pts-wsat pts-hir pts-xsr pts-dirth; do
-    $ssdiq study "$s" emu:default,capacity=2GiB --quick --quiet --out "$out/study-$s" >/dev/null
+    bg quiet $ssdiq study "$s" emu:default,capacity=2GiB --quick --quiet --out "$out/study-$s"
 done
-$ssdiq study gc-unit emu:default,capacity=1GiB,full_capacity=1GiB,units_per_block=1,buffer_kib=4096 \
-    --quick --quiet --out "$out/study-gc-unit" >/dev/null
-$ssdiq study write-over-time emu:970evoplus --quick --quiet --out "$out/study-write-over-time" >/dev/null
-check_html study-skew "$out/study-skew/study.html" 2 'WAF against Zipf skew'
-check_html study-readonly "$out/study-readonly/study.html" 1 'WAF against the read-only share'
-check_html study-gc-unit "$out/study-gc-unit/study.html" 1 'GC unit: 3MiB'
-check_html study-latency-load "$out/study-latency-load/study.html" 2 'Read latency against write load'
-check_html study-block-size "$out/study-block-size/study.html" 2 'Throughput against request size'
-check_html study-queue-depth "$out/study-queue-depth/study.html" 2 'IOPS against queue depth'
-check_html study-streams "$out/study-streams/study.html" 1 'WAF against the number of sequential streams'
-check_html study-concurrency "$out/study-concurrency/study.html" 2 'Read throughput against concurrent jobs'
-check_html study-empty-full "$out/study-empty-full/study.html" 2 'Throughput per test, empty and full drive'
-check_html study-variance "$out/study-variance/study.html" 3 'WAF of each run'
-check_html study-parallelism "$out/study-parallelism/study.html" 1 'Sequential read IOPS against queue depth'
-check_html study-locality "$out/study-locality/study.html" 1 'Sequential and shuffled reads against read size'
-check_html study-permuted "$out/study-permuted/study.html" 1 'Sequential, permuted and shuffled one-block reads'
-check_html study-alignment "$out/study-alignment/study.html" 1 '1 MiB sequential reads against their offset'
-check_html study-random-fill "$out/study-random-fill/study.html" 1 'Fill throughput against the share of the drive written'
-check_html study-pts-iops "$out/study-pts-iops/study.html" 2 'Steady-state tracking: 4 KiB random-write IOPS per round'
-check_html study-pts-throughput "$out/study-pts-throughput/study.html" 2 'Sequential throughput against block size'
-check_html study-pts-latency "$out/study-pts-latency/study.html" 3 '99.999% response time against block size'
-check_html study-pts-wsat "$out/study-pts-wsat/study.html" 1 'IOPS against the total written'
-check_html study-pts-hir "$out/study-pts-hir/study.html" 2 'IOPS of each 5 s burst against time'
-check_html study-pts-xsr "$out/study-pts-xsr/study.html" 1 'Write throughput against time, per phase'
-check_html study-pts-dirth "$out/study-pts-dirth/study.html" 3 'IOPS against queue depth, per mix and thread count'
-check_html study-write-over-time "$out/study-write-over-time/study.html" 1 'Sequential write throughput against the share of the drive written'
-check_html study-data-dependence "$out/study-data-dependence/study.html" 1 'Sequential write throughput per data pattern'
+bg quiet $ssdiq study gc-unit emu:default,capacity=1GiB,full_capacity=1GiB,units_per_block=1,buffer_kib=4096 \
+    --quick --quiet --out "$out/study-gc-unit"
+bg quiet $ssdiq study write-over-time emu:970evoplus --quick --quiet --out "$out/study-write-over-time"
+wait_all
+
+$ssdiq report "$out/default" "$out/nosuspend" "$out/smallbuf" --html "$out/compare.html" \
+    --color never >/dev/null
+$ssdiq report "$out/default" --against ssd-iq --html "$out/against.html" --color never >/dev/null
+
+bg check_html run "$out/default/report.html" 12 'Table 2: SSD performance'
+bg check_html compare "$out/compare.html" 18 'Drives compared'
+bg check_html against "$out/against.html" 18 'Micron 7450 PRO'
+bg check_html sim "$out/sim.html" 2 'Write amplification against over-provisioning'
+bg check_html store "$out/store.html" 2 'Write drilldown: bytes written per byte of user page writes'
+bg check_html study-skew "$out/study-skew/study.html" 2 'WAF against Zipf skew'
+bg check_html study-readonly "$out/study-readonly/study.html" 1 'WAF against the read-only share'
+bg check_html study-gc-unit "$out/study-gc-unit/study.html" 1 'GC unit: 3MiB'
+bg check_html study-latency-load "$out/study-latency-load/study.html" 2 'Read latency against write load'
+bg check_html study-block-size "$out/study-block-size/study.html" 2 'Throughput against request size'
+bg check_html study-queue-depth "$out/study-queue-depth/study.html" 2 'IOPS against queue depth'
+bg check_html study-streams "$out/study-streams/study.html" 1 'WAF against the number of sequential streams'
+bg check_html study-concurrency "$out/study-concurrency/study.html" 2 'Read throughput against concurrent jobs'
+bg check_html study-empty-full "$out/study-empty-full/study.html" 2 'Throughput per test, empty and full drive'
+bg check_html study-variance "$out/study-variance/study.html" 3 'WAF of each run'
+bg check_html study-parallelism "$out/study-parallelism/study.html" 1 'Sequential read IOPS against queue depth'
+bg check_html study-locality "$out/study-locality/study.html" 1 'Sequential and shuffled reads against read size'
+bg check_html study-permuted "$out/study-permuted/study.html" 1 'Sequential, permuted and shuffled one-block reads'
+bg check_html study-alignment "$out/study-alignment/study.html" 1 '1 MiB sequential reads against their offset'
+bg check_html study-random-fill "$out/study-random-fill/study.html" 1 'Fill throughput against the share of the drive written'
+bg check_html study-pts-iops "$out/study-pts-iops/study.html" 2 'Steady-state tracking: 4 KiB random-write IOPS per round'
+bg check_html study-pts-throughput "$out/study-pts-throughput/study.html" 2 'Sequential throughput against block size'
+bg check_html study-pts-latency "$out/study-pts-latency/study.html" 3 '99.999% response time against block size'
+bg check_html study-pts-wsat "$out/study-pts-wsat/study.html" 1 'IOPS against the total written'
+bg check_html study-pts-hir "$out/study-pts-hir/study.html" 2 'IOPS of each 5 s burst against time'
+bg check_html study-pts-xsr "$out/study-pts-xsr/study.html" 1 'Write throughput against time, per phase'
+bg check_html study-pts-dirth "$out/study-pts-dirth/study.html" 3 'IOPS against queue depth, per mix and thread count'
+bg check_html study-write-over-time "$out/study-write-over-time/study.html" 1 'Sequential write throughput against the share of the drive written'
+bg check_html study-data-dependence "$out/study-data-dependence/study.html" 1 'Sequential write throughput per data pattern'
 # The I/O-scheduler study needs a block device: a loop device when this runs as root.
 if [ "$(id -u)" = 0 ] && truncate -s 32M "$out/sched.img" && lo=$(losetup -f --show "$out/sched.img" 2>/dev/null); then
     $ssdiq study io-scheduler "$lo" --quick --quiet --out "$out/study-io-scheduler" >/dev/null
     losetup -d "$lo"
-    check_html study-io-scheduler "$out/study-io-scheduler/study.html" 1 'Read throughput against request size, per I/O scheduler'
+    bg check_html study-io-scheduler "$out/study-io-scheduler/study.html" 1 'Read throughput against request size, per I/O scheduler'
 fi
+wait_all

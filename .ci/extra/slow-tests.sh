@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # The tests too slow for the README's test command (each marked #[ignore] with its time):
 # the end-to-end runs on files and loop devices, the reliability table against
-# docs/reliability.md, the stop-flag class over every profile and override, a fit against a
-# latency-load study, and the fit's round trip on three hidden drives.
+# docs/reliability.md, the stop-flag class over every profile and override, the drive library's
+# verdicts and curves, every value of every flag under Ctrl-C, the page store's rows, a fit
+# end to end through the CLI and against a latency-load study, the fit's stages on hidden
+# drives (rewrite window, map cache, SLC cache, GC mode), and its round trip on three.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo test --release -p ssdiq --test cli -- --ignored
-cargo test --release -p ssdiq-fit --test roundtrip -- --ignored --exact twins_reproduce_the_figures_they_were_fitted_to
-cargo test --release -p ssdiq-fit --test roundtrip -- --ignored --exact the_twin_has_the_drives_gc_mode
+# The fit's: named one by one (the file's other ignored tests are the wider round trips of
+# bench/fit-roundtrip-wide.sh, an hour or more), run together on both cores.
+cargo test --release -p ssdiq-fit --test roundtrip -- --ignored --exact \
+    twins_reproduce_the_figures_they_were_fitted_to the_twin_has_the_drives_gc_mode \
+    the_twin_has_the_drives_rewrite_window the_twin_has_the_drives_map_cache \
+    the_twin_has_the_drives_slc_cache

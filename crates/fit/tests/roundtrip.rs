@@ -162,6 +162,7 @@ fn twins_of_hidden_drives_predict_unseen_workloads() {
 /// rewrite it holds gets a twin that does, from the run's TwoZ and Zipf WA alone; the base's
 /// staging buffer ("none") stays on the base's own drive.
 #[test]
+#[ignore = "slow, about 40 s: .ci/extra/slow-tests.sh runs it"]
 fn the_twin_has_the_drives_rewrite_window() {
     use ssdiq_fit::profile_text::set;
     let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();
@@ -186,6 +187,7 @@ fn the_twin_has_the_drives_rewrite_window() {
 /// map cache (the same number of cached map pages at the same size) and so its OP; a drive
 /// with the whole map in DRAM gets none.
 #[test]
+#[ignore = "slow, about 64 s: .ci/extra/slow-tests.sh runs it"]
 fn the_twin_has_the_drives_map_cache() {
     use ssdiq_fit::profile_text::set;
     let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();
@@ -209,6 +211,7 @@ fn the_twin_has_the_drives_map_cache() {
 /// init's throughput where the flash bounds it). A drive with a cache gets its share and SLC
 /// program time; one without gets none.
 #[test]
+#[ignore = "slow, about 41 s: .ci/extra/slow-tests.sh runs it"]
 fn the_twin_has_the_drives_slc_cache() {
     use ssdiq_fit::profile_text::set;
     let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();

@@ -289,6 +289,7 @@ fn the_seq_write_step_runs_at_the_papers_speed_while_the_free_pool_lasts() {
 /// drives keep their WA; docs/drives.md): the PM9A3 drops by more than 10%, the 7450 MAX does
 /// not drop by more than 3% (issue 31).
 #[test]
+#[ignore = "slow, about 22 s: .ci/extra/slow-tests.sh runs it"]
 fn wa_drops_at_zipf_one_except_on_the_micron_drives() {
     let dir = tempfile::tempdir().unwrap();
     let zipf_wa = |profile: &str| {
@@ -412,6 +413,7 @@ fn pm9a3_read_only_curve_has_fig_5s_greedy_shape() {
 /// and no lower at 75%. A full study (the quick one has no 25 and 75% levels; about 20 s).
 /// Its curve dipped between 50 and 60% with half of its relocated data apart (297 / 295 us).
 #[test]
+#[ignore = "slow, about 21 s: .ci/extra/slow-tests.sh runs it"]
 fn cm7r_read_tail_rises_with_the_write_load() {
     let dir = tempfile::tempdir().unwrap();
     let doc = full_study("latency-load", "emu:cm7r", dir.path());
@@ -441,6 +443,7 @@ fn md_cells<'a>(md: &'a str, table: &str, row: &str, sub: &str) -> Vec<&'a str> 
 /// of about 1 kIOPS beside a uniform one as bad, its skewed WA of 9-10, and the implied WA of an
 /// SLC cache's burst (258 against 8.6 measured), which is "n/m", uncoloured, and said why.
 #[test]
+#[ignore = "slow, about 28 s: .ci/extra/slow-tests.sh runs it"]
 fn verdicts_never_praise_a_bad_number() {
     let d = tempfile::tempdir().unwrap();
     for (name, extra) in [("plain", vec![]), ("spec", vec!["--spec-rand-write", "70"])] {

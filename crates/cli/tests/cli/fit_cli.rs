@@ -5,6 +5,7 @@
 use crate::common::{json, ok, s, ssdiq, usage_error};
 
 #[test]
+#[ignore = "slow, about 75 s: .ci/extra/slow-tests.sh runs it"]
 fn a_twin_fitted_from_a_run_works_as_a_target_and_checks_against_it() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("r");

@@ -180,6 +180,7 @@ fn try_one(dir: &Path, args: &[String]) -> Option<String> {
 }
 
 #[test]
+#[ignore = "slow, about 18 s: .ci/extra/slow-tests.sh runs it"]
 fn no_value_of_any_option_panics_hangs_or_ignores_ctrl_c() {
     let mut jobs: Vec<Vec<String>> = Vec::new();
     for b in BASES {

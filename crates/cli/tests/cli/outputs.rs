@@ -251,6 +251,7 @@ fn report_refuses_to_overwrite_its_input() {
 }
 
 #[test]
+#[ignore = "slow, about 10 s: .ci/extra/slow-tests.sh runs it"]
 fn a_second_ctrl_c_during_write_out_waits_for_every_file() {
     // run.json is a FIFO: the write-out blocks there until we read it, while two SIGINTs
     // arrive. Then the other three files must still be written, with no temporary file

@@ -447,6 +447,7 @@ fn quick_run_on_the_emulated_ssd() {
 }
 
 #[test]
+#[ignore = "slow, about 15 s: .ci/extra/slow-tests.sh runs it"]
 fn more_op_means_less_waf_and_a_higher_estimate() {
     let dir = tempfile::tempdir().unwrap();
     let (low, _) = quick("emu:default", dir.path(), &["--quiet"]);

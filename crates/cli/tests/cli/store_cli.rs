@@ -21,6 +21,7 @@ fn m(d: &serde_json::Value, name: &str, key: &str) -> f64 {
 }
 
 #[test]
+#[ignore = "slow, about 10 s: .ci/extra/slow-tests.sh runs it"]
 fn table1_orderings_on_a_small_emulated_drive() {
     let dir = tempfile::tempdir().unwrap();
     let j = dir.path().join("t1.json");
@@ -66,6 +67,7 @@ fn table1_orderings_on_a_small_emulated_drive() {
 }
 
 #[test]
+#[ignore = "slow, about 12 s: .ci/extra/slow-tests.sh runs it"]
 fn fdp_and_zns_rows_reach_ssd_waf_one() {
     let dir = tempfile::tempdir().unwrap();
     let j = dir.path().join("t.json");
@@ -97,6 +99,7 @@ fn fdp_and_zns_rows_reach_ssd_waf_one() {
 }
 
 #[test]
+#[ignore = "slow, about 10 s: .ci/extra/slow-tests.sh runs it"]
 fn page_level_driver_on_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("db.img");
@@ -254,6 +257,7 @@ fn model_data_mode_reports_its_calibration_and_matches_bytes() {
 /// programs every write it accepts: the paper's in-place SSD WAF of 2.36 on that drive rules out
 /// absorbing the double-write copies, which would more than halve it.
 #[test]
+#[ignore = "slow, about 15 s: .ci/extra/slow-tests.sh runs it"]
 fn the_default_drive_programs_the_double_write_copies() {
     let dir = tempfile::tempdir().unwrap();
     // None: the default target.
