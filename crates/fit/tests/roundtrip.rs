@@ -388,6 +388,7 @@ fn held(
 /// with fewer dies and the drive's superblock, and the OP search never leaves the OPs a drive
 /// can have (its secant went to OP 1% on such a drive).
 #[test]
+#[ignore = "slow, about 38 s: .ci/extra/slow-tests.sh runs it"]
 fn a_gc_unit_below_the_bases_smallest_superblock_takes_fewer_dies() {
     use ssdiq_fit::profile_text::set;
     let small = set(

@@ -156,6 +156,7 @@ fn check(profile: &str, paper_name: &str, dir: &std::path::Path) -> Vec<String> 
 macro_rules! profile_test {
     ($($test:ident => $i:expr),* $(,)?) => {$(
         #[test]
+        #[ignore = "slow, about 5-9 s each: .ci/extra/slow-tests.sh runs it"]
         fn $test() {
             let (profile, paper_name) = DRIVES[$i];
             let dir = tempfile::tempdir().unwrap();

@@ -4,8 +4,9 @@
 //! drive whose writes can never enter its buffer spun on its idle-GC timer, issue 50) fails
 //! here.
 //!
-//! The default test gives every profile one command and one override; `every_profile_and_
-//! override_stops` (ignored: several minutes) runs the whole product, for CI's extras.
+//! `every_profile_stops_within_2s_of_sigint` gives every profile one command and one override;
+//! `every_profile_and_override_stops` runs the whole product. Both are ignored (12 s and
+//! several minutes) and run in CI's extras (.ci/extra/slow-tests.sh).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -154,6 +155,7 @@ fn check(cases: Vec<(&'static str, String, &'static str)>) {
 }
 
 #[test]
+#[ignore = "slow, about 12 s: .ci/extra/slow-tests.sh runs it"]
 fn every_profile_stops_within_2s_of_sigint() {
     let profiles = profiles();
     let mut cases = Vec::new();
