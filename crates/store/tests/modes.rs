@@ -96,6 +96,7 @@ fn run_for(s: &mut Store, warmup_capacities: f64, measure_capacities: f64) -> Ou
 }
 
 #[test]
+#[ignore = "slow, about 16 s: .ci/extra/slow-tests.sh runs it"]
 fn replayed_sizes_give_identical_runs_in_every_layout() {
     for row in ["in-place", "oop", "comp", "gdt", "aligned", "fdp", "zns"] {
         let mut bytes = store(row, DataMode::Bytes);
