@@ -4,12 +4,13 @@
 # docs/reliability.md, the stop-flag class over every profile and override, the drive library's
 # verdicts and curves, every value of every flag under Ctrl-C, the page store's rows, a fit
 # end to end through the CLI and against a latency-load study, the fit's stages on hidden
-# drives (rewrite window, map cache, SLC cache, GC mode), its round trip on three, and a store
-# replay in every layout.
+# drives (rewrite window, map cache, SLC cache, GC mode), its round trip on three, a store
+# replay in every layout, and two of the simulator's policy oracles.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo test --release -p ssdiq --test cli -- --ignored
 cargo test --release -p ssdiq-store --test modes -- --ignored
+cargo test --release -p ssdiq-flash --test flash -- --ignored
 # The fit's: named one by one (the file's other ignored tests are the wider round trips of
 # bench/fit-roundtrip-wide.sh, an hour or more), run together on both cores.
 cargo test --release -p ssdiq-fit --test roundtrip -- --ignored --exact \

@@ -96,6 +96,7 @@ fn allow_destroy_naming_the_device_overwrites_it() {
 }
 
 #[test]
+#[ignore = "slow, about 5 s: .ci/extra/slow-tests.sh runs it"]
 fn refuses_mounted_device_even_with_allow_destroy() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();

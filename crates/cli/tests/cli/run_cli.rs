@@ -363,6 +363,7 @@ fn keys_of(r: &Value) -> Value {
 }
 
 #[test]
+#[ignore = "slow, about 9 s: .ci/extra/slow-tests.sh runs it"]
 fn quick_run_on_the_emulated_ssd() {
     let dir = tempfile::tempdir().unwrap();
     let t = Instant::now();

@@ -613,6 +613,7 @@ fn a_study_on_a_file() {
 }
 
 #[test]
+#[ignore = "slow, about 9 s: .ci/extra/slow-tests.sh runs it"]
 fn a_study_on_a_loop_device_refuses_a_filesystem_until_named() {
     use common::loopdev;
     let _g = loopdev::serial();
@@ -679,6 +680,7 @@ fn read_and_pts_studies_run_on_a_loop_device() {
 }
 
 #[test]
+#[ignore = "slow, about 8 s: .ci/extra/slow-tests.sh runs it"]
 fn io_scheduler_measures_every_scheduler_and_restores_the_device_s() {
     use common::loopdev;
     let _g = loopdev::serial();
@@ -863,6 +865,7 @@ fn sigint_keeps_the_points_so_far() {
 /// where the SLC cache (its share of the capacity, plus the write buffer) is full, and the
 /// writes after it run at most half as fast; a drive without a cache does not fall.
 #[test]
+#[ignore = "slow, about 6 s: .ci/extra/slow-tests.sh runs it"]
 fn write_over_time_falls_where_the_slc_cache_is_full() {
     let dir = tempfile::tempdir().unwrap();
     // (profile, cache share, write buffer as a share of the 16 GiB drive, the cache size the

@@ -151,6 +151,7 @@ fn dchoices_uniform_matches_mean_field() {
 }
 
 #[test]
+#[ignore = "slow, about 7 s: .ci/extra/slow-tests.sh runs it"]
 fn cost_benefit_is_close_to_but_not_better_than_greedy_on_uniform() {
     let g = geometry(32, 0.10);
     let greedy = greedy_waf(1.0 / alpha_eff(&g, 1), 32);

@@ -43,6 +43,7 @@ const ALL: [GcPolicy; 8] = [
 ];
 
 #[test]
+#[ignore = "slow, about 6 s: .ci/extra/slow-tests.sh runs it"]
 fn no_policy_beats_the_separated_model_but_by_greedys_finite_block_scatter() {
     for pattern in ["twozone:90/10", "readonly:0.5", "uniform"] {
         let opt = sim(&cfg(4096, 32, 0.875, GcPolicy::SeparatedModel, pattern)).waf;
