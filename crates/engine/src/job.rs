@@ -373,7 +373,7 @@ impl Job {
                 return bad(format!(
                     "invalid --verify over {}: the generations of its {} blocks of --bs would take {} of memory (at most {}); verify a smaller --size or a larger --bs",
                     format_size(self.range_bytes),
-                    table / 4,
+                    (self.offset_bytes + self.range_bytes).div_ceil(self.bs),
                     format_size(table),
                     format_size(crate::verify::MAX_TABLE_BYTES)
                 ));

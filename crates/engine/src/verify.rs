@@ -42,7 +42,7 @@ const RACED: u32 = 1 << 31;
 const IN_FLIGHT: u32 = 1 << 30;
 const GEN_MASK: u32 = IN_FLIGHT - 1;
 /// The table's largest size; a larger range is refused (`Job::validate`).
-pub const MAX_TABLE_BYTES: u64 = 1 << 30;
+pub const MAX_TABLE_BYTES: u64 = 3 << 29;
 
 pub struct Verifier {
     seed: u64,
@@ -418,7 +418,10 @@ mod tests {
         let g_next = v.stamp(&mut next, 0);
         v.written(0, 4096, g_next);
         assert_eq!(v.check(&next, 0, Some(v.before_read(0))), (1, None));
-        let m = v.check(&old, 0, Some(v.before_read(0))).1.expect("an older write");
+        let m = v
+            .check(&old, 0, Some(v.before_read(0)))
+            .1
+            .expect("an older write");
         assert_eq!(m.found_generation, Some(g_old as u64));
         // The same on a target that keeps generations only.
         let a = v.assign(4096, 4096);
