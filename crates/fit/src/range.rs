@@ -25,6 +25,7 @@
 //! a 1 GiB one; a key names a curve's range only if it moves that curve by more than
 //! [`NAMED_SHARE`].
 
+use rayon::prelude::*;
 use ssdiq_emu::Profile;
 use ssdiq_schema::Prediction;
 
@@ -171,14 +172,14 @@ enum Variant {
 /// Sets each prediction's range (and the keys it rests on) in `preds`, the predictions of
 /// twin `text`. `progress` hears each variant as it is done.
 ///
-/// The variants are independent runs, so they run on every core the process may use, each on
-/// its own thread with its own drive; their results are taken in a fixed order, so the range is
-/// the same on any number of cores.
+/// The variants are independent runs, so they run on rayon's pool (every core the process may
+/// use), each with its own drive; their results are collected in order, so the range is the
+/// same on any number of cores.
 pub fn with_ranges(
     text: &str,
     preds: &mut [Prediction],
     seed: u64,
-    progress: &mut dyn FnMut(&str),
+    progress: &mut (dyn FnMut(&str) + Send),
 ) -> Result<(), FitError> {
     let knobs = unidentified(text);
     let copy = copy_for_range(text)?;
@@ -208,11 +209,16 @@ pub fn with_ranges(
         // An end that makes no drive at any OP moves nothing: no drive is there to be.
         Variant::End(k, end) => predictions_at_end(&copy, k, *end, Some(target), seed),
     };
-    let labels: Vec<String> = variants.iter().map(label).collect();
-    let mut results = on_every_core(variants.len(), |i| run(&variants[i]), &mut |i| {
-        progress(&labels[i])
-    })
-    .into_iter();
+    let progress = std::sync::Mutex::new(progress);
+    let mut results = variants
+        .par_iter()
+        .map(|v| {
+            let r = run(v);
+            (progress.lock().expect("progress"))(&label(v));
+            r
+        })
+        .collect::<Vec<_>>()
+        .into_iter();
     let own = if copy != text {
         results
             .next()
@@ -237,41 +243,6 @@ pub fn with_ranges(
     }
     moves.apply(preds);
     Ok(())
-}
-
-/// `job(0..n)`, on as many threads as the process has cores (at most `n`), the results in
-/// order; `done(i)` hears each job as it ends, on the caller's thread.
-fn on_every_core<T: Send>(
-    n: usize,
-    job: impl Fn(usize) -> T + Sync,
-    done: &mut dyn FnMut(usize),
-) -> Vec<T> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |c| c.get())
-        .clamp(1, n.max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::channel();
-    let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
-    std::thread::scope(|sc| {
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let (next, job) = (&next, &job);
-            sc.spawn(move || loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if i >= n || tx.send((i, job(i))).is_err() {
-                    return;
-                }
-            });
-        }
-        drop(tx);
-        for (i, r) in rx {
-            done(i);
-            out[i] = Some(r);
-        }
-    });
-    out.into_iter()
-        .map(|r| r.expect("every job sent its result"))
-        .collect()
 }
 
 /// Each point's factors of rise and fall: over one key's ends, the largest of either; over
