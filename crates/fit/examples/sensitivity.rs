@@ -3,6 +3,8 @@
 //! the fit's predictions. `bench/fit-sensitivity.sh` runs it.
 //!   cargo run --release -p ssdiq-fit --example sensitivity -- PROFILE [CAPACITY=1GiB] [SEED=52]
 //! `CONDITION=1`: each end's OP moved until its uniform WA meets the profile's.
+//! `KNOB=PREFIX`: only the knobs whose name starts with it (one row again, after its range
+//! changed).
 
 use ssdiq_fit::predict::predictions;
 use ssdiq_fit::sensitivity::{effects, KNOBS};
@@ -44,7 +46,17 @@ fn main() {
             println!("emu:{name} at {capacity}, {}: {}", p.study, pts.join(", "));
         }
         let condition = std::env::var("CONDITION").is_ok_and(|v| v == "1");
-        let fx = effects(&text, &base, KNOBS, seed, condition, &mut |p| {
+        let prefix = std::env::var("KNOB").unwrap_or_default();
+        let knobs: Vec<_> = KNOBS
+            .iter()
+            .filter(|k| k.name.starts_with(&prefix))
+            .copied()
+            .collect();
+        if knobs.is_empty() {
+            eprintln!("no knob's name starts with KNOB={prefix:?}: expected a name of docs/fit.md's sensitivity table");
+            std::process::exit(2);
+        }
+        let fx = effects(&text, &base, &knobs, seed, condition, &mut |p| {
             eprintln!("emu:{name}: {p}")
         })?;
         println!(
@@ -58,7 +70,7 @@ fn main() {
         let studies: Vec<&str> = base.iter().map(|p| p.study.as_str()).collect();
         println!("| knob | range | {} |", studies.join(" | "));
         println!("|---|---|{}", "---:|".repeat(studies.len()));
-        for (k, e) in KNOBS.iter().zip(&fx) {
+        for (k, e) in knobs.iter().zip(&fx) {
             let cells: Vec<String> = e
                 .moves
                 .iter()

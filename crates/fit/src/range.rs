@@ -14,6 +14,14 @@
 //! factors, an estimate of the corners of their box that costs no run beyond each key's two
 //! ends.
 //!
+//! Keys can also move a point only together (seed 58's hidden drive 15: the dies and the GC
+//! watermarks, 9% and 0% alone, 35% together on its Zipf 1.0 WA, through how they pace the
+//! drain of a buffer that absorbs rewrites), which no product of single moves reaches. So the
+//! range also measures the box's corners: for each curve, every key at once at the end that
+//! moved that curve most upward, and again most downward (each conditioned like an end), and
+//! widens every point to hold them. A corner is a drive the run cannot tell from the twin, so
+//! its values bound every curve, not only the one it was chosen for.
+//!
 //! The twin's own spread joins them as one more factor: its predictions at another seed (the
 //! random streams, and so the GC's phase against a 5 s load level, move with it). At 90% of
 //! a drive's sustained rate the write P99 turns on that phase (a twin of issue 52's held-out
@@ -31,11 +39,13 @@ use ssdiq_schema::Prediction;
 
 use crate::predict::{predictions, steady_writes};
 use crate::profile_text::{comment, set, size_literal};
-use crate::sensitivity::{predictions_at_end, range_knobs, Knob};
+use crate::sensitivity::{apply, predictions_at_end, range_knobs, Knob};
 use crate::FitError;
 
 /// The name of the twin's own spread among a range's keys.
 pub const SPREAD_KEY: &str = "the twin's own spread (another seed)";
+/// The name of the keys' corners among a range's keys.
+pub const CORNER_KEY: &str = "the keys together (a corner)";
 /// Mixed into the seed for the spread's predictions.
 const SPREAD_SEED: u64 = 0x5eed_0f5b_7ead;
 
@@ -232,17 +242,111 @@ pub fn with_ranges(
     let mut key = Moves::new(preds);
     key.either_end(preds, &own, &spread, SPREAD_KEY);
     moves.compose(&key);
-    for k in knobs {
+    let mut ends = Vec::new();
+    for k in &knobs {
         let mut key = Moves::new(preds);
+        let mut pair = Vec::new();
         for _ in 0..k.labels.len() {
-            if let Some(other) = results.next().expect("each end")? {
-                key.either_end(preds, &own, &other, k.name);
+            let other = results.next().expect("each end")?;
+            if let Some(other) = &other {
+                key.either_end(preds, &own, other, k.name);
             }
+            pair.push(other);
         }
         moves.compose(&key);
+        ends.push(pair);
+    }
+    // The corners: every key at once, at the end that moves a curve most its way.
+    let mut corners: Vec<Vec<Option<usize>>> = Vec::new();
+    for c in 0..preds.len() {
+        for up in [true, false] {
+            let corner = corner(&own, &ends, c, up);
+            if corner.iter().filter(|e| e.is_some()).count() > 1 && !corners.contains(&corner) {
+                corners.push(corner);
+            }
+        }
+    }
+    let measured = corners
+        .par_iter()
+        .map(|corner| {
+            // A knob that holds the GC unit goes last, so it holds the unit the others left
+            // (the dies at twice with the planes at 4: eight planes would make a larger unit).
+            let mut t = copy.clone();
+            let mut order: Vec<_> = knobs.iter().zip(corner).collect();
+            order.sort_by_key(|(k, _)| k.holds_unit());
+            for (k, end) in order {
+                if let Some(end) = end {
+                    t = apply(&t, k, *end)?;
+                }
+            }
+            let r = match conditioned(&t, target, seed)? {
+                Some(t) => predictions(&t, seed, &mut |_| {}).map(Some),
+                None => Ok(None),
+            };
+            (progress.lock().expect("progress"))(&format!(
+                "{CORNER_KEY}: {}",
+                corner_label(&knobs, corner, &copy)
+            ));
+            r
+        })
+        .collect::<Vec<_>>();
+    for m in measured {
+        if let Some(other) = m? {
+            moves.widen(preds, &own, &other, CORNER_KEY);
+        }
     }
     moves.apply(preds);
     Ok(())
+}
+
+/// For curve `c`, each key's end that moves the curve most upward (`up`) or downward: the end
+/// whose mean log ratio to `own` over the curve's points is the largest (or the smallest);
+/// `None` for a key with no end that builds a drive. A tie keeps the first end.
+fn corner(
+    own: &[Prediction],
+    ends: &[Vec<Option<Vec<Prediction>>>],
+    c: usize,
+    up: bool,
+) -> Vec<Option<usize>> {
+    let score = |other: &[Prediction]| {
+        let logs: Vec<f64> = own[c]
+            .points
+            .iter()
+            .zip(&other[c].points)
+            .map(|(&(_, y0), &(_, y1))| (y1 / y0).ln())
+            .filter(|l| l.is_finite())
+            .collect();
+        let mean = logs.iter().sum::<f64>() / logs.len().max(1) as f64;
+        if up {
+            mean
+        } else {
+            -mean
+        }
+    };
+    ends.iter()
+        .map(|pair| {
+            let mut best: Option<(usize, f64)> = None;
+            for (i, e) in pair.iter().enumerate() {
+                if let Some(other) = e {
+                    let s = score(other);
+                    if best.is_none_or(|(_, b)| s > b) {
+                        best = Some((i, s));
+                    }
+                }
+            }
+            best.map(|(i, _)| i)
+        })
+        .collect()
+}
+
+/// A corner as its keys' ends ("gc watermarks = 8/4, nand.planes = 2").
+fn corner_label(knobs: &[&Knob], corner: &[Option<usize>], copy: &str) -> String {
+    knobs
+        .iter()
+        .zip(corner)
+        .filter_map(|(k, e)| e.map(|e| format!("{} = {}", k.name, k.label(e, copy))))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Each point's factors of rise and fall: over one key's ends, the largest of either; over
@@ -281,6 +385,34 @@ impl Moves {
                 moved |= (ratio - 1.0).abs() > NAMED_SHARE;
             }
             if moved && !p.range_keys.iter().any(|k| k == key) {
+                p.range_keys.push(key.to_string());
+            }
+        }
+    }
+
+    /// Widens each point's factors to hold `other`'s ratio to `own` (a drive measured with
+    /// several keys moved at once), and names `key` on the curves it takes past the composed
+    /// factors by more than [`NAMED_SHARE`].
+    fn widen(
+        &mut self,
+        preds: &mut [Prediction],
+        own: &[Prediction],
+        other: &[Prediction],
+        key: &str,
+    ) {
+        for (((p, o), v), m) in preds.iter_mut().zip(own).zip(other).zip(&mut self.0) {
+            let mut beyond = false;
+            for (((_, y0), (_, y1)), (fall, rise)) in o.points.iter().zip(&v.points).zip(m) {
+                let ratio = y1 / y0;
+                if !ratio.is_finite() || ratio <= 0.0 {
+                    continue;
+                }
+                beyond |=
+                    ratio > *rise * (1.0 + NAMED_SHARE) || ratio < *fall * (1.0 - NAMED_SHARE);
+                *fall = fall.min(ratio);
+                *rise = rise.max(ratio);
+            }
+            if beyond && !p.range_keys.iter().any(|k| k == key) {
                 p.range_keys.push(key.to_string());
             }
         }
@@ -358,6 +490,57 @@ mod tests {
         assert!((hi - 10.0 * 1.2 * 1.1 * 1.0008).abs() < 1e-9, "{hi}");
         // c moves nothing by more than 1%: not named.
         assert_eq!(twin[0].range_keys, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn a_corner_takes_each_keys_end_that_moves_the_curve_its_way() {
+        let own = [curve(&[(1.0, 4.0), (2.0, 4.0)])];
+        let c = |a: f64, b: f64| Some(vec![curve(&[(1.0, a), (2.0, b)])]);
+        let ends = vec![
+            // Up at end 1 on average, though end 0 rises at the first point.
+            vec![c(4.4, 2.0), c(4.2, 4.8)],
+            // Moves nothing either way: the tie keeps end 0.
+            vec![c(4.0, 4.0), c(4.0, 4.0)],
+            // One end builds no drive.
+            vec![None, c(3.0, 3.0)],
+            vec![None, None],
+        ];
+        assert_eq!(
+            corner(&own, &ends, 0, true),
+            vec![Some(1), Some(0), Some(1), None]
+        );
+        assert_eq!(
+            corner(&own, &ends, 0, false),
+            vec![Some(0), Some(0), Some(1), None]
+        );
+    }
+
+    #[test]
+    fn a_corner_past_the_composed_moves_widens_the_range_and_is_named() {
+        let mut twin = [curve(&[(1.0, 10.0), (2.0, 10.0)])];
+        let own = [curve(&[(1.0, 5.0), (2.0, 5.0)])];
+        let mut moves = Moves::new(&twin);
+        let mut a = Moves::new(&twin);
+        a.either_end(&mut twin, &own, &[curve(&[(1.0, 5.5), (2.0, 4.5)])], "a");
+        moves.compose(&a);
+        // Inside the composed moves: widens nothing, named nowhere.
+        moves.widen(
+            &mut twin,
+            &own,
+            &[curve(&[(1.0, 5.2), (2.0, 5.0)])],
+            "corner",
+        );
+        assert!(twin[0].range_keys.iter().all(|k| k != "corner"));
+        // Past them at the first point: that point's top is the corner's.
+        moves.widen(
+            &mut twin,
+            &own,
+            &[curve(&[(1.0, 7.0), (2.0, 5.0)])],
+            "corner",
+        );
+        moves.apply(&mut twin);
+        assert_eq!(twin[0].range, vec![(10.0, 14.0), (9.0, 10.0)]);
+        assert_eq!(twin[0].range_keys, vec!["a", "corner"]);
     }
 
     #[test]

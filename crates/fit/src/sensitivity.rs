@@ -27,6 +27,10 @@ pub enum Value {
     /// The `i`-th of the library's GC families ([`FAMILIES`]) other than the profile's own
     /// policy, as a TOML string: a range over the policy spans the families the twin is not.
     OtherFamily(usize),
+    /// The GC unit held while the channels move by this factor: the planes divided by it where
+    /// that leaves a whole number of them, from 1 to 4, and the program units per block where
+    /// it does not. (Set on the planes' key; the units' key takes it where the planes cannot.)
+    HoldUnit(f64),
 }
 
 /// The GC families of the library, in the order a policy knob's ends take them.
@@ -66,6 +70,14 @@ const fn times(section: &'static str, key: &'static str, f: f64) -> Setting {
     }
 }
 
+const fn hold_unit(f: f64) -> Setting {
+    Setting {
+        section: "nand",
+        key: "planes",
+        value: Value::HoldUnit(f),
+    }
+}
+
 /// A property of a drive a run may leave open, and the two ends of its plausible range.
 #[derive(Clone, Copy, Debug)]
 pub struct Knob {
@@ -87,6 +99,14 @@ pub struct Knob {
 }
 
 impl Knob {
+    /// Whether an end holds the GC unit against the other keys ([`Value::HoldUnit`]).
+    pub fn holds_unit(&self) -> bool {
+        self.ends
+            .iter()
+            .flat_map(|e| e.iter())
+            .any(|s| matches!(s.value, Value::HoldUnit(_)))
+    }
+
     /// End `end`'s label on profile `text`: a family end names the family it sets there.
     pub fn label(&self, end: usize, text: &str) -> String {
         for s in self.ends[end] {
@@ -179,11 +199,14 @@ pub const KNOBS: &[Knob] = &[
     Knob {
         name: "nand.channels (dies)",
         labels: ["x0.5", "x2"],
+        // The dies alone, at the twin's GC unit: the unit is the superblock knob's (and the run
+        // may identify it), and a drive of twice the dies at half the planes paces its GC and
+        // its buffer's drain otherwise (seed 58's hidden drive 15).
         ends: [
-            &[times("nand", "channels", 0.5)],
-            &[times("nand", "channels", 2.0)],
+            &[times("nand", "channels", 0.5), hold_unit(0.5)],
+            &[times("nand", "channels", 2.0), hold_unit(2.0)],
         ],
-        why: "the library's data-center drives have 4-32 dies",
+        why: "the library's data-center drives have 4-32 dies; the GC unit held (half or twice the planes, or the block)",
         in_range: true,
         settled_by: None,
     },
@@ -312,6 +335,10 @@ pub fn apply(text: &str, knob: &Knob, end: usize) -> Result<String, FitError> {
     let mut t = text.to_string();
     for s in knob.ends[end] {
         let value = match s.value {
+            Value::HoldUnit(f) => {
+                t = hold_unit_at(&t, text, f)?;
+                continue;
+            }
             Value::Literal(v) => v.to_string(),
             Value::SlcProgram => format!("{:.0}", number(text, "nand", "program_us")? / 6.0),
             Value::OtherFamily(i) => {
@@ -331,6 +358,25 @@ pub fn apply(text: &str, knob: &Knob, end: usize) -> Result<String, FitError> {
         t = set(&t, s.section, s.key, &value, "what if");
     }
     Ok(t)
+}
+
+/// `t` with the planes of `text` divided by `f` where whole and from 1 to 4, else its program
+/// units per block (at least 1).
+fn hold_unit_at(t: &str, text: &str, f: f64) -> Result<String, FitError> {
+    let planes = number(text, "nand", "planes")? / f;
+    if planes.fract() == 0.0 && (1.0..=4.0).contains(&planes) {
+        return Ok(set(t, "nand", "planes", &format!("{planes}"), "what if"));
+    }
+    let units = (number(text, "nand", "units_per_block")? / f)
+        .round()
+        .max(1.0);
+    Ok(set(
+        t,
+        "nand",
+        "units_per_block",
+        &format!("{units}"),
+        "what if",
+    ))
 }
 
 fn number(text: &str, section: &str, key: &str) -> Result<f64, FitError> {

@@ -181,7 +181,7 @@ fn a_twin_fitted_from_a_run_works_as_a_target_and_checks_against_it() {
 /// A latency-load study of the drive joins its run: the buffer is then fitted to the study's
 /// write P99 at every load, and says so.
 #[test]
-#[ignore = "slow, about 15 s: .ci/extra/slow-tests.sh runs it"]
+#[ignore = "slow, about 60 s: .ci/extra/slow-tests.sh runs it"]
 fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
     let dir = tempfile::tempdir().unwrap();
     let drive = "emu:pm9a3,capacity=1GiB,buffer_kib=16384";
@@ -241,6 +241,8 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         s(&twin),
         "--json",
         s(&fit_json),
+        // The ranges are the first test's; here only the fitted keys matter.
+        "--no-range",
     ]);
     let doc = json(&fit_json);
     let buffer = param(&doc, "buffer.buffer_kib");
@@ -279,6 +281,7 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         s(&twin2),
         "--json",
         s(&fit2_json),
+        "--no-range",
     ]);
     let unit = param(&json(&fit2_json), "nand.units_per_block");
     let source = unit["source"].as_str().unwrap();
@@ -328,6 +331,7 @@ fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
         s(&twin3),
         "--json",
         s(&fit3_json),
+        "--no-range",
     ]);
     let policy = param(&json(&fit3_json), "drive.policy");
     let source = policy["source"].as_str().unwrap();
