@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The tests too slow for the README's test command (each marked #[ignore] with its time):
 # the end-to-end runs on files and loop devices, the reliability table against
-# docs/reliability.md, the stop-flag class over every profile and override, the drive library's
-# verdicts and curves, every value of every flag under Ctrl-C, the page store's rows, a fit
-# end to end through the CLI and against a latency-load study, the fit's stages on hidden
-# drives (rewrite window, map cache, SLC cache, GC mode), its round trip on three, a store
-# replay in every layout, and two of the simulator's policy oracles.
+# docs/reliability.md, the stop-flag class over every pair of profile, override and command,
+# the drive library's verdicts and curves, every value of every flag under Ctrl-C, the page
+# store's rows, a fit end to end through the CLI and against a latency-load study, the fit's
+# stages on hidden drives (rewrite window, map cache, SLC cache, GC mode), its round trip on
+# three, a store replay in every layout, and two of the simulator's policy oracles.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo test --release -p ssdiq --test cli -- --ignored
