@@ -373,21 +373,9 @@ impl Moves {
         other: &[Prediction],
         key: &str,
     ) {
-        for (((p, o), v), m) in preds.iter_mut().zip(own).zip(other).zip(&mut self.0) {
-            let mut moved = false;
-            for (((_, y0), (_, y1)), (fall, rise)) in o.points.iter().zip(&v.points).zip(m) {
-                let ratio = y1 / y0;
-                if !ratio.is_finite() || ratio <= 0.0 {
-                    continue;
-                }
-                *fall = fall.min(ratio);
-                *rise = rise.max(ratio);
-                moved |= (ratio - 1.0).abs() > NAMED_SHARE;
-            }
-            if moved && !p.range_keys.iter().any(|k| k == key) {
-                p.range_keys.push(key.to_string());
-            }
-        }
+        self.take(preds, own, other, key, |ratio, _| {
+            (ratio - 1.0).abs() > NAMED_SHARE
+        });
     }
 
     /// Widens each point's factors to hold `other`'s ratio to `own` (a drive measured with
@@ -400,19 +388,33 @@ impl Moves {
         other: &[Prediction],
         key: &str,
     ) {
+        self.take(preds, own, other, key, |ratio, (fall, rise)| {
+            ratio > rise * (1.0 + NAMED_SHARE) || ratio < fall * (1.0 - NAMED_SHARE)
+        });
+    }
+
+    /// Widens each point's fall and rise to hold `other`'s ratio to `own`, and names `key` on
+    /// a curve where `named` holds at a point (given the ratio and the factors before).
+    fn take(
+        &mut self,
+        preds: &mut [Prediction],
+        own: &[Prediction],
+        other: &[Prediction],
+        key: &str,
+        named: impl Fn(f64, (f64, f64)) -> bool,
+    ) {
         for (((p, o), v), m) in preds.iter_mut().zip(own).zip(other).zip(&mut self.0) {
-            let mut beyond = false;
+            let mut name = false;
             for (((_, y0), (_, y1)), (fall, rise)) in o.points.iter().zip(&v.points).zip(m) {
                 let ratio = y1 / y0;
                 if !ratio.is_finite() || ratio <= 0.0 {
                     continue;
                 }
-                beyond |=
-                    ratio > *rise * (1.0 + NAMED_SHARE) || ratio < *fall * (1.0 - NAMED_SHARE);
+                name |= named(ratio, (*fall, *rise));
                 *fall = fall.min(ratio);
                 *rise = rise.max(ratio);
             }
-            if beyond && !p.range_keys.iter().any(|k| k == key) {
+            if name && !p.range_keys.iter().any(|k| k == key) {
                 p.range_keys.push(key.to_string());
             }
         }
