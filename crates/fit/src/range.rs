@@ -39,7 +39,7 @@ use ssdiq_schema::Prediction;
 
 use crate::predict::{predictions, steady_writes};
 use crate::profile_text::{comment, set, size_literal};
-use crate::sensitivity::{apply, predictions_at_end, range_knobs, Knob};
+use crate::sensitivity::{apply, predictions_at_end, predictions_of, range_knobs, Knob};
 use crate::FitError;
 
 /// The name of the twin's own spread among a range's keys.
@@ -279,10 +279,7 @@ pub fn with_ranges(
                     t = apply(&t, k, *end)?;
                 }
             }
-            let r = match conditioned(&t, target, seed)? {
-                Some(t) => predictions(&t, seed, &mut |_| {}).map(Some),
-                None => Ok(None),
-            };
+            let r = predictions_of(t, Some(target), seed);
             (progress.lock().expect("progress"))(&format!(
                 "{CORNER_KEY}: {}",
                 corner_label(&knobs, corner, &copy)

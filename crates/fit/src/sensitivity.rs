@@ -394,7 +394,16 @@ pub fn predictions_at_end(
     target: Option<f64>,
     seed: u64,
 ) -> Result<Option<Vec<Prediction>>, FitError> {
-    let mut variant = apply(text, knob, end)?;
+    predictions_of(apply(text, knob, end)?, target, seed)
+}
+
+/// The predictions of profile `variant`, conditioned on `target` as [`predictions_at_end`]'s;
+/// `None` where no OP makes the variant meet it.
+pub(crate) fn predictions_of(
+    mut variant: String,
+    target: Option<f64>,
+    seed: u64,
+) -> Result<Option<Vec<Prediction>>, FitError> {
     if let Some(target) = target {
         match crate::range::conditioned(&variant, target, seed)? {
             Some(v) => variant = v,
