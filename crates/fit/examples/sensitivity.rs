@@ -35,6 +35,17 @@ fn main() {
         &format!("\"{capacity}\""),
         "sensitivity",
     );
+    // Checked before the profile's own predictions, which take minutes.
+    let prefix = std::env::var("KNOB").unwrap_or_default();
+    let knobs: Vec<_> = KNOBS
+        .iter()
+        .filter(|k| k.name.starts_with(&prefix))
+        .copied()
+        .collect();
+    if knobs.is_empty() {
+        eprintln!("no knob's name starts with KNOB={prefix:?}: expected a name of docs/fit.md's sensitivity table");
+        std::process::exit(2);
+    }
     let run = || -> Result<(), ssdiq_fit::FitError> {
         let base = predictions(&text, seed, &mut |p| eprintln!("emu:{name}: {p}"))?;
         for p in &base {
@@ -46,16 +57,6 @@ fn main() {
             println!("emu:{name} at {capacity}, {}: {}", p.study, pts.join(", "));
         }
         let condition = std::env::var("CONDITION").is_ok_and(|v| v == "1");
-        let prefix = std::env::var("KNOB").unwrap_or_default();
-        let knobs: Vec<_> = KNOBS
-            .iter()
-            .filter(|k| k.name.starts_with(&prefix))
-            .copied()
-            .collect();
-        if knobs.is_empty() {
-            eprintln!("no knob's name starts with KNOB={prefix:?}: expected a name of docs/fit.md's sensitivity table");
-            std::process::exit(2);
-        }
         let fx = effects(&text, &base, &knobs, seed, condition, &mut |p| {
             eprintln!("emu:{name}: {p}")
         })?;

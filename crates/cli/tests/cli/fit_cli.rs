@@ -5,7 +5,7 @@
 use crate::common::{json, ok, s, ssdiq, usage_error};
 
 #[test]
-#[ignore = "slow, about 75 s: .ci/extra/slow-tests.sh runs it"]
+#[ignore = "slow, about 90 s: .ci/extra/slow-tests.sh runs it"]
 fn a_twin_fitted_from_a_run_works_as_a_target_and_checks_against_it() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("r");
@@ -181,7 +181,7 @@ fn a_twin_fitted_from_a_run_works_as_a_target_and_checks_against_it() {
 /// A latency-load study of the drive joins its run: the buffer is then fitted to the study's
 /// write P99 at every load, and says so.
 #[test]
-#[ignore = "slow, about 60 s: .ci/extra/slow-tests.sh runs it"]
+#[ignore = "slow, about 105 s: .ci/extra/slow-tests.sh runs it"]
 fn a_latency_load_study_joins_the_run_and_fits_the_buffer() {
     let dir = tempfile::tempdir().unwrap();
     let drive = "emu:pm9a3,capacity=1GiB,buffer_kib=16384";
