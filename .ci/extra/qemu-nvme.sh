@@ -50,39 +50,27 @@ trap 'rm -rf "$work"' EXIT
 . tests/qemu/kernel.sh
 kernel=$(guest_kernel "$cache" "$work")
 
-# --- static binaries: glibc static-pie (no musl target here); --target keeps the flag off
-# build scripts and proc macros --------------------------------------------------------------
-stamp "building static test binary and ssdiq"
-export RUSTFLAGS='-C target-feature=+crt-static'
-triple=x86_64-unknown-linux-gnu
-tests_bin=$(cargo test --release -q -p ssdiq-nvme --test guest --no-run --target $triple \
+# --- binaries: the release build's own (dynamically linked; add_binary copies their libraries)
+stamp "building the guest test binary and ssdiq (fresh after the README's tests)"
+tests_bin=$(cargo test --release -q -p ssdiq-nvme --test guest --no-run \
     --message-format=json | grep -o '"executable":"[^"]*"' | tail -1 | cut -d'"' -f4)
-cargo build --release -q -p ssdiq --target $triple
-ssdiq_bin=target/$triple/release/ssdiq
-unset RUSTFLAGS
-for b in "$tests_bin" "$ssdiq_bin"; do
-    file -b "$b" 2>/dev/null | grep -q 'dynamically linked' && { echo "$b is not static"; exit 1; }
-done
+cargo build --release -q -p ssdiq
+ssdiq_bin=target/release/ssdiq
+. tests/qemu/add-binary.sh
 
 # --- initramfs ---------------------------------------------------------------------------
 root=$work/root
 mkdir -p "$root"/{bin,dev,proc,sys,tmp}
 cp /bin/busybox "$root/bin/busybox"
-cp "$tests_bin" "$root/bin/nvme-guest-tests"
-cp "$ssdiq_bin" "$root/bin/ssdiq"
+add_binary "$root" "$tests_bin" bin/nvme-guest-tests
+add_binary "$root" "$ssdiq_bin" bin/ssdiq
 cp tests/qemu/init "$root/init"
 cp "$guest_script" "$root/guest.sh"
 mem=512
 if [ "${QEMU_GUEST_FIO:-0}" = 1 ]; then
-    # fio is dynamically linked: the binary, its loader and every library ldd names, at their
-    # paths (84 MB with Debian's fio 3.33).
+    # fio's libraries take 84 MB with Debian's fio 3.33.
     command -v fio >/dev/null || apt install -y --no-install-recommends fio >/dev/null
-    mkdir -p "$root/usr/bin"
-    cp "$(command -v fio)" "$root/bin/fio"
-    for lib in $(ldd "$(command -v fio)" | grep -o '/[^ ]*'); do
-        mkdir -p "$root$(dirname "$lib")"
-        cp -L "$lib" "$root$lib"
-    done
+    add_binary "$root" "$(command -v fio)" bin/fio
     mem=1024
 fi
 chmod +x "$root/init"

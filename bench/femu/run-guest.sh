@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Boots FEMU's black-box SSD (femu_mode=1) in a throw-away TCG guest and runs a script in it:
-# the Debian cloud kernel and a busybox initramfs holding a static ssdiq, as
-# .ci/extra/qemu-nvme.sh boots QEMU's own NVMe controller. The guest's script sees the device as
-# /dev/nvme0n1 and its parameters in /femu.env; its output is printed, and the exit code is the
+# the Debian cloud kernel and a busybox initramfs holding ssdiq (the release build, with its
+# libraries), as .ci/extra/qemu-nvme.sh boots QEMU's own NVMe controller. The guest's script
+# sees the device as /dev/nvme0n1 and its parameters in /femu.env; its output is printed, and the exit code is the
 # script's.
 #
 # The device, from these variables (defaults in brackets; FEMU's names in parentheses):
@@ -64,13 +64,13 @@ trap 'rm -rf "$work"' EXIT
 kernel=$(guest_kernel "$cache" "$work")
 dpkg -s busybox-static >/dev/null 2>&1 || apt-get -qq install -y --no-install-recommends busybox-static >/dev/null
 
-# --- a static ssdiq and the initramfs --------------------------------------------------------
-triple=x86_64-unknown-linux-gnu
-RUSTFLAGS='-C target-feature=+crt-static' cargo build --release -q -p ssdiq --target $triple
+# --- ssdiq (the release build's, with its libraries) and the initramfs ----------------------
+cargo build --release -q -p ssdiq
+. tests/qemu/add-binary.sh
 root=$work/root
 mkdir -p "$root"/{bin,dev,proc,sys,tmp}
 cp /bin/busybox "$root/bin/busybox"
-cp "target/$triple/release/ssdiq" "$root/bin/ssdiq"
+add_binary "$root" target/release/ssdiq bin/ssdiq
 cp tests/qemu/init "$root/init"
 cp "$script" "$root/guest.sh"
 cat > "$root/femu.env" <<ENV

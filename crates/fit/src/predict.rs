@@ -88,6 +88,8 @@ const TWO_ZONE: [f64; 3] = [80.0, 90.0, 95.0];
 const READ_ONLY: [f64; 4] = [0.0, 0.3, 0.6, 0.9];
 /// OP as multiples of the twin's own.
 const OP_FACTORS: [f64; 4] = [0.5, 1.0, 1.5, 2.0];
+/// The write-load curve's study name.
+pub const LOAD_STUDY: &str = "latency-load";
 /// Write load, in % of the twin's sustained uniform random-write rate.
 const LOAD_PERCENT: [f64; 4] = [25.0, 50.0, 75.0, 90.0];
 
@@ -172,18 +174,44 @@ pub fn predictions(
     let full = uniform_kiops
         .ok_or_else(|| FitError::Twin("the twin wrote nothing under uniform writes".into()))?
         * 1e3;
-    let mut pts = Vec::new();
+    out.push(load_curve_at(text, full, seed, progress)?);
+    Ok(out)
+}
+
+/// The write-P99 curve under load alone, at `seed`: the twin's sustained uniform rate measured
+/// first (as [`predictions`] measures it), then each load level.
+pub fn load_curve(
+    text: &str,
+    seed: u64,
+    progress: &mut dyn FnMut(&str),
+) -> Result<ssdiq_schema::Prediction, FitError> {
+    let full = steady_writes(text, "uniform", seed)?
+        .write_kiops
+        .ok_or_else(|| FitError::Twin("the twin wrote nothing under uniform writes".into()))?
+        * 1e3;
+    load_curve_at(text, full, seed, progress)
+}
+
+/// Write P99 at each of [`LOAD_PERCENT`] of `full` IOPS.
+fn load_curve_at(
+    text: &str,
+    full: f64,
+    seed: u64,
+    progress: &mut dyn FnMut(&str),
+) -> Result<ssdiq_schema::Prediction, FitError> {
+    let mut points = Vec::new();
     for l in LOAD_PERCENT {
         progress(&format!("{l}% load"));
         let o = under_load(text, full * l / 100.0, seed)?;
-        pts.push((l, o.write_p99_us.unwrap_or(f64::NAN)));
+        points.push((l, o.write_p99_us.unwrap_or(f64::NAN)));
     }
-    curve(
-        "latency-load",
-        "Write P99 under load",
-        "write load [% of the twin's sustained uniform random writes]",
-        "write P99 [us]",
-        pts,
-    );
-    Ok(out)
+    Ok(ssdiq_schema::Prediction {
+        study: LOAD_STUDY.into(),
+        title: "Write P99 under load".into(),
+        x_axis: "write load [% of the twin's sustained uniform random writes]".into(),
+        y_axis: "write P99 [us]".into(),
+        points,
+        range: Vec::new(),
+        range_keys: Vec::new(),
+    })
 }
