@@ -4,7 +4,8 @@
 //!
 //! Each end is conditioned on what the run measured: its OP is moved until its steady uniform
 //! WA meets the copy's own (as the fit's WA stage would have moved it), so a range holds only
-//! drives the run could not tell apart from the twin.
+//! drives the run could not tell apart from the twin; an end no OP brings within
+//! [`CONDITION_LIMIT`] of it is such a drive, and is left out.
 //!
 //! The keys are not known together either: a drive can differ from the twin in two of them at
 //! once (held-out sm863a: greedy where the twin is cost-benefit, and smaller superblocks; each
@@ -78,8 +79,12 @@ pub const RANGE_CAPACITY: u64 = 1 << 30;
 /// A key moves a curve when one of its ends moves a point by more than this share.
 pub const NAMED_SHARE: f64 = 0.01;
 
-/// Whether the twin's file says every key `knob` sets was fitted or came from an input.
+/// Whether the twin's file says every key `knob` sets was fitted or came from an input (never,
+/// for a knob the run resolves only coarsely).
 fn identified(text: &str, knob: &Knob) -> bool {
+    if knob.coarse {
+        return false;
+    }
     let known = |section: &str, key: &str| {
         comment(text, section, key)
             .is_some_and(|c| c.starts_with("fitted to ") || c.starts_with("from "))
@@ -124,8 +129,14 @@ fn copy_for_range(text: &str) -> Result<String, FitError> {
 
 /// Steady uniform WA within this share of the target ends the conditioning.
 const CONDITION_SHARE: f64 = 0.02;
-/// OP steps of the conditioning at most.
-const CONDITION_STEPS: usize = 5;
+/// OP steps of the conditioning at most: where superblocks are large, WA moves by steps of OP
+/// (32 channels at 1 GiB: 10.96 at OP 0.088, 7.62 at 0.104), and the bracket needs a few to
+/// find the step that meets the target.
+const CONDITION_STEPS: usize = 8;
+/// A conditioned end whose steady uniform WA stays further than this share from the target is
+/// a drive the run tells apart from the twin (the fit's own WA stage meets the run's within
+/// 2%, and the round trip holds a twin's uniform WA to 5%).
+const CONDITION_LIMIT: f64 = 0.10;
 
 /// The steady uniform WA of profile `text` (the predictions' measurement).
 pub(crate) fn uniform_waf(text: &str, seed: u64) -> Result<f64, FitError> {
@@ -152,8 +163,11 @@ fn at_op(text: &str, op: f64) -> String {
 }
 
 /// `text` with its OP moved until its steady uniform WA is within [`CONDITION_SHARE`] of
-/// `target` (WA taken as inversely proportional to OP, as greedy's is near these OPs); the
-/// nearest OP tried where none is. An end whose drive does not build at the twin's OP (twice
+/// `target` (WA taken as inversely proportional to OP, as greedy's is near these OPs, inside
+/// the bracket of OPs already tried: at a low OP that proportion overshoots, and seed 60's
+/// hidden drive 10, uniform WA 15.5 at OP 0.052, had ends kept at WA 2.2 after swinging
+/// between OPs); the nearest OP tried where none is, and `None` where even that is further
+/// than [`CONDITION_LIMIT`] (the run tells that drive apart). An end whose drive does not build at the twin's OP (twice
 /// the dies make superblocks twice as large, and GC more spare than a low OP leaves) starts
 /// from the lowest OP on a 1.25x ladder that builds; `None` where no OP up to 0.9 builds, or
 /// where meeting the target would take an OP that does not build (the run rules that end
@@ -174,6 +188,9 @@ pub fn conditioned(text: &str, target: f64, seed: u64) -> Result<Option<String>,
         t = at_op(&t, up);
     }
     let mut best = (f64::INFINITY, t.clone());
+    // WA falls as OP rises: the target lies between the highest OP tried whose WA was above it
+    // and the lowest whose WA was below.
+    let (mut low, mut high) = (0.02_f64, 0.9_f64);
     for _ in 0..CONDITION_STEPS {
         let w = uniform_waf(&t, seed)?;
         let miss = (w / target).ln().abs();
@@ -183,7 +200,19 @@ pub fn conditioned(text: &str, target: f64, seed: u64) -> Result<Option<String>,
         if miss <= CONDITION_SHARE {
             break;
         }
-        let next = at_op(&t, (op(&t)? * w / target).clamp(0.02, 0.9));
+        let now = op(&t)?;
+        if w > target {
+            low = low.max(now);
+        } else {
+            high = high.min(now);
+        }
+        let guess = now * w / target;
+        let next_op = if low < guess && guess < high {
+            guess
+        } else {
+            (low * high).sqrt()
+        };
+        let next = at_op(&t, next_op);
         if !builds(&next) {
             // The run's WA needs less OP than this end builds with: no drive of this end
             // matches the run, so the range holds none of it.
@@ -191,7 +220,7 @@ pub fn conditioned(text: &str, target: f64, seed: u64) -> Result<Option<String>,
         }
         t = next;
     }
-    Ok(Some(best.1))
+    Ok((best.0 <= CONDITION_LIMIT.ln_1p()).then_some(best.1))
 }
 
 /// One set of predictions a range takes: the copy's own, at another seed, or with a key at one
@@ -216,8 +245,13 @@ pub fn with_ranges(
     seed: u64,
     progress: &mut (dyn FnMut(&str) + Send),
 ) -> Result<(), FitError> {
-    let knobs = unidentified(text);
     let copy = copy_for_range(text)?;
+    // A knob neither of whose ends changes the copy (a frontier's share on a policy without a
+    // frontier) would only run the copy again.
+    let knobs: Vec<&Knob> = unidentified(text)
+        .into_iter()
+        .filter(|k| (0..k.labels.len()).any(|end| apply(&copy, k, end).map_or(true, |t| t != copy)))
+        .collect();
     for p in preds.iter_mut() {
         p.range = p.points.iter().map(|&(_, y)| (y, y)).collect();
         p.range_keys.clear();
@@ -597,6 +631,30 @@ mod tests {
     }
 
     #[test]
+    fn the_frontiers_share_stays_in_the_range_where_the_fit_set_it() {
+        let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();
+        let fitted = set(
+            base,
+            "drive",
+            "gc_frontier_share",
+            "0.75",
+            "fitted to the hidden drive's run: greedy + GC frontier (75% of relocated data apart)",
+        );
+        assert!(unidentified(&fitted)
+            .iter()
+            .any(|k| k.name == "drive.gc_frontier_share"));
+        let k = range_knobs()
+            .find(|k| k.name == "drive.gc_frontier_share")
+            .expect("the share is a range knob");
+        let share = |t: &str| Profile::parse(t, &[]).unwrap().drive.gc_frontier_share;
+        assert_eq!(share(&apply(&fitted, k, 0).unwrap()), Some(0.5));
+        assert_eq!(share(&apply(&fitted, k, 1).unwrap()), Some(1.0));
+        // Where the policy keeps no frontier, neither end moves anything.
+        let none = set(base, "drive", "gc_frontier", "false", "test");
+        assert_eq!(apply(&none, k, 0).unwrap(), none);
+    }
+
+    #[test]
     fn a_knob_the_fit_set_from_the_drive_is_identified() {
         let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();
         let all = unidentified(base).len();
@@ -638,5 +696,8 @@ mod tests {
         assert!((op(&c) / 0.1 - 1.0).abs() < 0.1, "{}", op(&c));
         // A WA that would take an OP too low to build: the run rules the end out.
         assert_eq!(conditioned(&t, target * 4.0, 1).unwrap(), None);
+        // A WA no OP gives (below 1, which random writes on a full drive never reach): the
+        // nearest OP tried is still a drive the run tells apart.
+        assert_eq!(conditioned(&t, 0.5, 1).unwrap(), None);
     }
 }

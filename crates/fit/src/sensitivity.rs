@@ -31,6 +31,9 @@ pub enum Value {
     /// that leaves a whole number of them, from 1 to 4, and the program units per block where
     /// it does not. (Set on the planes' key; the units' key takes it where the planes cannot.)
     HoldUnit(f64),
+    /// The share of relocated data a GC frontier keeps apart, where the profile has a frontier
+    /// (elsewhere nothing: a policy without one has no share to move).
+    FrontierShare(f64),
 }
 
 /// The GC families of the library, in the order a policy knob's ends take them.
@@ -96,6 +99,9 @@ pub struct Knob {
     /// (the SLC cache's size settles it: its program time moves the throughputs, not the WA,
     /// and only where the cache has room); `None`: every key.
     pub settled_by: Option<(&'static str, &'static str)>,
+    /// Whether the range spans it even where the fit set it: the run's figures resolve it
+    /// only coarsely.
+    pub coarse: bool,
 }
 
 impl Knob {
@@ -136,6 +142,7 @@ pub const KNOBS: &[Knob] = &[
         why: "a staging buffer (9 library profiles) to one that absorbs every rewrite it holds",
         in_range: true,
         settled_by: None,
+        coarse: false,
     },
     Knob {
         name: "gc.wear_level_gap",
@@ -147,6 +154,7 @@ pub const KNOBS: &[Knob] = &[
         why: "no static wear levelling, to one that moves cold data at a gap of 5 erases",
         in_range: true,
         settled_by: None,
+        coarse: false,
     },
     Knob {
         name: "nand.units_per_block (superblock)",
@@ -158,6 +166,7 @@ pub const KNOBS: &[Knob] = &[
         why: "blocks of 18-24 MB at full size are the base's; half and twice cover the library's 32-447 units with its dies",
         in_range: true,
         settled_by: None,
+        coarse: false,
     },
     Knob {
         name: "drive.policy",
@@ -184,6 +193,27 @@ pub const KNOBS: &[Knob] = &[
         why: "the library's families other than the profile's own (the fit tries each; where the skews do not tell them apart, the policy is its guess)",
         in_range: true,
         settled_by: None,
+        coarse: false,
+    },
+    Knob {
+        name: "drive.gc_frontier_share",
+        labels: ["0.5", "1"],
+        ends: [
+            &[Setting {
+                section: "drive",
+                key: "gc_frontier_share",
+                value: Value::FrontierShare(0.5),
+            }],
+            &[Setting {
+                section: "drive",
+                key: "gc_frontier_share",
+                value: Value::FrontierShare(1.0),
+            }],
+        ],
+        why: "half to all of relocated data apart, where the profile has a GC frontier (the library's shares are 0.75 to 1; the WA stage's fit of a share scores the protocol's skews, which hardly tell 0.75 from 1: seed 60's hidden drive 11)",
+        in_range: true,
+        settled_by: None,
+        coarse: true,
     },
     Knob {
         name: "drive.gc_mode",
@@ -195,6 +225,7 @@ pub const KNOBS: &[Knob] = &[
         why: "one victim per trigger into the host's block, or victims gathered apart (the WA stage tries the other mode; where the skews do not tell the modes apart, the base's is its guess)",
         in_range: true,
         settled_by: None,
+        coarse: false,
     },
     Knob {
         name: "nand.channels (dies)",
@@ -209,6 +240,7 @@ pub const KNOBS: &[Knob] = &[
         why: "the library's data-center drives have 4-32 dies; the GC unit held (half or twice the planes, or the block)",
         in_range: true,
         settled_by: None,
+        coarse: false,
     },
     Knob {
         name: "nand.planes",
@@ -220,6 +252,7 @@ pub const KNOBS: &[Knob] = &[
         why: "2-4 planes per die (docs/sources.md#flash-timing)",
         in_range: true,
         settled_by: None,
+        coarse: false,
     },
     Knob {
         name: "nand.erase_us",
@@ -231,6 +264,7 @@ pub const KNOBS: &[Knob] = &[
         why: "tBERS 3-5 ms and beyond (docs/sources.md#flash-timing)",
         in_range: true,
         settled_by: None,
+        coarse: false,
     },
     Knob {
         name: "nand.channel_mb_s",
@@ -242,6 +276,7 @@ pub const KNOBS: &[Knob] = &[
         why: "ONFI 4 to ONFI 5.1 NAND I/O",
         in_range: true,
         settled_by: None,
+        coarse: false,
     },
     Knob {
         name: "gc watermarks",
@@ -259,6 +294,7 @@ pub const KNOBS: &[Knob] = &[
         why: "free superblocks where background and foreground GC start",
         in_range: true,
         settled_by: None,
+        coarse: false,
     },
     Knob {
         name: "gc.idle_mb_s",
@@ -270,6 +306,7 @@ pub const KNOBS: &[Knob] = &[
         why: "no idle-time GC, to one at half the dies' program bandwidth",
         in_range: false,
         settled_by: None,
+        coarse: false,
     },
     Knob {
         name: "slc.slc_share",
@@ -288,6 +325,7 @@ pub const KNOBS: &[Knob] = &[
         why: "no SLC cache (data-center), to a consumer drive's 5-16% (the library's 970 EVO Plus, NV2, GSM2NE)",
         in_range: true,
         settled_by: Some(("slc", "slc_share")),
+        coarse: false,
     },
     Knob {
         name: "map.map_cache_kib",
@@ -299,6 +337,7 @@ pub const KNOBS: &[Knob] = &[
         why: "the whole map in DRAM, or a DRAM-less drive's cache (the library's two)",
         in_range: true,
         settled_by: None,
+        coarse: false,
     },
     Knob {
         name: "nand.suspend timings",
@@ -316,6 +355,7 @@ pub const KNOBS: &[Knob] = &[
         why: "MQSim's suspend times, halved and doubled",
         in_range: false,
         settled_by: None,
+        coarse: false,
     },
     Knob {
         name: "host.dram_read_us",
@@ -327,6 +367,7 @@ pub const KNOBS: &[Knob] = &[
         why: "a read served from the controller's DRAM",
         in_range: false,
         settled_by: None,
+        coarse: false,
     },
 ];
 
@@ -338,6 +379,12 @@ pub fn apply(text: &str, knob: &Knob, end: usize) -> Result<String, FitError> {
             Value::HoldUnit(f) => {
                 t = hold_unit_at(&t, text, f)?;
                 continue;
+            }
+            Value::FrontierShare(share) => {
+                if get(text, "drive", "gc_frontier").as_deref() != Some("true") {
+                    continue;
+                }
+                format!("{share}")
             }
             Value::Literal(v) => v.to_string(),
             Value::SlcProgram => format!("{:.0}", number(text, "nand", "program_us")? / 6.0),
@@ -525,7 +572,17 @@ mod tests {
                     );
                     moved |= p.unwrap() != own;
                 }
-                assert!(moved, "{base}: both ends of {} are the base's", k.name);
+                // A frontier's share has nothing to move on a policy without a frontier.
+                let shares_only = k
+                    .ends
+                    .iter()
+                    .flat_map(|e| e.iter())
+                    .all(|s| matches!(s.value, Value::FrontierShare(_)));
+                assert!(
+                    moved || (shares_only && !own.drive.gc_frontier),
+                    "{base}: both ends of {} are the base's",
+                    k.name
+                );
             }
         }
     }
