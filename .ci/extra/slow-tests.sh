@@ -5,7 +5,8 @@
 # the drive library's verdicts and curves, every value of every flag under Ctrl-C, the page
 # store's rows, a fit end to end through the CLI and against a latency-load study, the fit's
 # stages on hidden drives (rewrite window, map cache, SLC cache, GC mode), its round trip on
-# two (bench/fit-roundtrip.sh figures adds a third, of 10 min), a store replay in every layout, and two of the simulator's policy oracles.
+# two (bench/fit-roundtrip.sh figures adds a third, of 10 min), a store replay in every
+# layout, and two of the simulator's policy oracles.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo test --release -p ssdiq --test cli -- --ignored

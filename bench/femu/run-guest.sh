@@ -2,8 +2,8 @@
 # Boots FEMU's black-box SSD (femu_mode=1) in a throw-away TCG guest and runs a script in it:
 # the Debian cloud kernel and a busybox initramfs holding ssdiq (the release build, with its
 # libraries), as .ci/extra/qemu-nvme.sh boots QEMU's own NVMe controller. The guest's script
-# sees the device as /dev/nvme0n1 and its parameters in /femu.env; its output is printed, and the exit code is the
-# script's.
+# sees the device as /dev/nvme0n1 and its parameters in /femu.env; its output is printed, and
+# the exit code is the script's.
 #
 # The device, from these variables (defaults in brackets; FEMU's names in parentheses):
 #   FEMU_MB [1024]          logical MiB the namespace exposes (devsz_mb)

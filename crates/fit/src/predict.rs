@@ -171,10 +171,12 @@ pub fn predictions(
         pts.push((op * k * 100.0, waf(o)));
     }
     curve("op", "Uniform WA against OP", "OP [%]", "WA", pts);
-    let full = uniform_kiops
-        .ok_or_else(|| FitError::Twin("the twin wrote nothing under uniform writes".into()))?
-        * 1e3;
-    out.push(load_curve_at(text, full, seed, progress)?);
+    out.push(load_curve_at(
+        text,
+        sustained_iops(uniform_kiops)?,
+        seed,
+        progress,
+    )?);
     Ok(out)
 }
 
@@ -185,11 +187,15 @@ pub fn load_curve(
     seed: u64,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ssdiq_schema::Prediction, FitError> {
-    let full = steady_writes(text, "uniform", seed)?
-        .write_kiops
-        .ok_or_else(|| FitError::Twin("the twin wrote nothing under uniform writes".into()))?
-        * 1e3;
+    let full = sustained_iops(steady_writes(text, "uniform", seed)?.write_kiops)?;
     load_curve_at(text, full, seed, progress)
+}
+
+/// The sustained uniform random-write rate, in IOPS, from steady writes' kIOPS.
+fn sustained_iops(kiops: Option<f64>) -> Result<f64, FitError> {
+    kiops
+        .map(|k| k * 1e3)
+        .ok_or_else(|| FitError::Twin("the twin wrote nothing under uniform writes".into()))
 }
 
 /// Write P99 at each of [`LOAD_PERCENT`] of `full` IOPS.

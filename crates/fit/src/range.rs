@@ -167,8 +167,9 @@ fn at_op(text: &str, op: f64) -> String {
 /// the bracket of OPs already tried: at a low OP that proportion overshoots, and seed 60's
 /// hidden drive 10, uniform WA 15.5 at OP 0.052, had ends kept at WA 2.2 after swinging
 /// between OPs); the nearest OP tried where none is, and `None` where even that is further
-/// than [`CONDITION_LIMIT`] (the run tells that drive apart). An end whose drive does not build at the twin's OP (twice
-/// the dies make superblocks twice as large, and GC more spare than a low OP leaves) starts
+/// than [`CONDITION_LIMIT`] (the run tells that drive apart). An end whose drive does not
+/// build at the twin's OP (twice the dies make superblocks twice as large, and GC more spare
+/// than a low OP leaves) starts
 /// from the lowest OP on a 1.25x ladder that builds; `None` where no OP up to 0.9 builds, or
 /// where meeting the target would take an OP that does not build (the run rules that end
 /// out: seed 56's hidden drive 2, uniform WA 21.8 at OP 0.046, has no twin with twice the dies).
