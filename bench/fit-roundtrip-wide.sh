@@ -10,7 +10,9 @@
 #        bench/fit-roundtrip-wide.sh other    (the 4 held-out drives of another generator: the
 # library's consumer and SATA profiles at a drawn OP and program time; SSDIQ_FIT_FIRST=K and
 # SSDIQ_FIT_HIDDEN=N pick drives K..K+N of the four)
-# SSDIQ_FIT_DUMP=DIR writes each drive's profile and its twin's (driveK.toml, twinK.toml).
+# SSDIQ_FIT_DUMP=DIR writes each drive's profile and its twin's (driveK.toml, twinK.toml), and its
+# points (pointsK.tsv: study, x, drive, twin, low, high, half-width) to take one median over
+# runs that split a seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = other ]; then

@@ -4,7 +4,7 @@
 #   bench/sim-throughput.sh [CAPACITY=16GiB] [WRITES=2x]
 #   BASELINE=path/to/old/ssdiq RUNS=5 bench/sim-throughput.sh 16GiB 4x
 # The rate counts workload writes only; the sequential fill (fill x capacity) is also timed,
-# so the rate is a slight underestimate. The criterion bench (cargo bench -p ssdiq-flash)
+# so the rate is a slight underestimate. The criterion bench (cargo bench -p ssdiq-benches --bench ftl)
 # times the FTL alone in steady state.
 # With BASELINE, runs that binary and this tree's RUNS times each, alternating which goes first,
 # and prints each pair's rates per CPU second (user + sys) and the median ratio new / baseline.

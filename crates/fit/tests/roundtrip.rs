@@ -343,6 +343,23 @@ fn held(
             std::fs::create_dir_all(dir).expect("SSDIQ_FIT_DUMP is a writable directory");
             std::fs::write(dir.join(format!("drive{i}.toml")), &h.text).unwrap();
             std::fs::write(dir.join(format!("twin{i}.toml")), &f.text).unwrap();
+            // Every point, so that runs of a seed split over processes give one median.
+            let rows: String = points
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                        p.study,
+                        p.x,
+                        p.drive,
+                        p.twin,
+                        p.low,
+                        p.high,
+                        p.half_width()
+                    )
+                })
+                .collect();
+            std::fs::write(dir.join(format!("points{i}.tsv")), rows).unwrap();
         }
         // What the fit chose for the keys the misses have turned on so far.
         for line in f.text.lines().filter(|l| {

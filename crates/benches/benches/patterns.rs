@@ -1,4 +1,5 @@
-//! Samples per second of every pattern on one core. Run: `cargo bench -p ssdiq-workload`.
+//! Samples per second of every pattern on one core.
+//! Run: `cargo bench -p ssdiq-benches --bench patterns`.
 //! The `rand_distr::Zipf` row is the baseline the Zipf sampler is compared against.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
