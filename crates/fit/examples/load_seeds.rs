@@ -35,7 +35,7 @@ fn main() {
                 let points: Vec<String> = c
                     .points
                     .iter()
-                    .map(|(load, p99)| format!("{load}%: {:.1} ms", p99 / 1e3))
+                    .map(|(load, p99)| format!("{load}%: {p99:.1} us"))
                     .collect();
                 println!("seed {seed}: {}", points.join(", "));
             }
