@@ -3,14 +3,16 @@
 # the end-to-end runs on files and loop devices, the reliability table against
 # docs/reliability.md, the stop-flag class over every pair of profile, override and command,
 # the drive library's verdicts and curves, every value of every flag under Ctrl-C, the page
-# store's rows, a fit end to end through the CLI and against a latency-load study, the fit's
-# stages on hidden drives (rewrite window, map cache, SLC cache, GC mode), its round trip on
-# two (bench/fit-roundtrip.sh figures adds a third, of 10 min), a store replay in every
-# layout, and two of the simulator's policy oracles.
+# store's rows and its calibrated model, the engine's series past 20,000 intervals, a fit end
+# to end through the CLI and against a latency-load study, the fit's stages on hidden drives
+# (rewrite window, map cache, SLC cache, GC mode), its round trip on two
+# (bench/fit-roundtrip.sh figures adds a third, of 10 min), a store replay in every layout, and
+# two of the simulator's policy oracles.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo test --release -p ssdiq --test cli -- --ignored
 cargo test --release -p ssdiq-store --test modes -- --ignored
+cargo test --release -p ssdiq-engine --lib -- --ignored
 cargo test --release -p ssdiq-flash --test flash -- --ignored
 # The fit's: named one by one (the file's other ignored tests are the wider round trips of
 # bench/fit-roundtrip-wide.sh, an hour or more), run together on both cores.
