@@ -6,7 +6,7 @@
 //!
 //! Per target and pattern, on a fresh drive: a sequential fill, WARM (default 3) drive writes of
 //! 4 KiB writes of the pattern at QD 32, then MEASURE (default 2) more; WAF = media bytes /
-//! host bytes over the measured ones (the drive's own counters).
+//! host bytes over the measured ones (the drive's own counters), and the write rate in virtual time.
 
 use ssdiq_emu::EmuExecutor;
 use ssdiq_engine::{Executor, FillMode, Job, RunControl};
@@ -37,9 +37,11 @@ fn main() {
             j.fill = None;
             j.bound.bytes = Some((cap as f64 * measure) as u64);
             let s = e.run(&j, &RunControl::default()).unwrap();
+            let ios: u64 = s.ops.values().map(|o| o.ios).sum();
             println!(
-                "{target:<40} {pattern:<16} WAF {:.4}",
-                s.counters.waf().unwrap()
+                "{target:<40} {pattern:<16} WAF {:.4}  {:.2} kIOPS",
+                s.counters.waf().unwrap(),
+                ios as f64 / s.elapsed_ns as f64 * 1e6
             );
         }
     }

@@ -86,5 +86,6 @@ pub fn from_paper(d: &DriveFigures, source: &str) -> Observed {
         load_curve: None,
         skew_curve: None,
         burst_unfilled_mib: None,
+        load_outran: None,
     }
 }

@@ -24,14 +24,15 @@
 //! its values bound every curve, not only the one it was chosen for.
 //!
 //! The twin's own spread joins them as one more factor: its predictions at another seed (the
-//! random streams, and so the GC's phase against a 5 s load level, move with it). At 90% of
+//! random streams, and so the GC's phase against a load level, move with it). At 90% of
 //! a drive's sustained rate the write P99 turns on that phase (a twin of issue 52's held-out
 //! gsm2ne, fitted on 2026-11-28: 20.1-25.8 ms over seeds 1-3), and a range without it claimed
 //! a precision the twin lacks. One other seed samples that phase too thinly: seed 59's hidden
 //! drive 4 wrote a 90%-load P99 of 16.3-37.2 ms over seeds 1-5 and 59, and its twin 17.5-40.5
 //! ms, yet the twin's range from one other seed stopped at 20.4 ms, under the drive's 21.5. So
 //! the write-load curve alone, the cheapest curve and the one the phase moves most, runs at
-//! [`LOAD_SPREAD_SEEDS`] more seeds, and the spread takes the widest of them all.
+//! [`LOAD_SPREAD_SEEDS`] more seeds, and the spread takes the widest of them all. (These were
+//! 5 s levels; a level now lasts 20 s, which narrows the phase's part.)
 //!
 //! Invariants: a range always holds the twin's own value; it is measured on a copy of the twin
 //! at [`RANGE_CAPACITY`] (or the twin's own capacity, if smaller) and applied to the twin's
@@ -43,15 +44,17 @@ use rayon::prelude::*;
 use ssdiq_emu::Profile;
 use ssdiq_schema::Prediction;
 
-use crate::predict::{load_curve, predictions, steady_writes};
+use crate::predict::{load_curve, predictions, steady_writes, OP_FACTORS};
 use crate::profile_text::{comment, set, size_literal};
-use crate::sensitivity::{apply, predictions_at_end, predictions_of, range_knobs, Knob};
+use crate::sensitivity::{apply, range_knobs, Knob};
 use crate::FitError;
 
 /// The name of the twin's own spread among a range's keys.
 pub const SPREAD_KEY: &str = "the twin's own spread (another seed)";
 /// The name of the keys' corners among a range's keys.
 pub const CORNER_KEY: &str = "the keys together (a corner)";
+/// The name of the OP's own step among a range's keys ([`with_op_step`]).
+pub const OP_STEP_KEY: &str = "drive.op (half a superblock either way)";
 /// Mixed into the seed for the spread's predictions.
 const SPREAD_SEED: u64 = 0x5eed_0f5b_7ead;
 /// Seeds beyond the spread's at which the write-load curve alone is run again.
@@ -162,6 +165,104 @@ fn at_op(text: &str, op: f64) -> String {
     )
 }
 
+/// A superblock's share of the capacity of profile `text`.
+fn superblock_share(text: &str) -> Result<f64, FitError> {
+    let p = Profile::parse(text, &[]).map_err(|e| FitError::Profile(e.to_string()))?;
+    let n = &p.nand;
+    let units = (n.units_per_block as f64
+        * p.scale().map_err(|e| FitError::Profile(e.to_string()))?)
+    .round()
+    .max(1.0);
+    let bytes = (n.channels * n.dies_per_channel * n.planes * n.bits_per_cell) as f64
+        * n.page_kib as f64
+        * 1024.0
+        * units;
+    let cap = p
+        .capacity_bytes()
+        .map_err(|e| FitError::Profile(e.to_string()))?;
+    Ok(bytes / cap as f64)
+}
+
+/// `preds`, the predictions of profile `text`, with the OP curve's lowest point given a range:
+/// its WA at that point's OP moved either way by the lowest factor's share of half a
+/// superblock. WA moves with OP in steps of a superblock's share of the capacity (the spare
+/// counts whole superblocks), so the uniform WA a run measures pins OP only to within one
+/// step, and a conditioned end lands anywhere on it. Half the OP leaves the least spare, where
+/// one superblock moves WA most (seed 61's hidden drive 7, 6 MiB superblocks at 1 GiB, GC
+/// watermarks 8/4: uniform WA 9.58 at OP 14.43% and at 14.69%, but 26.2 at half the first and
+/// 21.7 at half the second; its twin's end with those watermarks, conditioned to 14.69%, gave
+/// 22.2 where the drive gave 27.0). The other points keep their own values as their range.
+pub(crate) fn with_op_step(
+    mut preds: Vec<Prediction>,
+    text: &str,
+    seed: u64,
+) -> Result<Vec<Prediction>, FitError> {
+    let Some(c) = preds.iter_mut().find(|c| c.study == "op") else {
+        return Ok(preds);
+    };
+    c.range = c.points.iter().map(|&(_, y)| (y, y)).collect();
+    let Some((i, &lowest)) = OP_FACTORS
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(b.1))
+    else {
+        return Ok(preds);
+    };
+    let Some(&(x, y)) = c.points.get(i) else {
+        return Ok(preds);
+    };
+    if !y.is_finite() {
+        return Ok(preds);
+    }
+    let step = lowest * superblock_share(text)? / 2.0;
+    let (mut lo, mut hi) = (y, y);
+    for op in [x / 100.0 - step, x / 100.0 + step] {
+        let t = at_op(text, op);
+        if op > 0.0 && builds(&t) {
+            let w = uniform_waf(&t, seed)?;
+            lo = lo.min(w);
+            hi = hi.max(w);
+        }
+    }
+    c.range[i] = (lo, hi);
+    Ok(preds)
+}
+
+/// The predictions of `variant` conditioned on `target` ([`conditioned`]), with the OP
+/// curve's step ([`with_op_step`]) where its lowest point is not within [`NAMED_SHARE`] of
+/// `copy_lowest` (the copy's own there, where known): a variant that leaves the point where
+/// the copy has it has the copy's step, which the range takes once, and the step costs two
+/// steady runs at a low OP (about 20 s of a core on a drive of uniform WA 10).
+fn conditioned_predictions(
+    variant: String,
+    target: f64,
+    seed: u64,
+    copy_lowest: Option<f64>,
+) -> Result<Option<Vec<Prediction>>, FitError> {
+    let Some(t) = conditioned(&variant, target, seed)? else {
+        return Ok(None);
+    };
+    let preds = predictions(&t, seed, &mut |_| {})?;
+    let lowest = lowest_op_point(&preds);
+    let like_copy =
+        matches!((lowest, copy_lowest), (Some(y), Some(c)) if (y / c - 1.0).abs() <= NAMED_SHARE);
+    if like_copy {
+        return Ok(Some(preds));
+    }
+    with_op_step(preds, &t, seed).map(Some)
+}
+
+/// The OP curve's value at its lowest factor.
+fn lowest_op_point(preds: &[Prediction]) -> Option<f64> {
+    let c = preds.iter().find(|c| c.study == "op")?;
+    let i = OP_FACTORS
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(b.1))?
+        .0;
+    c.points.get(i).map(|p| p.1).filter(|y| y.is_finite())
+}
+
 /// `text` with its OP moved until its steady uniform WA is within [`CONDITION_SHARE`] of
 /// `target` (WA taken as inversely proportional to OP, as greedy's is near these OPs, inside
 /// the bracket of OPs already tried: at a low OP that proportion overshoots, and seed 60's
@@ -258,6 +359,12 @@ pub fn with_ranges(
         p.range_keys.clear();
     }
     let target = uniform_waf(&copy, seed)?;
+    // The copy's own lowest OP point, where the copy is the twin (its predictions are at hand).
+    let copy_lowest = if copy == text {
+        lowest_op_point(preds)
+    } else {
+        None
+    };
     let mut variants = Vec::new();
     if copy != text {
         variants.push(Variant::Own);
@@ -284,7 +391,9 @@ pub fn with_ranges(
             load_curve(&copy, load_spread_seed(seed, *i), &mut |_| {}).map(|c| Some(vec![c]))
         }
         // An end that makes no drive at any OP moves nothing: no drive is there to be.
-        Variant::End(k, end) => predictions_at_end(&copy, k, *end, Some(target), seed),
+        Variant::End(k, end) => {
+            conditioned_predictions(apply(&copy, k, *end)?, target, seed, copy_lowest)
+        }
     };
     let progress = std::sync::Mutex::new(progress);
     let mut results = variants
@@ -312,6 +421,14 @@ pub fn with_ranges(
         let curve = results.next().expect("each load seed")?.expect("a curve");
         key.either_end(preds, &own, &with_curve(&own, curve), SPREAD_KEY);
     }
+    moves.compose(&key);
+    let mut key = Moves::new(preds);
+    key.either_end(
+        preds,
+        &own,
+        &with_op_step(own.clone(), &copy, seed)?,
+        OP_STEP_KEY,
+    );
     moves.compose(&key);
     let mut ends = Vec::new();
     for k in &knobs {
@@ -350,7 +467,7 @@ pub fn with_ranges(
                     t = apply(&t, k, *end)?;
                 }
             }
-            let r = predictions_of(t, Some(target), seed);
+            let r = conditioned_predictions(t, target, seed, copy_lowest);
             (progress.lock().expect("progress"))(&format!(
                 "{CORNER_KEY}: {}",
                 corner_label(&knobs, corner, &copy)
@@ -473,14 +590,20 @@ impl Moves {
     ) {
         for (((p, o), v), m) in preds.iter_mut().zip(own).zip(other).zip(&mut self.0) {
             let mut name = false;
-            for (((_, y0), (_, y1)), (fall, rise)) in o.points.iter().zip(&v.points).zip(m) {
-                let ratio = y1 / y0;
-                if !ratio.is_finite() || ratio <= 0.0 {
-                    continue;
+            for (i, (((_, y0), (_, y1)), (fall, rise))) in
+                o.points.iter().zip(&v.points).zip(m).enumerate()
+            {
+                // A variant's point may carry a range of its own (the OP curve's step).
+                let (lo, hi) = v.range.get(i).copied().unwrap_or((*y1, *y1));
+                for y in [*y1, lo, hi] {
+                    let ratio = y / y0;
+                    if !ratio.is_finite() || ratio <= 0.0 {
+                        continue;
+                    }
+                    name |= named(ratio, (*fall, *rise));
+                    *fall = fall.min(ratio);
+                    *rise = rise.max(ratio);
                 }
-                name |= named(ratio, (*fall, *rise));
-                *fall = fall.min(ratio);
-                *rise = rise.max(ratio);
             }
             if name && !p.range_keys.iter().any(|k| k == key) {
                 p.range_keys.push(key.to_string());
@@ -557,6 +680,39 @@ mod tests {
         // One key: its ends' largest fall and rise, as ratios to the copy's own.
         assert_eq!(twin[0].range, vec![(3.98, 4.02), (2.0, 10.0)]);
         assert_eq!(twin[0].range_keys, vec!["a"]);
+    }
+
+    #[test]
+    fn a_variants_own_range_widens_the_moves_as_its_value_does() {
+        let mut twin = [curve(&[(7.0, 20.0), (14.0, 10.0)])];
+        let own = [curve(&[(7.0, 20.0), (14.0, 10.0)])];
+        // An end whose lowest point is 22 at its OP and 26 or 21 half a superblock either way.
+        let mut end = curve(&[(7.0, 22.0), (14.0, 10.0)]);
+        end.range[0] = (21.0, 26.0);
+        let mut moves = Moves::new(&twin);
+        let mut k = Moves::new(&twin);
+        k.either_end(&mut twin, &own, &[end], "watermarks");
+        moves.compose(&k);
+        moves.apply(&mut twin);
+        assert_eq!(twin[0].range, vec![(20.0, 26.0), (10.0, 10.0)]);
+        assert_eq!(twin[0].range_keys, vec!["watermarks"]);
+    }
+
+    #[test]
+    fn the_op_step_ranges_only_the_op_curves_lowest_point_and_holds_its_value() {
+        let text = ssdiq_emu::profile::builtin("pm9a3").unwrap();
+        let text = set(text, "drive", "capacity", "\"1GiB\"", "test");
+        let mut op = curve(&[(5.0, 9.0), (10.0, 4.0)]);
+        op.study = "op".into();
+        op.points[0].0 = Profile::parse(&text, &[]).unwrap().drive.op * OP_FACTORS[0] * 100.0;
+        op.range.clear();
+        let preds = with_op_step(vec![curve(&[(1.0, 2.0)]), op], &text, 1).unwrap();
+        assert_eq!(preds[0], curve(&[(1.0, 2.0)]));
+        let (lo, hi) = preds[1].range[0];
+        assert!(lo <= 9.0 && 9.0 <= hi && lo > 0.0, "{lo}-{hi}");
+        assert_eq!(preds[1].range[1], (4.0, 4.0));
+        // Half a superblock's share either way at half the OP moves some WA there.
+        assert!(hi - lo > 0.0, "{lo}-{hi}");
     }
 
     #[test]

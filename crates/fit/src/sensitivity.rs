@@ -446,7 +446,7 @@ pub fn predictions_at_end(
 
 /// The predictions of profile `variant`, conditioned on `target` as [`predictions_at_end`]'s;
 /// `None` where no OP makes the variant meet it.
-pub(crate) fn predictions_of(
+fn predictions_of(
     mut variant: String,
     target: Option<f64>,
     seed: u64,

@@ -30,6 +30,7 @@ mod target;
 
 pub use device::{DeviceTarget, NvmeCounters};
 pub use emu::EmuTarget;
+pub use figures::compute as figures_of;
 pub use observe::{Observer, Silent};
 pub use runner::{run, RunOptions};
 pub use steady::SteadyCriteria;

@@ -12,16 +12,18 @@ const MAX_PROGRAM_US: f64 = 50_000.0;
 use ssdiq_schema::figures as keys;
 
 use super::{num, res, How, Work};
-use crate::observed::WRITE_IDLE_P50_US;
+use crate::observed::{before, WRITE_IDLE_P50_US};
 use crate::profile_text::set;
 use crate::twin::Part;
 use crate::FitError;
 
 pub(super) fn fit_reads(w: &mut Work) -> Result<(), FitError> {
+    // Each figure over the steps before the write workloads, the steps the twin runs here
+    // (`Observed::get_before`).
     let obs = w.obs;
-    let rr = obs.get(keys::RAND_READ_KIOPS);
-    let sr = obs.get(keys::SEQ_READ_MB_S);
-    let rl = obs.get(keys::READ_LAT_IDLE_US);
+    let rr = obs.get_before(keys::RAND_READ_KIOPS);
+    let sr = obs.get_before(keys::SEQ_READ_MB_S);
+    let rl = obs.get_before(keys::READ_LAT_IDLE_US);
     // The buffered write's own time is the QD1 median (stalls lengthen the mean); the mean
     // where a published row gives nothing else.
     let (wl_key, wl_label) = if obs.get(WRITE_IDLE_P50_US).is_some() {
@@ -29,7 +31,7 @@ pub(super) fn fit_reads(w: &mut Work) -> Result<(), FitError> {
     } else {
         (keys::WRITE_LAT_IDLE_US, "QD1 write latency")
     };
-    let wl = obs.get(wl_key);
+    let wl = obs.get_before(wl_key);
     if [rr, sr, rl, wl].iter().all(Option::is_none) {
         return Ok(());
     }
@@ -38,19 +40,19 @@ pub(super) fn fit_reads(w: &mut Work) -> Result<(), FitError> {
         twin = w.measure(Part::Reads)?;
         let p = w.profile()?;
         let mut t = w.text.clone();
-        if let (Some(o), Some(m)) = (rr, twin.get(keys::RAND_READ_KIOPS)) {
+        if let (Some(o), Some(m)) = (rr, twin.get(&before(keys::RAND_READ_KIOPS))) {
             let v = (p.nand.read_us * m / o).clamp(1.0, 5000.0);
             t = set(&t, "nand", "read_us", &num(v), "candidate");
         }
-        if let (Some(o), Some(m)) = (sr, twin.get(keys::SEQ_READ_MB_S)) {
+        if let (Some(o), Some(m)) = (sr, twin.get(&before(keys::SEQ_READ_MB_S))) {
             let v = (p.host.link_mb_s * o / m).clamp(50.0, 100_000.0);
             t = set(&t, "host", "link_mb_s", &num(v), "candidate");
         }
-        if let (Some(o), Some(m)) = (rl, twin.get(keys::READ_LAT_IDLE_US)) {
+        if let (Some(o), Some(m)) = (rl, twin.get(&before(keys::READ_LAT_IDLE_US))) {
             let v = (p.host.read_overhead_us + o - m).clamp(0.0, 10_000.0);
             t = set(&t, "host", "read_overhead_us", &num(v), "candidate");
         }
-        if let (Some(o), Some(m)) = (wl, twin.get(wl_key)) {
+        if let (Some(o), Some(m)) = (wl, twin.get(&before(wl_key))) {
             let v = (p.host.write_us + o - m).clamp(0.5, 10_000.0);
             t = set(&t, "host", "write_us", &num(v), "candidate");
         }
@@ -103,7 +105,7 @@ pub(super) fn fit_reads(w: &mut Work) -> Result<(), FitError> {
             "us",
         ),
     ] {
-        let (Some(o), Some(m)) = (o, twin.get(key).copied()) else {
+        let (Some(o), Some(m)) = (o, twin.get(&before(key)).copied()) else {
             continue;
         };
         w.set(
@@ -256,7 +258,7 @@ pub(super) fn balance_program(w: &mut Work) -> Result<bool, FitError> {
     }
     let rand_key = keys::of(keys::RAND_WRITE_KIOPS, "uniform");
     let (Some(os), Some(or)) = (
-        w.obs.get(keys::SEQ_WRITE_FREE_POOL_MB_S),
+        w.obs.get_before(keys::SEQ_WRITE_FREE_POOL_MB_S),
         w.obs.get(&rand_key),
     ) else {
         return Ok(false);
@@ -268,7 +270,7 @@ pub(super) fn balance_program(w: &mut Work) -> Result<bool, FitError> {
             skewed: false,
             heavy: false,
         })?;
-        Ok(s.get(keys::SEQ_WRITE_FREE_POOL_MB_S)
+        Ok(s.get(&before(keys::SEQ_WRITE_FREE_POOL_MB_S))
             .zip(r.get(&rand_key))
             .map(|(s, r)| (s / os, r / or)))
     };
