@@ -19,4 +19,5 @@ cargo test --release -p ssdiq-flash --test flash -- --ignored
 cargo test --release -p ssdiq-fit --test roundtrip -- --ignored --exact \
     twins_reproduce_the_figures_they_were_fitted_to the_twin_has_the_drives_gc_mode \
     the_twin_has_the_drives_rewrite_window the_twin_has_the_drives_map_cache \
-    the_twin_has_the_drives_slc_cache a_gc_unit_below_the_bases_smallest_superblock_takes_fewer_dies
+    the_twin_has_the_drives_slc_cache a_gc_unit_below_the_bases_smallest_superblock_takes_fewer_dies \
+    a_gc_unit_of_fewer_planes_keeps_the_dies_where_the_writes_show_it
