@@ -165,22 +165,22 @@ fn at_op(text: &str, op: f64) -> String {
     )
 }
 
-/// A superblock's share of the capacity of profile `text`.
+/// A superblock's share of the capacity of profile `text`, in the emulator's own geometry.
 fn superblock_share(text: &str) -> Result<f64, FitError> {
-    let p = Profile::parse(text, &[]).map_err(|e| FitError::Profile(e.to_string()))?;
-    let n = &p.nand;
-    let units = (n.units_per_block as f64
-        * p.scale().map_err(|e| FitError::Profile(e.to_string()))?)
-    .round()
-    .max(1.0);
-    let bytes = (n.channels * n.dies_per_channel * n.planes * n.bits_per_cell) as f64
-        * n.page_kib as f64
-        * 1024.0
-        * units;
-    let cap = p
-        .capacity_bytes()
+    let g = Profile::parse(text, &[])
+        .and_then(|p| ssdiq_emu::drive_geometry(&p))
         .map_err(|e| FitError::Profile(e.to_string()))?;
-    Ok(bytes / cap as f64)
+    Ok(g.ppb() as f64 / g.logical_pages as f64)
+}
+
+/// The OP curve's lowest factor and its index among the curve's points.
+fn lowest_op_factor() -> (usize, f64) {
+    OP_FACTORS
+        .iter()
+        .copied()
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("OP factors")
 }
 
 /// `preds`, the predictions of profile `text`, with the OP curve's lowest point given a range:
@@ -201,13 +201,7 @@ pub(crate) fn with_op_step(
         return Ok(preds);
     };
     c.range = c.points.iter().map(|&(_, y)| (y, y)).collect();
-    let Some((i, &lowest)) = OP_FACTORS
-        .iter()
-        .enumerate()
-        .min_by(|a, b| a.1.total_cmp(b.1))
-    else {
-        return Ok(preds);
-    };
+    let (i, lowest) = lowest_op_factor();
     let Some(&(x, y)) = c.points.get(i) else {
         return Ok(preds);
     };
@@ -255,12 +249,10 @@ fn conditioned_predictions(
 /// The OP curve's value at its lowest factor.
 fn lowest_op_point(preds: &[Prediction]) -> Option<f64> {
     let c = preds.iter().find(|c| c.study == "op")?;
-    let i = OP_FACTORS
-        .iter()
-        .enumerate()
-        .min_by(|a, b| a.1.total_cmp(b.1))?
-        .0;
-    c.points.get(i).map(|p| p.1).filter(|y| y.is_finite())
+    c.points
+        .get(lowest_op_factor().0)
+        .map(|p| p.1)
+        .filter(|y| y.is_finite())
 }
 
 /// `text` with its OP moved until its steady uniform WA is within [`CONDITION_SHARE`] of
