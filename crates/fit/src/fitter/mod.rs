@@ -104,6 +104,8 @@ struct Work<'a> {
     /// The OP the WA stage fitted for each buffer (KiB) under the chosen policy: a buffer's
     /// pages hold spare space, so each size has its own OP for the same uniform WA.
     buffer_ops: BTreeMap<u64, f64>,
+    /// The program time (us) the twin had when `buffer_scores` were taken.
+    buffer_scores_program_us: f64,
     /// Emulator runs so far.
     runs: Cell<u32>,
     /// The emulator runs of each stage done.
@@ -239,6 +241,7 @@ pub fn fit(
         seed: o.seed,
         buffer_scores: BTreeMap::new(),
         buffer_ops: BTreeMap::new(),
+        buffer_scores_program_us: f64::NAN,
         runs: Cell::new(0),
         stages: Vec::new(),
         buffer_from_burst: false,
@@ -347,6 +350,20 @@ pub fn fit(
                 path::fit_program,
             )?;
         }
+    }
+    // Every size needs a skewed-WA score for the load stage to weigh (a winning GC-mode
+    // candidate scored one), and a buffer that absorbs rewrites keeps a page as long as the
+    // dies take to drain it, so the program time just fitted moves each size's score.
+    if w.stage(
+        p,
+        "scoring the write buffers again by the skewed WA, with that program time",
+        wa::rescore_buffers,
+    )? {
+        w.stage(
+            p,
+            "fitting program time again, with that buffer",
+            path::fit_program,
+        )?;
     }
     // A burst that never filled the drive's buffer rules out the sizes whose twin's burst
     // fills: if the twin's was one, the size left whose skewed WA fit best, with its OP.

@@ -53,10 +53,12 @@ fn nearest_buffer<T>(
         let (d, found) = score(&w.with(&buffer_edits(w, kib)))?;
         // With the buffer from the burst the WA stage scored that one alone: no skew weight
         // then, or the unscored sizes would look better.
-        let skew = if w.buffer_from_burst {
+        // Where the WA stage scored sizes, one it could not score (no drive built with it)
+        // is no candidate: a score of 0 would call it a perfect fit.
+        let skew = if w.buffer_from_burst || w.buffer_scores.is_empty() {
             0.0
         } else {
-            w.buffer_scores.get(&kib).copied().unwrap_or(0.0)
+            w.buffer_scores.get(&kib).copied().unwrap_or(f64::INFINITY)
         };
         let d = d + skew_weight * skew;
         if d.is_finite() && best.as_ref().is_none_or(|b| d < b.0 - tie) {
