@@ -286,7 +286,8 @@ impl Observed {
     }
 
     /// Several measurements of one drive as one: each figure's median over the inputs that
-    /// have it (the first input names the drive).
+    /// have it, and whether the load outran the drive and the burst never filled its buffer
+    /// as most of them say (the first input names the drive).
     pub fn merge(all: Vec<Observed>) -> Result<Observed, FitError> {
         let mut it = all.into_iter();
         let Some(mut first) = it.next() else {
@@ -304,7 +305,11 @@ impl Observed {
                 )));
             }
         }
-        let keys: Vec<String> = first.figures.keys().cloned().collect();
+        // Every figure any run has (a run's steps can differ: one burst filled, one did not).
+        let keys: std::collections::BTreeSet<String> = std::iter::once(&first)
+            .chain(&rest)
+            .flat_map(|o| o.figures.keys().cloned())
+            .collect();
         for k in keys {
             let v: Vec<f64> = std::iter::once(&first)
                 .chain(&rest)
@@ -314,6 +319,23 @@ impl Observed {
                 first.figures.insert(k, m);
             }
         }
+        // The load outran the drive in the merged figures where it did in most runs (a run
+        // that kept up counts as a share of 1), at the median share.
+        let shares: Vec<f64> = std::iter::once(&first)
+            .chain(&rest)
+            .map(|o| o.load_outran.unwrap_or(1.0))
+            .collect();
+        first.load_outran = ssdiq_suite::reference::median(&shares).filter(|&s| s < KEPT_UP);
+        // An unfilled burst only where the merged figures have no filled one: no run filled.
+        first.burst_unfilled_mib = if first.figures.contains_key(keys::WRITE_BURST_FAST_MIB) {
+            None
+        } else {
+            let v: Vec<f64> = std::iter::once(&first)
+                .chain(&rest)
+                .filter_map(|o| o.burst_unfilled_mib)
+                .collect();
+            ssdiq_suite::reference::median(&v)
+        };
         if first.load_curve.is_none() {
             first.load_curve = rest.iter().find_map(|o| o.load_curve.clone());
         }
@@ -477,6 +499,45 @@ fn reclaim_unit(info: &InfoReport, source: &str) -> Result<u64, FitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn run(outran: Option<f64>, burst: Result<f64, f64>) -> Observed {
+        let mut o = crate::paper::from_paper(
+            &ssdiq_report::paper::reference("ssd-iq")
+                .expect("shipped")
+                .drives[0],
+            "a run",
+        );
+        o.load_outran = outran;
+        o.figures.remove(keys::WRITE_BURST_FAST_MIB);
+        match burst {
+            Ok(fast) => {
+                o.figures.insert(keys::WRITE_BURST_FAST_MIB.into(), fast);
+            }
+            Err(unfilled) => o.burst_unfilled_mib = Some(unfilled),
+        }
+        o
+    }
+
+    #[test]
+    fn merged_runs_take_the_median_of_whether_the_load_outran_and_the_burst_filled() {
+        let m = Observed::merge(vec![
+            run(None, Err(100.0)),
+            run(Some(0.2), Err(300.0)),
+            run(Some(0.4), Err(200.0)),
+        ])
+        .unwrap();
+        assert_eq!(m.load_outran, Some(0.4));
+        assert_eq!(m.burst_unfilled_mib, Some(200.0));
+        let m = Observed::merge(vec![
+            run(Some(0.2), Err(100.0)),
+            run(None, Ok(40.0)),
+            run(None, Err(300.0)),
+        ])
+        .unwrap();
+        assert_eq!(m.load_outran, None, "most runs kept up");
+        assert_eq!(m.burst_unfilled_mib, None, "a run filled its buffer");
+        assert_eq!(m.get(keys::WRITE_BURST_FAST_MIB), Some(40.0));
+    }
     use ssdiq_schema::info::{FdpConfig, FdpInfo};
 
     fn fdp(sizes: &[u64]) -> InfoReport {
