@@ -5,7 +5,7 @@
 # the drive library's verdicts and curves, every value of every flag under Ctrl-C, the page
 # store's rows and its calibrated model, the engine's series past 20,000 intervals, a fit end
 # to end through the CLI and against a latency-load study, the fit's stages on hidden drives
-# (rewrite window, map cache, SLC cache, GC mode), its round trip on two
+# (rewrite window, map cache, SLC cache, GC mode, GC watermarks), its round trip on two
 # (bench/fit-roundtrip.sh figures adds a third, of 10 min), a store replay in every layout, and
 # two of the simulator's policy oracles.
 set -euo pipefail
@@ -20,4 +20,5 @@ cargo test --release -p ssdiq-fit --test roundtrip -- --ignored --exact \
     twins_reproduce_the_figures_they_were_fitted_to the_twin_has_the_drives_gc_mode \
     the_twin_has_the_drives_rewrite_window the_twin_has_the_drives_map_cache \
     the_twin_has_the_drives_slc_cache a_gc_unit_below_the_bases_smallest_superblock_takes_fewer_dies \
-    a_gc_unit_of_fewer_planes_keeps_the_dies_where_the_writes_show_it
+    a_gc_unit_of_fewer_planes_keeps_the_dies_where_the_writes_show_it \
+    the_twin_has_the_drives_gc_watermarks

@@ -476,3 +476,31 @@ fn a_gc_unit_of_fewer_planes_keeps_the_dies_where_the_writes_show_it() {
         drive.program_us
     );
 }
+
+/// Seed 62's hidden drive 6 keeps 8 free superblocks before background GC and 4 before host
+/// writes wait; its base keeps 3 and 2. The uniform WA does not tell the pair from OP (the base's
+/// watermarks met it at OP 0.19 for the drive's 0.25), but the write latency under load does:
+/// 94 us on average on the drive, 2841 us on that twin, whose GC blocked the host.
+#[test]
+#[ignore = "slow, about 5 min: .ci/extra/slow-tests.sh runs it"]
+fn the_twin_has_the_drives_gc_watermarks() {
+    let h = ssdiq_fit::roundtrip_wide::hidden_wide(62, 6, 1 << 30);
+    let obs = measure_hidden(&h.text, 62, false).unwrap();
+    let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
+    let (drive, twin) = (
+        ssdiq_emu::Profile::parse(&h.text, &[]).unwrap(),
+        ssdiq_emu::Profile::parse(&f.text, &[]).unwrap(),
+    );
+    assert_eq!(
+        (twin.gc.low_watermark, twin.gc.critical_watermark),
+        (drive.gc.low_watermark, drive.gc.critical_watermark),
+        "{}",
+        f.text
+    );
+    assert!(
+        (twin.drive.op / drive.drive.op - 1.0).abs() < 0.03,
+        "OP {} for the drive's {}",
+        twin.drive.op,
+        drive.drive.op
+    );
+}

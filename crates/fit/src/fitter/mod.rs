@@ -45,6 +45,7 @@ mod rewrite;
 mod slc;
 mod tails;
 mod wa;
+mod watermarks;
 
 pub use base::{bases, nearest_base};
 pub use ssdiq_schema::fit::{FitParam as Param, How, StageRuns};
@@ -396,6 +397,19 @@ pub fn fit(
         "fitting firmware stalls to the idle QD1 write's tail",
         tails::fit_stalls,
     )?;
+    // Before the buffer: a twin whose GC blocks the host under load has every buffer's
+    // writes wait alike.
+    if w.stage(
+        p,
+        "fitting the GC watermarks to the write latency under load",
+        watermarks::fit_watermarks,
+    )? {
+        w.stage(
+            p,
+            "fitting program time again, with those watermarks",
+            path::fit_program,
+        )?;
+    }
     if w.stage(
         p,
         "fitting the write buffer to the write latency under load",

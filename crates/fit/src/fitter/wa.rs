@@ -87,7 +87,7 @@ fn buildable(r: Result<Eval, FitError>) -> Result<Option<Eval>, FitError> {
 /// Each OP tried is snapped to its superblock step ([`OpGrid`]); a step measured once is not
 /// measured again, and where the secant stops short of the tolerance (it stalls on one step,
 /// or the steps are coarser than the tolerance) the neighbouring steps decide.
-fn op_for(
+pub(super) fn op_for(
     w: &Work,
     policy: &[(&str, &str, String)],
     target: f64,
