@@ -218,7 +218,7 @@ const BURST_FULL_AT_ONCE_MIB: f64 = 1.0;
 
 /// Sets the chosen buffer, with its OP if it is not the buffer the twin had; returns whether
 /// the buffer changed.
-fn choose_buffer(
+pub(super) fn choose_buffer(
     w: &mut Work,
     kib: u64,
     source: String,

@@ -491,30 +491,15 @@ pub(super) fn rescore_buffers(w: &mut Work) -> Result<bool, FitError> {
         .iter()
         .map(|(k, v)| format!("{k} WA {v:.2} (twin {:.2})", measured_wa(&e.skewed, k)))
         .collect();
-    w.set(
-        "drive",
-        "op",
-        num(e.op),
-        How::Fitted,
-        format!(
-            "uniform WA {target:.2} (twin {:.2}), with a buffer of {} MiB",
-            e.uniform_wa,
-            kib / 1024
-        ),
-        Some(res(e.uniform_wa, target)),
-    );
-    w.set(
-        "buffer",
-        "buffer_kib",
-        kib.to_string(),
-        How::Fitted,
+    super::tails::choose_buffer(
+        w,
+        kib,
         format!(
             "the skewed WA with the fitted program time ({}), each size scored",
             skew_text.join(", ")
         ),
         None,
-    );
-    Ok(true)
+    )
 }
 
 pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
