@@ -499,6 +499,7 @@ fn reclaim_unit(info: &InfoReport, source: &str) -> Result<u64, FitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ssdiq_schema::info::{FdpConfig, FdpInfo};
 
     fn run(outran: Option<f64>, burst: Result<f64, f64>) -> Observed {
         let mut o = crate::paper::from_paper(
@@ -538,7 +539,6 @@ mod tests {
         assert_eq!(m.burst_unfilled_mib, None, "a run filled its buffer");
         assert_eq!(m.get(keys::WRITE_BURST_FAST_MIB), Some(40.0));
     }
-    use ssdiq_schema::info::{FdpConfig, FdpInfo};
 
     fn fdp(sizes: &[u64]) -> InfoReport {
         InfoReport {

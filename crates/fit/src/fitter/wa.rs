@@ -76,7 +76,7 @@ const NO_ROOM: &str = "no OP up to 3 leaves GC the spare superblocks it needs";
 /// A candidate's evaluation, or `None` for a candidate that builds no drive at any OP (2R on
 /// a twin with few superblocks: issue 52's wider round trip, hidden drive 3): the others
 /// still compete.
-fn buildable(r: Result<Eval, FitError>) -> Result<Option<Eval>, FitError> {
+pub(super) fn buildable<T>(r: Result<T, FitError>) -> Result<Option<T>, FitError> {
     match r {
         Err(FitError::Twin(m)) if m == NO_ROOM => Ok(None),
         r => r.map(Some),

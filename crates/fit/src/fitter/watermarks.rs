@@ -20,7 +20,7 @@
 
 use ssdiq_schema::figures as keys;
 
-use super::wa::op_for;
+use super::wa::{buildable, op_for};
 use super::{figure, num, res, How, Work};
 use crate::twin::Part;
 use crate::FitError;
@@ -75,7 +75,7 @@ pub(super) fn fit_watermarks(w: &mut Work) -> Result<bool, FitError> {
             ("gc", "critical_watermark", critical.to_string()),
         ];
         // A candidate that leaves GC no room at any OP builds no drive: not a candidate.
-        let Ok((op, _)) = op_for(w, &edits, target, Some(p.drive.op)) else {
+        let Some((op, _)) = buildable(op_for(w, &edits, target, Some(p.drive.op)))? else {
             continue;
         };
         let mut with_op = edits.clone();
