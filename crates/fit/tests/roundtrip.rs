@@ -482,7 +482,7 @@ fn a_gc_unit_of_fewer_planes_keeps_the_dies_where_the_writes_show_it() {
 /// watermarks met it at OP 0.19 for the drive's 0.25), but the write latency under load does:
 /// 94 us on average on the drive, 2841 us on that twin, whose GC blocked the host.
 #[test]
-#[ignore = "slow, about 5 min: .ci/extra/slow-tests.sh runs it"]
+#[ignore = "slow, about 9 min: .ci/extra/slow-tests.sh runs it"]
 fn the_twin_has_the_drives_gc_watermarks() {
     let h = ssdiq_fit::roundtrip_wide::hidden_wide(62, 6, 1 << 30);
     let obs = measure_hidden(&h.text, 62, false).unwrap();
