@@ -5,8 +5,8 @@
 # the drive library's verdicts and curves, every value of every flag under Ctrl-C, the page
 # store's rows and its calibrated model, the engine's series past 20,000 intervals, a fit end
 # to end through the CLI and against a latency-load study, the fit's stages on hidden drives
-# (rewrite window, map cache, SLC cache, GC mode, GC watermarks), its round trip on two
-# (bench/fit-roundtrip.sh figures adds a third, of 10 min), a store replay in every layout, and
+# (rewrite window, map cache, SLC cache, GC mode, GC watermarks, the dies' split), its round trip on two
+# (bench/fit-roundtrip.sh figures adds a third, of 10 min, and a GC fitted jointly, of 12), a store replay in every layout, and
 # two of the simulator's policy oracles.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,4 +21,5 @@ cargo test --release -p ssdiq-fit --test roundtrip -- --ignored --exact \
     the_twin_has_the_drives_rewrite_window the_twin_has_the_drives_map_cache \
     the_twin_has_the_drives_slc_cache a_gc_unit_below_the_bases_smallest_superblock_takes_fewer_dies \
     a_gc_unit_of_fewer_planes_keeps_the_dies_where_the_writes_show_it \
-    the_twin_has_the_drives_gc_watermarks
+    the_twin_has_the_drives_gc_watermarks \
+    a_qd1_write_that_waits_for_a_program_tells_the_dies_from_the_program_time

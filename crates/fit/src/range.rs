@@ -798,9 +798,13 @@ mod tests {
         let share = |t: &str| Profile::parse(t, &[]).unwrap().drive.gc_frontier_share;
         assert_eq!(share(&apply(&fitted, k, 0).unwrap()), Some(0.5));
         assert_eq!(share(&apply(&fitted, k, 1).unwrap()), Some(1.0));
-        // Where the policy keeps no frontier, neither end moves anything.
+        // Where relocated data go with the host's, each end keeps that share apart.
         let none = set(base, "drive", "gc_frontier", "false", "test");
-        assert_eq!(apply(&none, k, 0).unwrap(), none);
+        assert_eq!(share(&apply(&none, k, 0).unwrap()), Some(0.5));
+        assert_eq!(share(&apply(&none, k, 1).unwrap()), Some(1.0));
+        // 2R has no frontier: neither end moves anything.
+        let two_r = set(&none, "drive", "policy", "\"2r-greedy\"", "test");
+        assert_eq!(apply(&two_r, k, 0).unwrap(), two_r);
     }
 
     #[test]

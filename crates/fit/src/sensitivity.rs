@@ -210,7 +210,7 @@ pub const KNOBS: &[Knob] = &[
                 value: Value::FrontierShare(1.0),
             }],
         ],
-        why: "half to all of relocated data apart, where the profile has a GC frontier (the library's shares are 0.75 to 1; the WA stage's fit of a share scores the protocol's skews, which hardly tell 0.75 from 1: seed 60's hidden drive 11)",
+        why: "half to all of relocated data apart, with a GC frontier (the library's shares are 0.75 to 1; the WA stage's fit of a share scores the protocol's skews, which hardly tell 0.75 from 1: seed 60's hidden drive 11); a twin without one gets one at both ends, but 2R, which has none",
         in_range: true,
         settled_by: None,
         coarse: true,
@@ -382,7 +382,17 @@ pub fn apply(text: &str, knob: &Knob, end: usize) -> Result<String, FitError> {
             }
             Value::FrontierShare(share) => {
                 if get(text, "drive", "gc_frontier").as_deref() != Some("true") {
-                    continue;
+                    // 2R merges victims in place: it has no frontier to share.
+                    let policy = get(text, "drive", "policy").unwrap_or_default();
+                    if policy.trim_matches('"').starts_with("2r") {
+                        continue;
+                    }
+                    // A twin whose relocated data go with the host's may stand for a drive
+                    // that keeps some apart: the protocol's skews hardly tell them apart where
+                    // another term dominates their score (seed 63's hidden drive 0, share 0.5:
+                    // its twin without a frontier met the skews within 2.5% but gave 1.27 at
+                    // two-zone 95/5 for the drive's 0.95).
+                    t = set(&t, "drive", "gc_frontier", "true", "what if");
                 }
                 format!("{share}")
             }

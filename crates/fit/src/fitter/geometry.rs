@@ -1,6 +1,6 @@
-//! How a GC unit smaller than the base's dies make splits into dies and planes.
+//! How the twin's program unit splits into dies and planes.
 //!
-//! The unit fixes dies x planes, not either: the base's dies halved or its planes halved make
+//! A unit fixes dies x planes, not either: the base's dies halved or its planes halved make
 //! the same superblock. Program time is fitted to the uniform random-write rate on either, but
 //! only the drive's split then also meets the figures the dies' bandwidth and one program set
 //! on their own: the sequential init (no GC: dies x planes x page / program time) and the idle
@@ -10,7 +10,14 @@
 //! stage the twin takes 16 dies of 2 planes and 3137 us: init +5.9%, QD1 write median -6.2%,
 //! every figure of the run within 7% (`ssdiq fit run.json --seed 61` on the drive's run).
 //!
-//! The split stays a guess among the range's keys (the dies' and the planes' knobs): two
+//! Two cases call for it: a GC unit smaller than the base's dies make (`fit_dies_to_gc_unit`
+//! halves dies or planes), and a drive whose QD1 write waits for a program where the twin's
+//! misses it by more than [`QD1_PROGRAM_MISS`]: the base's unit is then split the other ways
+//! ([`same_unit_splits`]; seed 62's hidden drive 2, 32 dies of 2 planes where the base has 16
+//! of 4: program time fitted to the rate was 2525 us for the drive's 3347, and the QD1 write
+//! 25% short).
+//!
+//! The split stays a guess among the range's keys (the dies' and the planes' knobs): a few
 //! splits are compared, not every geometry.
 
 use ssdiq_schema::figures as keys;
@@ -23,6 +30,33 @@ use crate::FitError;
 
 /// A split must lower the score by this share to replace the twin's (the runs' noise).
 const BETTER: f64 = 0.9;
+
+/// How far the twin's QD1 write may miss the drive's, where both wait for a program, before
+/// the other splits of its program unit are tried.
+pub(super) const QD1_PROGRAM_MISS: f64 = 0.1;
+
+/// What the splits keep.
+#[derive(Clone, Copy)]
+pub(super) enum Why {
+    /// The drive's GC unit (from a gc-unit study).
+    GcUnit,
+    /// The twin's program unit, where the QD1 write shows a program's time.
+    Qd1Write,
+}
+
+/// The twin's split and the others of the same program unit the range's knobs reach: twice
+/// the channels with half the planes, half the channels with twice the planes (at most 8).
+pub(super) fn same_unit_splits(n: &ssdiq_emu::profile::NandParams) -> Vec<(u32, u32, u32)> {
+    let (ch, dpc, planes) = (n.channels, n.dies_per_channel, n.planes);
+    let mut splits = vec![(ch, dpc, planes)];
+    if planes % 2 == 0 && ch < 64 {
+        splits.push((ch * 2, dpc, planes / 2));
+    }
+    if ch % 2 == 0 && planes < 8 {
+        splits.push((ch / 2, dpc, planes * 2));
+    }
+    splits
+}
 
 /// The squared log residuals of the init's throughput (where no SLC cache sets it) and the
 /// idle QD1 write's median, on the twin as it stands; `None` where the drive has neither.
@@ -63,7 +97,7 @@ fn with_split(text: &str, (ch, dpc, planes): (u32, u32, u32)) -> String {
 /// Tries each other split of the GC unit with program time and the read path fitted again,
 /// and keeps the one whose init and QD1 write lie nearest the drive's. Returns whether the
 /// split changed.
-pub(super) fn choose_unit_split(w: &mut Work) -> Result<bool, FitError> {
+pub(super) fn choose_unit_split(w: &mut Work, why: Why) -> Result<bool, FitError> {
     let n = w.profile()?.nand;
     let own = (n.channels, n.dies_per_channel, n.planes);
     let Some((own_score, own_what)) = score(w)? else {
@@ -92,8 +126,12 @@ pub(super) fn choose_unit_split(w: &mut Work) -> Result<bool, FitError> {
     };
     w.text = t;
     w.params = p;
+    let unit = match why {
+        Why::GcUnit => "the drive's GC unit fixes dies x planes",
+        Why::Qd1Write => "the QD1 write waits for a program, so program time and the dies are told apart; the twin's program unit (dies x planes) is kept",
+    };
     let why = format!(
-        "the fit's best guess: the drive's GC unit fixes dies x planes; of its splits this one meets the {what} (the other: {own_what}), with program time fitted to the random writes on each"
+        "the fit's best guess: {unit}; of its splits this one meets the {what} (the twin's before: {own_what}), with program time fitted to the random writes on each"
     );
     for (key, v) in [
         ("channels", split.0),

@@ -15,11 +15,14 @@
 //!   read and write paths (`path`), program time against the random-write throughput (which
 //!   pays GC's reads) and the SLC program time against the init's throughput, the burst and OP once more with that program time (it sets what the
 //!   dies drain; a burst that never filled the drive's buffer rules out the sizes whose twin's
-//!   burst fills), then the tails (`tails`: stalls from the idle writes, the buffer against the
-//!   load when no burst gave it, suspension), and the paths once more with the stalls in
+//!   burst fills), then the tails (`tails`: stalls from the idle writes; the GC watermarks
+//!   against the write latency under load, `watermarks`, with the other GC mode and the
+//!   burst's buffer for it where the skewed WA tied the modes; the buffer against the load
+//!   when no burst gave it; suspension), and the paths once more with the stalls in
 //!   place (program time again if the buffered write moved), and, where the drive's GC unit
-//!   is smaller than the base's dies make, the split of it into dies and planes whose init
-//!   and QD1 write meet the drive's (`geometry`). Each stage keeps what the
+//!   is smaller than the base's dies make or the QD1 write waits for a program the twin's
+//!   misses, the split of the unit into dies and planes whose init and QD1 write meet the
+//!   drive's (`geometry`). Each stage keeps what the
 //!   earlier ones set. The read stages fit the figures of the steps before the write
 //!   workloads, which are the steps they run (`Observed::get_before`).
 //! - Among candidates the figures cannot tell apart, the nearest profile's wins (`wa::TIE`).
@@ -120,6 +123,11 @@ struct Work<'a> {
     /// dies' program units, where the base's dies made a larger one (`fit_dies_to_gc_unit`):
     /// the first is the twin's until `geometry::choose_unit_split`.
     unit_splits: Vec<(u32, u32, u32)>,
+    /// The twin's idle QD1 write median over the drive's, where both wait for a program
+    /// (`path::fit_reads`, last run): then program time sets it, not the buffered write.
+    qd1_write_waits: Option<f64>,
+    /// The base profile's GC policy, as its text gives it (quoted).
+    base_policy: String,
 }
 
 impl Work<'_> {
@@ -248,6 +256,8 @@ pub fn fit(
         buffer_from_burst: false,
         buffers_allowed: None,
         unit_splits: Vec::new(),
+        qd1_write_waits: None,
+        base_policy: crate::profile_text::get(&text, "drive", "policy").unwrap_or_default(),
     };
     progress(&format!(
         "starting from emu:{base} (the nearest datasheet in the library)"
@@ -453,7 +463,17 @@ pub fn fit(
         w.stage(
             p,
             "choosing how the GC unit splits into dies and planes, by the init's throughput and the QD1 write",
-            geometry::choose_unit_split,
+            |w| geometry::choose_unit_split(w, geometry::Why::GcUnit),
+        )?;
+    } else if w
+        .qd1_write_waits
+        .is_some_and(|r| r.ln().abs() > geometry::QD1_PROGRAM_MISS.ln_1p())
+    {
+        w.unit_splits = geometry::same_unit_splits(&w.profile()?.nand);
+        w.stage(
+            p,
+            "choosing how the program unit splits into dies and planes, by the init's throughput and the QD1 write, which waits for a program",
+            |w| geometry::choose_unit_split(w, geometry::Why::Qd1Write),
         )?;
     }
     mark_kept(&mut w, &base);

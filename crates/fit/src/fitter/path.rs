@@ -69,6 +69,7 @@ pub(super) fn fit_reads(w: &mut Work) -> Result<(), FitError> {
         }
     };
     let p = w.profile()?;
+    w.qd1_write_waits = None;
     for (o, key, section, name, value, label, unit) in [
         (
             rr,
@@ -111,6 +112,10 @@ pub(super) fn fit_reads(w: &mut Work) -> Result<(), FitError> {
             continue;
         };
         if name == "write_us" && waits_for_programs(m, &p) {
+            // Where the drive's median is a program's wait too.
+            if o > p.nand.program_us / 2.0 {
+                w.qd1_write_waits = Some(m / o);
+            }
             w.set(
                 section,
                 name,

@@ -252,7 +252,7 @@ fn other_families(tried: &[String]) -> Vec<(String, Edits)> {
 }
 
 /// The GC mode a candidate tries against the base's.
-fn other_gc_mode(base: &str) -> &'static str {
+pub(super) fn other_gc_mode(base: &str) -> &'static str {
     if base == "batched" {
         "naive"
     } else {
