@@ -455,26 +455,7 @@ fn a_gc_unit_below_the_bases_smallest_superblock_takes_fewer_dies() {
 #[test]
 #[ignore = "slow, about 2 min: .ci/extra/slow-tests.sh runs it"]
 fn a_gc_unit_of_fewer_planes_keeps_the_dies_where_the_writes_show_it() {
-    let h = ssdiq_fit::roundtrip_wide::hidden_wide(61, 12, 1 << 30);
-    let obs = measure_hidden(&h.text, 61, false).unwrap();
-    let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
-    let (drive, twin) = (
-        ssdiq_emu::Profile::parse(&h.text, &[]).unwrap().nand,
-        ssdiq_emu::Profile::parse(&f.text, &[]).unwrap().nand,
-    );
-    assert_eq!(
-        (twin.channels * twin.dies_per_channel, twin.planes),
-        (drive.channels * drive.dies_per_channel, drive.planes),
-        "{}",
-        f.text
-    );
-    let miss = twin.program_us / drive.program_us - 1.0;
-    assert!(
-        miss.abs() < 0.15,
-        "program {} for the drive's {}",
-        twin.program_us,
-        drive.program_us
-    );
+    twin_has_the_drives_split(61, 12, 0.15);
 }
 
 /// Seed 62's hidden drive 6 keeps 8 free superblocks before background GC and 4 before host
@@ -484,13 +465,8 @@ fn a_gc_unit_of_fewer_planes_keeps_the_dies_where_the_writes_show_it() {
 #[test]
 #[ignore = "slow, about 9 min: .ci/extra/slow-tests.sh runs it"]
 fn the_twin_has_the_drives_gc_watermarks() {
-    let h = ssdiq_fit::roundtrip_wide::hidden_wide(62, 6, 1 << 30);
-    let obs = measure_hidden(&h.text, 62, false).unwrap();
-    let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
-    let (drive, twin) = (
-        ssdiq_emu::Profile::parse(&h.text, &[]).unwrap(),
-        ssdiq_emu::Profile::parse(&f.text, &[]).unwrap(),
-    );
+    let (h, f) = fitted_wide(62, 6);
+    let (drive, twin) = profiles(&h, &f);
     assert_eq!(
         (twin.gc.low_watermark, twin.gc.critical_watermark),
         (drive.gc.low_watermark, drive.gc.critical_watermark),
@@ -512,26 +488,7 @@ fn the_twin_has_the_drives_gc_watermarks() {
 #[test]
 #[ignore = "slow, about 4 min: .ci/extra/slow-tests.sh runs it"]
 fn a_qd1_write_that_waits_for_a_program_tells_the_dies_from_the_program_time() {
-    let h = ssdiq_fit::roundtrip_wide::hidden_wide(62, 2, 1 << 30);
-    let obs = measure_hidden(&h.text, 62, false).unwrap();
-    let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
-    let (drive, twin) = (
-        ssdiq_emu::Profile::parse(&h.text, &[]).unwrap().nand,
-        ssdiq_emu::Profile::parse(&f.text, &[]).unwrap().nand,
-    );
-    assert_eq!(
-        (twin.channels * twin.dies_per_channel, twin.planes),
-        (drive.channels * drive.dies_per_channel, drive.planes),
-        "{}",
-        f.text
-    );
-    let miss = twin.program_us / drive.program_us - 1.0;
-    assert!(
-        miss.abs() < 0.1,
-        "program {} for the drive's {}",
-        twin.program_us,
-        drive.program_us
-    );
+    twin_has_the_drives_split(62, 2, 0.1);
 }
 
 /// Seed 62's hidden drive 11 blocks its writes under load (average 44.6 us, P99.9 1448 us) only
@@ -542,9 +499,7 @@ fn a_qd1_write_that_waits_for_a_program_tells_the_dies_from_the_program_time() {
 #[test]
 #[ignore = "slow, about 12 min: bench/fit-roundtrip.sh figures runs it"]
 fn a_twin_blocks_under_load_where_the_gc_mode_watermarks_and_buffer_together_do() {
-    let h = ssdiq_fit::roundtrip_wide::hidden_wide(62, 11, 1 << 30);
-    let obs = measure_hidden(&h.text, 62, false).unwrap();
-    let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
+    let (_, f) = fitted_wide(62, 11);
     let row = |key: &str| {
         f.measured
             .iter()
@@ -563,4 +518,44 @@ fn a_twin_blocks_under_load_where_the_gc_mode_watermarks_and_buffer_together_do(
             f.text
         );
     }
+}
+
+/// Hidden drive `k` of the wider round trip's `seed` at 1 GiB, and its twin fitted from its run.
+fn fitted_wide(seed: u64, k: u64) -> (ssdiq_fit::roundtrip::Hidden, ssdiq_fit::Fit) {
+    let h = ssdiq_fit::roundtrip_wide::hidden_wide(seed, k, 1 << 30);
+    let obs = measure_hidden(&h.text, seed, false).unwrap();
+    let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
+    (h, f)
+}
+
+/// The hidden drive's profile and its twin's.
+fn profiles(
+    h: &ssdiq_fit::roundtrip::Hidden,
+    f: &ssdiq_fit::Fit,
+) -> (ssdiq_emu::Profile, ssdiq_emu::Profile) {
+    (
+        ssdiq_emu::Profile::parse(&h.text, &[]).unwrap(),
+        ssdiq_emu::Profile::parse(&f.text, &[]).unwrap(),
+    )
+}
+
+/// The twin of the wider round trip's hidden drive `k` of `seed` has the drive's dies and
+/// planes, and a program time within `within` of the drive's.
+fn twin_has_the_drives_split(seed: u64, k: u64, within: f64) {
+    let (h, f) = fitted_wide(seed, k);
+    let (drive, twin) = profiles(&h, &f);
+    let (drive, twin) = (drive.nand, twin.nand);
+    assert_eq!(
+        (twin.channels * twin.dies_per_channel, twin.planes),
+        (drive.channels * drive.dies_per_channel, drive.planes),
+        "{}",
+        f.text
+    );
+    let miss = twin.program_us / drive.program_us - 1.0;
+    assert!(
+        miss.abs() < within,
+        "program {} for the drive's {}",
+        twin.program_us,
+        drive.program_us
+    );
 }

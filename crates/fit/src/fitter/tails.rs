@@ -68,6 +68,21 @@ fn nearest_buffer<T>(
     Ok(best.map(|(_, kib, found)| (kib, found)))
 }
 
+/// Sets the buffer to `kib`, whose twin took `m` MiB of the drive's `mib` MiB write burst
+/// before its writes waited; `with` says what else that twin had.
+pub(super) fn set_buffer_from_burst(w: &mut Work, kib: u64, mib: f64, m: f64, with: &str) {
+    w.set(
+        "buffer",
+        "buffer_kib",
+        kib.to_string(),
+        How::Fitted,
+        format!(
+            "write burst after idle: {mib:.1} MiB before writes waited for the flash (twin {m:.1}){with}"
+        ),
+        Some(res(m, mib)),
+    );
+}
+
 /// The buffer from the drive's write burst after idle (`ssdiq run`'s last step): the
 /// candidate whose twin takes as many MiB as the drive before its writes wait for the flash.
 /// That figure is the buffer plus what the dies program meanwhile, so it is matched on the
@@ -127,16 +142,7 @@ pub(super) fn fit_buffer_to_burst(w: &mut Work) -> Result<bool, FitError> {
         w.buffer_from_burst = false;
         return Ok(true);
     }
-    w.set(
-        "buffer",
-        "buffer_kib",
-        kib.to_string(),
-        How::Fitted,
-        format!(
-            "write burst after idle: {mib:.1} MiB before writes waited for the flash (twin {m:.1})"
-        ),
-        Some(res(m, mib)),
-    );
+    set_buffer_from_burst(w, kib, mib, m, "");
     w.buffer_from_burst = true;
     Ok(true)
 }

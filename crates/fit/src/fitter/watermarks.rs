@@ -187,16 +187,8 @@ pub(super) fn fit_watermarks(w: &mut Work) -> Result<bool, FitError> {
     }
     if let Some((kib, m)) = buffer {
         let burst = obs.get(keys::WRITE_BURST_FAST_MIB).unwrap_or(f64::NAN);
-        w.set(
-            "buffer",
-            "buffer_kib",
-            kib.to_string(),
-            How::Fitted,
-            format!(
-                "write burst after idle: {burst:.1} MiB before writes waited for the flash (twin {m:.1}), with the GC ({label}) the write latency under load chose"
-            ),
-            Some(res(m, burst)),
-        );
+        let with = format!(", with the GC ({label}) the write latency under load chose");
+        super::tails::set_buffer_from_burst(w, kib, burst, m, &with);
     }
     // Each buffer's OP from the WA stage moves with the watermarks as the twin's did (the
     // later buffer stages run each size at its own OP).
