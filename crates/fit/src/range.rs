@@ -46,7 +46,7 @@ use ssdiq_schema::Prediction;
 
 use crate::predict::{load_curve, predictions, steady_writes, OP_FACTORS};
 use crate::profile_text::{comment, set, size_literal};
-use crate::sensitivity::{apply, range_knobs, Knob};
+use crate::sensitivity::{apply, range_knobs, Knob, LOWER_BOUND};
 use crate::FitError;
 
 /// The name of the twin's own spread among a range's keys.
@@ -93,7 +93,11 @@ fn identified(text: &str, knob: &Knob) -> bool {
             .is_some_and(|c| c.starts_with("fitted to ") || c.starts_with("from "))
     };
     match knob.settled_by {
-        Some((section, key)) => known(section, key),
+        // A value fitted to a figure that bounds it only from below leaves the knob open.
+        Some((section, key)) => {
+            known(section, key)
+                && !comment(text, section, key).is_some_and(|c| c.contains(LOWER_BOUND))
+        }
         None => knob
             .ends
             .iter()
@@ -805,6 +809,56 @@ mod tests {
         // 2R has no frontier: neither end moves anything.
         let two_r = set(&none, "drive", "policy", "\"2r-greedy\"", "test");
         assert_eq!(apply(&two_r, k, 0).unwrap(), two_r);
+    }
+
+    #[test]
+    fn an_slc_share_fitted_as_a_lower_bound_is_ranged_from_it_up() {
+        let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();
+        let k = range_knobs()
+            .find(|k| k.name == "slc.slc_share")
+            .expect("the SLC cache is a range knob");
+        let with = |share: &str, why: &str| {
+            let t = set(base, "slc", "slc_share", share, why);
+            set(
+                &t,
+                "slc",
+                "slc_program_us",
+                "400",
+                "fitted to the init's throughput",
+            )
+        };
+        let slc = |t: &str| {
+            let p = Profile::parse(t, &[]).unwrap();
+            (p.slc.slc_share, p.slc.slc_program_us)
+        };
+        // Fitted to the init's WA alone: settled, out of the range.
+        let exact = with(
+            "0.03",
+            "fitted to the hidden drive's run: the cache's folds",
+        );
+        assert!(identified(&exact, k));
+        // A lower bound: in the range, from its own share (end 0 moves nothing) to 0.1 with its
+        // own program time.
+        let bound = with(
+            "0.03",
+            &format!("fitted to the run: {LOWER_BOUND} of the share"),
+        );
+        assert!(!identified(&bound, k));
+        assert_eq!(apply(&bound, k, 0).unwrap(), bound);
+        assert_eq!(slc(&apply(&bound, k, 1).unwrap()), (0.1, 400.0));
+        // A bound above the knob's end leaves nothing to span.
+        let large = with(
+            "0.2",
+            &format!("fitted to the run: {LOWER_BOUND} of the share"),
+        );
+        assert_eq!(apply(&large, k, 1).unwrap(), large);
+        // Without a cache the knob spans none to a tenth at a sixth of the native program.
+        let none = set(base, "slc", "slc_share", "0", "the fit's best guess");
+        let native = Profile::parse(base, &[]).unwrap().nand.program_us;
+        assert_eq!(slc(&apply(&none, k, 0).unwrap()).0, 0.0);
+        let (share, program) = slc(&apply(&none, k, 1).unwrap());
+        assert_eq!(share, 0.1);
+        assert!((program - (native / 6.0).round()).abs() < 1.0, "{program}");
     }
 
     #[test]

@@ -11,7 +11,7 @@
 use ssdiq_schema::Prediction;
 
 use crate::predict::predictions;
-use crate::profile_text::{get, set};
+use crate::profile_text::{comment, get, set};
 use crate::FitError;
 
 /// A value a knob sets.
@@ -22,8 +22,12 @@ pub enum Value {
     /// The profile's own value times a factor (rounded where the profile's is a whole number).
     Times(f64),
     /// A sixth of the profile's native `program_us`: an SLC program unit (one bit of three,
-    /// and a faster algorithm), as the library's consumer drives have it.
+    /// and a faster algorithm), as the library's consumer drives have it. A profile that has a
+    /// cache keeps its own (fitted to the init's throughput, or the same guess).
     SlcProgram,
+    /// The literal, but not below the profile's own value where its comment calls that value
+    /// [`LOWER_BOUND`] (a range then spans from the fitted value up, not down).
+    AtLeastOwn(&'static str),
     /// The `i`-th of the library's GC families ([`FAMILIES`]) other than the profile's own
     /// policy, as a TOML string: a range over the policy spans the families the twin is not.
     OtherFamily(usize),
@@ -35,6 +39,10 @@ pub enum Value {
     /// (elsewhere nothing: a policy without one has no share to move).
     FrontierShare(f64),
 }
+
+/// What a fitted value's comment says where the figure it was fitted to bounds it from below
+/// only: the range still spans its knob, from that value up ([`Value::AtLeastOwn`]).
+pub const LOWER_BOUND: &str = "a lower bound";
 
 /// The GC families of the library, in the order a policy knob's ends take them.
 pub const FAMILIES: [&str; 3] = ["greedy", "cost-benefit", "2r-greedy"];
@@ -312,9 +320,17 @@ pub const KNOBS: &[Knob] = &[
         name: "slc.slc_share",
         labels: ["0", "0.1"],
         ends: [
-            &[lit("slc", "slc_share", "0")],
+            &[Setting {
+                section: "slc",
+                key: "slc_share",
+                value: Value::AtLeastOwn("0"),
+            }],
             &[
-                lit("slc", "slc_share", "0.1"),
+                Setting {
+                    section: "slc",
+                    key: "slc_share",
+                    value: Value::AtLeastOwn("0.1"),
+                },
                 Setting {
                     section: "slc",
                     key: "slc_program_us",
@@ -397,7 +413,21 @@ pub fn apply(text: &str, knob: &Knob, end: usize) -> Result<String, FitError> {
                 format!("{share}")
             }
             Value::Literal(v) => v.to_string(),
-            Value::SlcProgram => format!("{:.0}", number(text, "nand", "program_us")? / 6.0),
+            Value::AtLeastOwn(v) => {
+                if comment(text, s.section, s.key).is_some_and(|c| c.contains(LOWER_BOUND)) {
+                    let own = number(text, s.section, s.key)?;
+                    if v.parse::<f64>().map_or(true, |v| v <= own) {
+                        continue;
+                    }
+                }
+                v.to_string()
+            }
+            Value::SlcProgram => {
+                if number(text, "slc", "slc_share").is_ok_and(|share| share > 0.0) {
+                    continue;
+                }
+                format!("{:.0}", number(text, "nand", "program_us")? / 6.0)
+            }
             Value::OtherFamily(i) => {
                 let own = get(text, s.section, s.key).unwrap_or_default();
                 format!("\"{}\"", other_family(own.trim_matches('"'), i))

@@ -222,7 +222,7 @@ fn the_twin_has_the_drives_map_cache() {
 /// An SLC cache has no room on a full drive, so none of the protocol's steps after the init
 /// shows it: the init on the fresh drive does (its folds in the init's WA, its speed in the
 /// init's throughput where the flash bounds it). A drive with a cache gets its share and SLC
-/// program time; one without gets none.
+/// program time; one without gets none. Either way a prediction's range spans the cache.
 #[test]
 #[ignore = "slow, about 41 s: .ci/extra/slow-tests.sh runs it"]
 fn the_twin_has_the_drives_slc_cache() {
@@ -236,6 +236,15 @@ fn the_twin_has_the_drives_slc_cache() {
         let f = fit(&obs, &FitOptions::default(), &mut |_| {}).unwrap();
         let slc = ssdiq_emu::Profile::parse(&f.text, &[]).unwrap().slc;
         assert!((slc.slc_share - share).abs() < 0.005, "{}", f.text);
+        // The init's folds bound the share from below only: the range spans the cache either
+        // way (from the fitted share up where there is one).
+        assert!(
+            ssdiq_fit::range::unidentified(&f.text)
+                .iter()
+                .any(|k| k.name == "slc.slc_share"),
+            "{}",
+            f.text
+        );
         if share > 0.0 {
             assert!(
                 (slc.slc_program_us / program - 1.0).abs() < 0.1,

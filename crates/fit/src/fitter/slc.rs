@@ -16,6 +16,11 @@
 //!   cache, not a fit: a smaller cache is not told from the init's other writes, and a cache
 //!   that folds only in the foreground (no idle-time GC, which the run does not identify)
 //!   folds nothing by the end of the pause. A prediction's range spans a cache.
+//! - A fitted share is what the twin's idle-time GC (the base's) must fold to meet the init's
+//!   WA; a drive whose own folds less by the end of the pause has a larger cache (seed 61's
+//!   hidden drive 19: a 10% cache without idle-time GC, init WA 1.0267, fitted 2.7%). The share
+//!   says so ([`LOWER_BOUND`]), and a prediction's range spans the cache from it up to the
+//!   range knob's end.
 //! - The SLC program time shows only where the init is bound by the flash (a QD1 init of
 //!   512 KiB writes on a fast data-center drive is bound by the host: its cache would not
 //!   change the init's speed). Where the twin's init throughput moves by less than [`MOVES`]
@@ -29,6 +34,7 @@
 use ssdiq_schema::figures as keys;
 
 use super::{figure, num, res, How, Work};
+use crate::sensitivity::LOWER_BOUND;
 use crate::twin::Part;
 use crate::FitError;
 
@@ -164,7 +170,7 @@ pub(super) fn fit_slc_share(w: &mut Work) -> Result<(), FitError> {
         num(share),
         How::Fitted,
         format!(
-            "the init's WA on the fresh drive, {drive:.4}, against the twin's {none:.4} without an SLC cache: the cache's folds (the twin: {got:.4})"
+            "the init's WA on the fresh drive, {drive:.4}, against the twin's {none:.4} without an SLC cache: the cache's folds (the twin: {got:.4}); {LOWER_BOUND} of the share: a drive whose idle-time GC (which the run does not identify) folds less than the twin's by the end of the pause has a larger cache"
         ),
         Some(res(got, drive)),
     );
