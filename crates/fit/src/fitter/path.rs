@@ -166,12 +166,7 @@ fn program_to(w: &mut Work, key: &str, o: f64) -> Result<f64, FitError> {
     let mut tried: Vec<(f64, f64)> = Vec::new();
     let mut m = f64::NAN;
     for i in 0..4 {
-        let twin = w.measure(Part::Writes {
-            uniform: true,
-            skewed: false,
-            heavy: false,
-        })?;
-        m = twin.get(key).copied().unwrap_or(f64::NAN);
+        m = uniform_write_figure(w, key)?;
         let p = w.profile()?;
         if !m.is_finite() {
             return Ok(m);
@@ -196,12 +191,7 @@ fn program_to(w: &mut Work, key: &str, o: f64) -> Result<f64, FitError> {
             break;
         }
         set_program(w, &p, v);
-        let twin = w.measure(Part::Writes {
-            uniform: true,
-            skewed: false,
-            heavy: false,
-        })?;
-        let m = twin.get(key).copied().unwrap_or(f64::NAN);
+        let m = uniform_write_figure(w, key)?;
         if !m.is_finite() {
             break;
         }
@@ -219,6 +209,16 @@ fn program_to(w: &mut Work, key: &str, o: f64) -> Result<f64, FitError> {
         set_program(w, &p, best);
     }
     Ok(m)
+}
+
+/// The twin's figure `key` of the uniform random writes alone (NaN where it has none).
+fn uniform_write_figure(w: &Work, key: &str) -> Result<f64, FitError> {
+    let twin = w.measure(Part::Writes {
+        uniform: true,
+        skewed: false,
+        heavy: false,
+    })?;
+    Ok(twin.get(key).copied().unwrap_or(f64::NAN))
 }
 
 /// How far the proportional steps may leave the rate before the slope's steps follow: past

@@ -146,8 +146,12 @@ pub(super) fn fit_watermarks(w: &mut Work) -> Result<bool, FitError> {
         }
     }
     let best = best_of(&tried);
+    if best.edits.is_empty() || best.score >= GAIN * own_score {
+        return Ok(false);
+    }
     // A GC mode, policy and buffer the load chose must keep the skewed WA the WA stage
-    // fitted: within the factor a family must win by of the twin's score.
+    // fitted: within the factor a family must win by of the twin's score. (Checked only for a
+    // winner: it costs twin runs, and reads the twin alone.)
     if tried[pairs_alone..].iter().any(|t| t.label == best.label) && !keeps_skewed_wa(w, best)? {
         return Ok(false);
     }
@@ -156,9 +160,6 @@ pub(super) fn fit_watermarks(w: &mut Work) -> Result<bool, FitError> {
         .map(|t| format!("{}: {:.0} us (score {:.2e})", t.label, t.avg, t.score))
         .collect::<Vec<_>>()
         .join(", ");
-    if best.edits.is_empty() || best.score >= GAIN * own_score {
-        return Ok(false);
-    }
     let told_apart = tried
         .iter()
         .filter(|t| t.label != best.label)
