@@ -220,7 +220,7 @@ const BURST_ALIKE: f64 = 1.05;
 const BURST_UNEXPLAINED: f64 = 1.25;
 
 /// A burst below this many MiB found the buffer full: it measures no size.
-const BURST_FULL_AT_ONCE_MIB: f64 = 1.0;
+pub(super) const BURST_FULL_AT_ONCE_MIB: f64 = 1.0;
 
 /// Sets the chosen buffer, with its OP if it is not the buffer the twin had; returns whether
 /// the buffer changed.
