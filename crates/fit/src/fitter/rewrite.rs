@@ -9,8 +9,8 @@
 //! more than [`GAIN`] of it, so a drive the base already explains keeps it, and a key the
 //! figures cannot tell apart stays the base's (and says so).
 
-use super::wa::{host_log_edits, measured_wa, score_candidate, skewed_targets, Edits, TIE};
-use super::{num, res, How, Work};
+use super::wa::{host_log_edits, measured_wa, score_candidate, set_op, skewed_targets, Edits, TIE};
+use super::{How, Work};
 use crate::sensitivity::FAMILIES;
 use crate::FitError;
 
@@ -176,16 +176,12 @@ fn fit_choice(w: &mut Work, c: &Choice) -> Result<bool, FitError> {
     };
     w.set(c.section, c.key, chosen.to_string(), how, why, None);
     if moved {
-        w.set(
-            "drive",
-            "op",
-            num(best.op),
-            How::Fitted,
-            format!(
-                "uniform WA {target:.2} (twin {:.2}), with {} {chosen}",
-                best.uniform_wa, c.what
-            ),
-            Some(res(best.uniform_wa, target)),
+        set_op(
+            w,
+            best.op,
+            target,
+            best.uniform_wa,
+            &format!("with {} {chosen}", c.what),
         );
     }
     Ok(moved)

@@ -24,7 +24,7 @@
 use ssdiq_schema::figures as keys;
 
 use super::tails::BURST_FULL_AT_ONCE_MIB;
-use super::wa::{buffers_of, buildable, op_for};
+use super::wa::{buffers_of, buildable, op_for, set_op};
 use super::{figure, num, path, res, How, Work};
 use crate::twin::Part;
 use crate::FitError;
@@ -90,16 +90,12 @@ pub(super) fn fit_buffer_to_stripe(w: &mut Work) -> Result<bool, FitError> {
             continue;
         };
         w.text = w.with(&[edits[0].clone(), ("drive", "op", num(op))]);
-        w.set(
-            "drive",
-            "op",
-            num(op),
-            How::Fitted,
-            format!(
-                "uniform WA {uniform_wa:.2} (twin {wa:.2}), with a buffer of {} MiB",
-                kib / 1024
-            ),
-            Some(res(wa, uniform_wa)),
+        set_op(
+            w,
+            op,
+            uniform_wa,
+            wa,
+            &format!("with a buffer of {} MiB", kib / 1024),
         );
         path::fit_program(w)?;
         let (s, m) = score(w, &w.text, init, burst)?;

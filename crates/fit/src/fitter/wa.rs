@@ -410,15 +410,21 @@ pub(super) fn refit_op(w: &mut Work) -> Result<bool, FitError> {
     if (op - before).abs() < 1e-4 {
         return Ok(false);
     }
+    set_op(w, op, target, wa, "with the fitted program time");
+    Ok(true)
+}
+
+/// Sets OP `op`, whose twin's uniform WA `wa` met the drive's `target`, `with` what else the
+/// twin had.
+pub(super) fn set_op(w: &mut Work, op: f64, target: f64, wa: f64, with: &str) {
     w.set(
         "drive",
         "op",
         num(op),
         How::Fitted,
-        format!("uniform WA {target:.2} (twin {wa:.2}), with the fitted program time"),
+        format!("uniform WA {target:.2} (twin {wa:.2}), {with}"),
         Some(res(wa, target)),
     );
-    Ok(true)
 }
 
 /// Where the program time has moved by more than this share since the WA stage scored the
