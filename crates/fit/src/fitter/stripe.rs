@@ -25,7 +25,7 @@ use ssdiq_schema::figures as keys;
 
 use super::tails::BURST_FULL_AT_ONCE_MIB;
 use super::wa::{buffers_of, buildable, op_for, set_op};
-use super::{figure, num, path, res, How, Work};
+use super::{figure, path, res, How, Work};
 use crate::twin::Part;
 use crate::FitError;
 
@@ -40,16 +40,20 @@ fn stripe_kib(p: &ssdiq_emu::Profile) -> u64 {
     u64::from(n.channels * n.dies_per_channel * n.bits_per_cell * n.planes * n.page_kib)
 }
 
-/// The twin `text`'s squared log misses of the drive's init throughput and write burst
-/// (`mib`), with the twin's init.
-fn score(w: &Work, text: &str, init: f64, mib: f64) -> Result<(f64, f64), FitError> {
-    let m = figure(&w.twin(text, Part::Init)?, keys::INIT_MB_S);
+/// The twin `text`'s init throughput (MB/s).
+fn init_of(w: &Work, text: &str) -> Result<f64, FitError> {
+    Ok(figure(&w.twin(text, Part::Init)?, keys::INIT_MB_S))
+}
+
+/// The squared log misses of the twin `text`'s init throughput `m` (MB/s) and write burst of
+/// the drive's `init` and burst `mib`.
+fn score(w: &Work, text: &str, m: f64, init: f64, mib: f64) -> Result<f64, FitError> {
     let b = w
         .twin(text, Part::Burst)?
         .get(keys::WRITE_BURST_FAST_MIB)
         .copied()
         .unwrap_or(f64::INFINITY);
-    Ok(((m / init).ln().powi(2) + (b / mib).ln().powi(2), m))
+    Ok((m / init).ln().powi(2) + (b / mib).ln().powi(2))
 }
 
 /// Returns whether the buffer moved.
@@ -73,10 +77,12 @@ pub(super) fn fit_buffer_to_stripe(w: &mut Work) -> Result<bool, FitError> {
     else {
         return Ok(false);
     };
-    let (own_score, own_init) = score(w, &w.text, init, burst)?;
+    // The init first: where it meets the drive's, the stage costs that one run.
+    let own_init = init_of(w, &w.text)?;
     if !own_init.is_finite() || (own_init / init).ln().abs() <= INIT_MISS.ln_1p() {
         return Ok(false);
     }
+    let own_score = score(w, &w.text, own_init, init, burst)?;
     let (own_kib, stripe) = (p.buffer.buffer_kib, stripe_kib(&p));
     let (text, params) = (w.text.clone(), w.params.clone());
     let mut best: Option<(f64, u64, f64, String, _)> = None;
@@ -89,7 +95,7 @@ pub(super) fn fit_buffer_to_stripe(w: &mut Work) -> Result<bool, FitError> {
         let Some((op, wa)) = buildable(op_for(w, &edits, uniform_wa, start))? else {
             continue;
         };
-        w.text = w.with(&[edits[0].clone(), ("drive", "op", num(op))]);
+        w.text = w.with(&edits);
         set_op(
             w,
             op,
@@ -98,7 +104,8 @@ pub(super) fn fit_buffer_to_stripe(w: &mut Work) -> Result<bool, FitError> {
             &format!("with a buffer of {} MiB", kib / 1024),
         );
         path::fit_program(w)?;
-        let (s, m) = score(w, &w.text, init, burst)?;
+        let m = init_of(w, &w.text)?;
+        let s = score(w, &w.text, m, init, burst)?;
         if s.is_finite() && best.as_ref().is_none_or(|b| s < b.0) {
             best = Some((s, kib, m, w.text.clone(), w.params.clone()));
         }
