@@ -11,8 +11,9 @@
 # figures they were fitted to; drive 18, whose burst never filled its buffer, takes about
 # 10 min and is left out of CI, which runs 5 and 7; and the wider round trip's seed 62 drive
 # 11, whose writes block under load only with its GC mode, watermarks and buffer together,
-# about 12 min; and seed 63's drive 3, whose buffer below its dies' stripe the init tells from
-# program time, about 8 min)
+# about 12 min; seed 63's drive 3, whose buffer below its dies' stripe the init tells from
+# program time, about 8 min; and seed 63's drive 12, whose buffer size and rewrite window the
+# skewed WA choose together, about 25 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = figures ]; then
@@ -20,7 +21,8 @@ if [ "${1:-}" = figures ]; then
         twins_reproduce_the_figures_they_were_fitted_to \
         a_twin_takes_its_buffer_from_the_sizes_a_burst_that_never_filled_leaves \
         a_twin_blocks_under_load_where_the_gc_mode_watermarks_and_buffer_together_do \
-        a_buffer_below_the_dies_stripe_is_told_from_program_time_by_the_init
+        a_buffer_below_the_dies_stripe_is_told_from_program_time_by_the_init \
+        a_buffer_sized_by_the_skewed_wa_is_fitted_with_its_rewrite_window
 fi
 case "${1:-10}" in
     ''|*[!0-9]*) echo "bench/fit-roundtrip.sh: invalid N \"$1\": expected a whole number of drives, or \"figures\"" >&2; exit 2 ;;

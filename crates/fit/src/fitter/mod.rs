@@ -309,8 +309,8 @@ pub fn fit(
     )?;
     let window_moved = w.stage(
         p,
-        "fitting whether the write buffer absorbs rewrites to the skewed WA",
-        rewrite::fit_rewrite_window,
+        "fitting whether the write buffer absorbs rewrites to the skewed WA (with the buffer's size, where the skewed WA chose it)",
+        |w| rewrite::fit_rewrite_window(w, true),
     )?;
     let gap_moved = w.stage(
         p,
@@ -415,7 +415,7 @@ pub fn fit(
     )? && w.stage(
         p,
         "fitting whether the write buffer absorbs rewrites again, with that buffer",
-        rewrite::fit_rewrite_window,
+        |w| rewrite::fit_rewrite_window(w, false),
     )? {
         w.stage(
             p,

@@ -181,7 +181,7 @@ pub(super) type Edits = Vec<(&'static str, &'static str, String)>;
 pub(super) struct Eval {
     /// Sum of squared ln(twin / drive) over the skewed WA figures.
     pub(super) score: f64,
-    buffer_kib: Option<u64>,
+    pub(super) buffer_kib: Option<u64>,
     pub(super) op: f64,
     pub(super) uniform_wa: f64,
     pub(super) skewed: BTreeMap<String, f64>,
