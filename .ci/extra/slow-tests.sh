@@ -6,7 +6,9 @@
 # store's rows and its calibrated model, the engine's series past 20,000 intervals, a fit end
 # to end through the CLI and against a latency-load study, the fit's stages on hidden drives
 # (rewrite window, map cache, SLC cache, GC mode, GC watermarks, the dies' split), its round trip on two
-# (bench/fit-roundtrip.sh figures adds a third, of 10 min, and a GC fitted jointly, of 12), a store replay in every layout, and
+# (bench/fit-roundtrip.sh figures adds a third, of 10 min, a GC fitted jointly, of 12, a buffer
+# below the dies' stripe, of 8, and a buffer fitted with its rewrite window, of 25), a store
+# replay in every layout, and
 # two of the simulator's policy oracles.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
