@@ -46,13 +46,6 @@ struct Choice {
     /// part of its relocated data apart and the window "scaled" came nearest (Zipf 1.2 WA
     /// 0.50 for the drive's 1.25, where 2R without a window gives it within 1%).
     with_families: bool,
-    /// Also score each value with every buffer size, where the WA stage chose the size by the
-    /// skewed WA (not by the write burst): a buffer absorbs rewrites over its window and its
-    /// size together, and a size chosen at the base's window can hide the drive's window
-    /// (seed 63's hidden drive 12, 16 MiB with "full": the WA stage took 64 MiB at the base's
-    /// "scaled", where "full" scored worse, 2.77e-2 against 1.75e-2, and the twin's Zipf 1.2
-    /// WA in the round trip was 1.78 for the drive's 1.31; with both the drive's it was 1.29).
-    with_buffers: bool,
 }
 
 /// The windows a buffer may have (`buffer.rewrite_window`, docs/emulator.md).
@@ -63,7 +56,6 @@ const REWRITE_WINDOW: Choice = Choice {
     what: "the buffer's rewrite window",
     own: |p| format!("\"{}\"", p.buffer.rewrite_window),
     with_families: true,
-    with_buffers: true,
 };
 
 /// Static wear levelling: off, and the gaps of docs/fit.md's range and the library's.
@@ -74,24 +66,25 @@ const WEAR_LEVEL_GAP: Choice = Choice {
     what: "the wear-levelling gap",
     own: |p| p.gc.wear_level_gap.to_string(),
     with_families: false,
-    with_buffers: false,
 };
 
-/// `with_buffers`: also move the buffer with the window where the WA stage chose its size by
-/// the skewed WA (not where a later stage fitted it by other figures).
+/// `with_buffers`: also score each window with every other buffer size, and move the buffer
+/// with the window, where the WA stage chose the size by the skewed WA (not by the write
+/// burst, nor where a later stage fitted it by other figures): a buffer absorbs rewrites over
+/// its window and its size together, and a size chosen at the base's window can hide the
+/// drive's window (seed 63's hidden drive 12, 16 MiB with "full": the WA stage took 64 MiB at
+/// the base's "scaled", where "full" scored worse, 2.77e-2 against 1.75e-2, and the twin's
+/// Zipf 1.2 WA in the round trip was 1.78 for the drive's 1.31; with both the drive's it was
+/// 1.29).
 pub(super) fn fit_rewrite_window(w: &mut Work, with_buffers: bool) -> Result<bool, FitError> {
-    let c = Choice {
-        with_buffers,
-        ..REWRITE_WINDOW
-    };
-    fit_choice(w, &c)
+    fit_choice(w, &REWRITE_WINDOW, with_buffers)
 }
 
 pub(super) fn fit_wear_level_gap(w: &mut Work) -> Result<bool, FitError> {
-    fit_choice(w, &WEAR_LEVEL_GAP)
+    fit_choice(w, &WEAR_LEVEL_GAP, false)
 }
 
-fn fit_choice(w: &mut Work, c: &Choice) -> Result<bool, FitError> {
+fn fit_choice(w: &mut Work, c: &Choice, with_buffers: bool) -> Result<bool, FitError> {
     let obs = w.obs;
     let Some(target) = obs.wa("uniform") else {
         return Ok(false);
@@ -105,7 +98,7 @@ fn fit_choice(w: &mut Work, c: &Choice) -> Result<bool, FitError> {
     let current_kib = p.buffer.buffer_kib;
     // The sizes besides the twin's, where the skewed WA chose it.
     let other_sizes: Vec<u64> =
-        match c.with_buffers && !w.buffer_from_burst && !w.buffer_scores.is_empty() {
+        match with_buffers && !w.buffer_from_burst && !w.buffer_scores.is_empty() {
             true => buffers_of(w)?
                 .into_iter()
                 .filter(|k| *k != current_kib)
