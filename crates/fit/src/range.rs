@@ -812,6 +812,28 @@ mod tests {
     }
 
     #[test]
+    fn the_gc_mode_stays_in_the_range_where_the_fit_set_it_but_a_fitted_superblock_leaves() {
+        let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();
+        let t = set(
+            base,
+            "drive",
+            "gc_mode",
+            "\"naive\"",
+            "fitted to the hidden drive's run: twozone WA 2.92 (twin 2.90)",
+        );
+        let t = set(
+            &t,
+            "nand",
+            "units_per_block",
+            "96",
+            "from r/run.json: the drive's GC unit",
+        );
+        let open: Vec<&str> = unidentified(&t).iter().map(|k| k.name).collect();
+        assert!(open.contains(&"drive.gc_mode"), "{open:?}");
+        assert!(!open.iter().any(|n| n.starts_with("nand.units_per_block")));
+    }
+
+    #[test]
     fn an_slc_share_fitted_as_a_lower_bound_is_ranged_from_it_up() {
         let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();
         let k = range_knobs()
