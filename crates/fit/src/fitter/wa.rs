@@ -220,7 +220,7 @@ pub(super) fn host_log_edits(policy: &str) -> Edits {
     ]
 }
 
-fn share_edits(policy: &str, share: f64) -> Edits {
+pub(super) fn share_edits(policy: &str, share: f64) -> Edits {
     vec![
         ("drive", "policy", format!("\"{policy}\"")),
         ("drive", "gc_frontier", "true".into()),
