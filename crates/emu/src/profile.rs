@@ -775,30 +775,6 @@ fn leaves(tree: &toml::Table) -> Vec<(String, String)> {
     v
 }
 
-/// `value` as a float, where it is a finite number >= 0 and `tree` with it at `sec.leaf` still
-/// reads as a profile (the field is a number, not a count).
-fn fraction_where_taken(
-    tree: &toml::Table,
-    sec: &str,
-    leaf: &str,
-    value: &str,
-) -> Option<toml::Value> {
-    let v: f64 = value
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
-    let mut t = tree.clone();
-    let slot = match sec.is_empty() {
-        true => &mut t,
-        false => t.get_mut(sec)?.as_table_mut()?,
-    };
-    slot.insert(leaf.to_string(), toml::Value::Float(v));
-    toml::Value::Table(t)
-        .try_into::<Profile>()
-        .is_ok()
-        .then_some(toml::Value::Float(v))
-}
-
 /// Sets `key` (a leaf name, or `section.key`) to `value` in `tree`; returns the
 /// `(section, key)` it resolved to.
 fn apply_override(
@@ -842,14 +818,15 @@ fn apply_override(
         ));
     }
     let (sec, leaf) = found.pop().expect("one match");
-    let held = match sec.is_empty() {
-        true => tree.get(&leaf),
-        false => tree
-            .get(&sec)
-            .and_then(|t| t.as_table())
-            .and_then(|t| t.get(&leaf)),
+    let slot = if sec.is_empty() {
+        tree
+    } else {
+        tree.entry(sec.clone())
+            .or_insert_with(|| toml::Value::Table(Default::default()))
+            .as_table_mut()
+            .expect("a section")
     };
-    let old = held.cloned().or(match optional {
+    let old = slot.get(&leaf).cloned().or(match optional {
         Some((_, _, OptionalKind::Whole)) => Some(toml::Value::Integer(0)),
         Some((_, _, OptionalKind::Text)) => Some(toml::Value::String(String::new())),
         _ => None,
@@ -857,13 +834,13 @@ fn apply_override(
     let bad =
         |what: &str| ProfileError(format!("invalid emu value {key}={value}: expected {what}"));
     let new = match old {
-        Some(toml::Value::Integer(_)) => match value.parse::<i64>().ok().filter(|v| *v >= 0) {
-            Some(v) => toml::Value::Integer(v),
-            // A number the file writes whole (`program_us = 2000`, a fitted share of 1) still
-            // takes a fraction where the profile's field is one.
-            None => fraction_where_taken(tree, &sec, &leaf, value)
+        Some(toml::Value::Integer(_)) => toml::Value::Integer(
+            value
+                .parse::<i64>()
+                .ok()
+                .filter(|v| *v >= 0)
                 .ok_or_else(|| bad("a whole number >= 0"))?,
-        },
+        ),
         Some(toml::Value::Boolean(_)) => toml::Value::Boolean(match value {
             "on" | "true" | "yes" | "1" => true,
             "off" | "false" | "no" | "0" => false,
@@ -894,14 +871,6 @@ fn apply_override(
             toml::Value::Float(v)
         }
     };
-    let slot = if sec.is_empty() {
-        tree
-    } else {
-        tree.entry(sec.clone())
-            .or_insert_with(|| toml::Value::Table(Default::default()))
-            .as_table_mut()
-            .expect("a section")
-    };
     slot.insert(leaf.clone(), new);
     Ok((sec, leaf))
 }
@@ -916,28 +885,6 @@ mod tests {
             let p = Profile::parse(text, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(&p.name, name);
         }
-    }
-
-    #[test]
-    fn a_number_the_file_writes_whole_takes_a_fraction_but_a_count_does_not() {
-        let t = builtin("default").unwrap();
-        let p = Profile::parse(t, &[("program_us", "2500.5")]).unwrap();
-        assert_eq!(p.nand.program_us, 2500.5);
-        // A twin's file, as the fit writes a share of 1.0.
-        let twin = t.replacen(
-            "gc_frontier = false",
-            "gc_frontier = true\ngc_frontier_share = 1",
-            1,
-        );
-        let p = Profile::parse(&twin, &[("gc_frontier_share", "0.5")]).unwrap();
-        assert_eq!(p.drive.gc_frontier_share, Some(0.5));
-        let e = Profile::parse(t, &[("channels", "2.5")])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("invalid emu value channels=2.5: expected a whole number >= 0"),
-            "{e}"
-        );
     }
 
     #[test]
