@@ -558,14 +558,7 @@ fn a_window_the_skews_miss_under_every_host_log_family_is_scored_under_data_apar
         "{}",
         f.text
     );
-    let row = |key: &str| {
-        f.measured
-            .iter()
-            .find(|r| r.key == key)
-            .and_then(|r| Some((r.drive, r.twin?)))
-            .unwrap_or_else(|| panic!("no {key} in {:?}", f.measured))
-    };
-    let (d, t) = row("waf_measured.twozone");
+    let (d, t) = drive_and_twin(&f, "waf_measured.twozone");
     assert!(
         (t / d - 1.0).abs() < 0.05,
         "two-zone WA {t} for the drive's {d}\n{}",
@@ -582,24 +575,26 @@ fn a_window_the_skews_miss_under_every_host_log_family_is_scored_under_data_apar
 #[ignore = "slow, about 12 min: bench/fit-roundtrip.sh figures runs it"]
 fn a_twin_blocks_under_load_where_the_gc_mode_watermarks_and_buffer_together_do() {
     let (_, f) = fitted_wide(62, 11);
-    let row = |key: &str| {
-        f.measured
-            .iter()
-            .find(|r| r.key == key)
-            .and_then(|r| Some((r.drive, r.twin?)))
-            .unwrap_or_else(|| panic!("no {key} in {:?}", f.measured))
-    };
     for key in [
         ssdiq_schema::figures::WRITE_LAT_LOAD_AVG_US,
         ssdiq_schema::figures::WRITE_LAT_LOAD_P999_US,
     ] {
-        let (d, t) = row(key);
+        let (d, t) = drive_and_twin(&f, key);
         assert!(
             (t / d - 1.0).abs() < 0.25,
             "{key}: {t} for the drive's {d}\n{}",
             f.text
         );
     }
+}
+
+/// The drive's figure `key` and its twin's, as the fit measured the twin once more.
+fn drive_and_twin(f: &ssdiq_fit::Fit, key: &str) -> (f64, f64) {
+    f.measured
+        .iter()
+        .find(|r| r.key == key)
+        .and_then(|r| Some((r.drive, r.twin?)))
+        .unwrap_or_else(|| panic!("no {key} in {:?}", f.measured))
 }
 
 /// Hidden drive `k` of the wider round trip's `seed` at 1 GiB, and its twin fitted from its run.

@@ -11,7 +11,7 @@
 
 use super::wa::{
     buffers_of, buildable, host_log_edits, measured_wa, score_candidate, set_op, share_edits,
-    skewed_targets, Edits, TIE,
+    skewed_targets, Edits, Eval, TIE,
 };
 use super::{How, Work};
 use crate::sensitivity::FAMILIES;
@@ -92,6 +92,28 @@ pub(super) fn fit_wear_level_gap(w: &mut Work) -> Result<bool, FitError> {
     fit_choice(w, &WEAR_LEVEL_GAP, false)
 }
 
+/// `e` replaced by `edits` scored at each of `sizes` (`None`: the twin's size) wherever that
+/// scores lower by more than [`TIE`]; a size that leaves GC no room is passed over.
+fn better_at_sizes(
+    w: &Work,
+    e: &mut Eval,
+    edits: &Edits,
+    sizes: impl Iterator<Item = Option<u64>>,
+    op: f64,
+    target: f64,
+    skew: &[(&str, f64)],
+) -> Result<(), FitError> {
+    for kib in sizes {
+        let Some(eb) = buildable(score_candidate(w, edits, kib, Some(op), target, skew))? else {
+            continue;
+        };
+        if eb.score < e.score - TIE {
+            *e = eb;
+        }
+    }
+    Ok(())
+}
+
 fn fit_choice(w: &mut Work, c: &Choice, with_buffers: bool) -> Result<bool, FitError> {
     let obs = w.obs;
     let Some(target) = obs.wa("uniform") else {
@@ -137,22 +159,8 @@ fn fit_choice(w: &mut Work, c: &Choice, with_buffers: bool) -> Result<bool, FitE
                 e = eg;
             }
         }
-        for &kib in &other_sizes {
-            let Some(eb) = buildable(score_candidate(
-                w,
-                &edits,
-                Some(kib),
-                Some(op),
-                target,
-                &skew,
-            ))?
-            else {
-                continue;
-            };
-            if eb.score < e.score - TIE {
-                e = eb;
-            }
-        }
+        let sizes = other_sizes.iter().map(|k| Some(*k));
+        better_at_sizes(w, &mut e, &edits, sizes, op, target, &skew)?;
         scored.push((*v, e));
     }
     // The policy and the window move the skewed WA together, and the WA stage chose the policy
@@ -185,16 +193,7 @@ fn fit_choice(w: &mut Work, c: &Choice, with_buffers: bool) -> Result<bool, FitE
                     let mut g = share_edits(family, share);
                     g.push((c.section, c.key, v.to_string()));
                     let sizes = std::iter::once(None).chain(other_sizes.iter().map(|k| Some(*k)));
-                    for kib in sizes {
-                        let Some(eg) =
-                            buildable(score_candidate(w, &g, kib, Some(op), target, &skew))?
-                        else {
-                            continue;
-                        };
-                        if eg.score < e.score - TIE {
-                            *e = eg;
-                        }
-                    }
+                    better_at_sizes(w, e, &g, sizes, op, target, &skew)?;
                 }
             }
         }
