@@ -450,9 +450,10 @@ impl Profile {
         if let Err(e) = toml::from_str::<Profile>(text) {
             return Err(ProfileError(located(text, &e)));
         }
+        let file = tree.clone();
         let mut given: Vec<((String, String), String)> = Vec::new();
         for (k, v) in overrides {
-            let at = apply_override(&mut tree, k, v)?;
+            let at = apply_override(&mut tree, &file, k, v)?;
             if let Some((_, first)) = given.iter().find(|(g, _)| *g == at) {
                 return err(format!(
                     "invalid emu option \"{}={}\": {} is already given ({first}); give each key once",
@@ -572,8 +573,12 @@ impl Profile {
             ("channel_mb_s", n.channel_mb_s),
             ("link_mb_s", self.host.link_mb_s),
         ] {
-            if !(v > 0.0 && v.is_finite()) {
-                return err(format!("invalid {k} \"{v}\": expected MB/s > 0"));
+            // A floor, not only > 0: a rate of 1e-7 MB/s passed, and one page's transfer took
+            // days of virtual time, so a 1 s run ran for 1,966,080 virtual seconds.
+            if !(v >= MIN_MB_S && v.is_finite()) {
+                return err(format!(
+                    "invalid {k} \"{v}\": expected MB/s of at least {MIN_MB_S}"
+                ));
             }
         }
         if !(0.0..=1.0).contains(&n.read_retry_rate) {
@@ -691,6 +696,13 @@ impl Profile {
                 ));
             }
         }
+        // As the channel's floor: a pace of 1e-12 MB/s overflowed the idle GC's wait per page.
+        if g.idle_mb_s > 0.0 && g.idle_mb_s < MIN_MB_S {
+            return err(format!(
+                "invalid idle_mb_s \"{}\": expected 0 (no idle-time GC) or MB/s of at least {MIN_MB_S}",
+                g.idle_mb_s
+            ));
+        }
         let c = &self.slc;
         if !(0.0..=0.5).contains(&c.slc_share) {
             return err(format!(
@@ -736,6 +748,10 @@ impl Profile {
     }
 }
 
+/// The slowest channel or host link a profile may have, in MB/s: a 16 KiB page then moves in
+/// 16 ms, and a run's steps stay within their times.
+const MIN_MB_S: f64 = 1.0;
+
 /// A TOML error with the line it points at and that line's text (its key), in one line.
 fn located(text: &str, e: &toml::de::Error) -> String {
     let Some(span) = e.span() else {
@@ -775,10 +791,27 @@ fn leaves(tree: &toml::Table) -> Vec<(String, String)> {
     v
 }
 
+/// Whether the profile's field at `sec.leaf` takes a fraction (a number, not a count), probed
+/// on `file`, the profile file's own tree before any override: so the answer does not hang on
+/// what earlier overrides did to the tree.
+fn takes_fraction(file: &toml::Table, sec: &str, leaf: &str) -> bool {
+    let mut t = file.clone();
+    let slot = match sec.is_empty() {
+        true => Some(&mut t),
+        false => t.get_mut(sec).and_then(|s| s.as_table_mut()),
+    };
+    let Some(slot) = slot else {
+        return false;
+    };
+    slot.insert(leaf.to_string(), toml::Value::Float(0.5));
+    toml::Value::Table(t).try_into::<Profile>().is_ok()
+}
+
 /// Sets `key` (a leaf name, or `section.key`) to `value` in `tree`; returns the
 /// `(section, key)` it resolved to.
 fn apply_override(
     tree: &mut toml::Table,
+    file: &toml::Table,
     key: &str,
     value: &str,
 ) -> Result<(String, String), ProfileError> {
@@ -818,21 +851,26 @@ fn apply_override(
         ));
     }
     let (sec, leaf) = found.pop().expect("one match");
-    let slot = if sec.is_empty() {
-        tree
-    } else {
-        tree.entry(sec.clone())
-            .or_insert_with(|| toml::Value::Table(Default::default()))
-            .as_table_mut()
-            .expect("a section")
+    let held = match sec.is_empty() {
+        true => tree.get(&leaf),
+        false => tree
+            .get(&sec)
+            .and_then(|t| t.as_table())
+            .and_then(|t| t.get(&leaf)),
     };
-    let old = slot.get(&leaf).cloned().or(match optional {
+    let old = held.cloned().or(match optional {
         Some((_, _, OptionalKind::Whole)) => Some(toml::Value::Integer(0)),
         Some((_, _, OptionalKind::Text)) => Some(toml::Value::String(String::new())),
         _ => None,
     });
     let bad =
         |what: &str| ProfileError(format!("invalid emu value {key}={value}: expected {what}"));
+    // A number the file writes whole (`program_us = 2000`, a fitted share of 1) still takes a
+    // fraction where the profile's field is one: it is read as a float, as the field is.
+    let old = match old {
+        Some(toml::Value::Integer(_)) if takes_fraction(file, &sec, &leaf) => None,
+        old => old,
+    };
     let new = match old {
         Some(toml::Value::Integer(_)) => toml::Value::Integer(
             value
@@ -871,6 +909,14 @@ fn apply_override(
             toml::Value::Float(v)
         }
     };
+    let slot = if sec.is_empty() {
+        tree
+    } else {
+        tree.entry(sec.clone())
+            .or_insert_with(|| toml::Value::Table(Default::default()))
+            .as_table_mut()
+            .expect("a section")
+    };
     slot.insert(leaf.clone(), new);
     Ok((sec, leaf))
 }
@@ -884,6 +930,73 @@ mod tests {
         for (name, text) in BUILTIN {
             let p = Profile::parse(text, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(&p.name, name);
+        }
+    }
+
+    #[test]
+    fn a_number_the_file_writes_whole_takes_a_fraction_but_a_count_does_not() {
+        let t = builtin("default").unwrap();
+        let p = Profile::parse(t, &[("program_us", "2500.5")]).unwrap();
+        assert_eq!(p.nand.program_us, 2500.5);
+        // A twin's file, as the fit writes a share of 1.0.
+        let twin = t.replacen(
+            "gc_frontier = false",
+            "gc_frontier = true\ngc_frontier_share = 1",
+            1,
+        );
+        let p = Profile::parse(&twin, &[("gc_frontier_share", "0.5")]).unwrap();
+        assert_eq!(p.drive.gc_frontier_share, Some(0.5));
+        let e = Profile::parse(t, &[("channels", "2.5")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("invalid emu value channels=2.5: expected a whole number >= 0"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_override_takes_a_fraction_whatever_earlier_overrides_did_and_says_what_it_wanted() {
+        let t = builtin("default").unwrap();
+        // An earlier override that leaves the tree unreadable (too many channels for a u32)
+        // does not turn program_us into a count.
+        let e = Profile::parse(t, &[("channels", "5000000000"), ("program_us", "2500.5")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("integer `5000000000`, expected u32")
+                && !e.contains("invalid emu value program_us"),
+            "{e}"
+        );
+        // A field of fractions the file writes whole asks for a number, not a whole one.
+        let e = Profile::parse(t, &[("program_us", "abc")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("program_us=abc: expected a number"), "{e}");
+        let e = Profile::parse(t, &[("idle_mb_s", "0.000000000001")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("expected 0 (no idle-time GC) or MB/s of at least 1"),
+            "{e}"
+        );
+        assert!(Profile::parse(t, &[("idle_mb_s", "0")]).is_ok());
+    }
+
+    #[test]
+    fn a_channel_or_link_below_one_mb_s_is_refused() {
+        let t = builtin("default").unwrap();
+        for k in ["channel_mb_s", "link_mb_s"] {
+            let e = Profile::parse(t, &[(k, "0.0000001")])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!(
+                    "invalid {k} \"0.0000001\": expected MB/s of at least 1"
+                )),
+                "{e}"
+            );
+            assert!(Profile::parse(t, &[(k, "1")]).is_ok());
         }
     }
 
