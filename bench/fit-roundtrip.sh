@@ -14,7 +14,8 @@
 # about 12 min; seed 63's drive 3, whose buffer below its dies' stripe the init tells from
 # program time, about 8 min; and seed 63's drive 12, whose buffer size and rewrite window the
 # skewed WA choose together, about 25 min; and seed 64's drive 17, whose window the skews tell
-# only under a policy with relocated data apart, about 13 min)
+# only under a policy with relocated data apart, about 13 min; and seed 65's drive 1, whose policy
+# the skews tell apart only at the base's GC watermarks, about 6 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = figures ]; then
@@ -24,7 +25,8 @@ if [ "${1:-}" = figures ]; then
         a_twin_blocks_under_load_where_the_gc_mode_watermarks_and_buffer_together_do \
         a_buffer_below_the_dies_stripe_is_told_from_program_time_by_the_init \
         a_buffer_sized_by_the_skewed_wa_is_fitted_with_its_rewrite_window \
-        a_window_the_skews_miss_under_every_host_log_family_is_scored_under_data_apart
+        a_window_the_skews_miss_under_every_host_log_family_is_scored_under_data_apart \
+        a_policy_the_skews_tell_apart_only_at_the_bases_watermarks_is_left_to_the_range
 fi
 case "${1:-10}" in
     ''|*[!0-9]*) echo "bench/fit-roundtrip.sh: invalid N \"$1\": expected a whole number of drives, or \"figures\"" >&2; exit 2 ;;

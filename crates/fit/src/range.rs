@@ -93,10 +93,13 @@ fn identified(text: &str, knob: &Knob) -> bool {
             .is_some_and(|c| c.starts_with("fitted to ") || c.starts_with("from "))
     };
     match knob.settled_by {
-        // A value fitted to a figure that bounds it only from below leaves the knob open.
-        Some((section, key)) => {
+        // A value fitted to a figure that bounds it only from below leaves the knob open, as
+        // does one fitted to a figure other than the one named.
+        Some((section, key, naming)) => {
+            let c = comment(text, section, key).unwrap_or_default();
             known(section, key)
-                && !comment(text, section, key).is_some_and(|c| c.contains(LOWER_BOUND))
+                && !c.contains(LOWER_BOUND)
+                && naming.is_none_or(|figure| c.contains(figure))
         }
         None => knob
             .ends
@@ -831,6 +834,24 @@ mod tests {
         let open: Vec<&str> = unidentified(&t).iter().map(|k| k.name).collect();
         assert!(open.contains(&"drive.gc_mode"), "{open:?}");
         assert!(!open.iter().any(|n| n.starts_with("nand.units_per_block")));
+    }
+
+    #[test]
+    fn a_buffer_only_the_write_burst_sized_is_identified() {
+        let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();
+        let open = |comment: &str| {
+            let t = set(base, "buffer", "buffer_kib", "65536", comment);
+            unidentified(&t)
+                .iter()
+                .any(|k| k.name == "buffer.buffer_kib")
+        };
+        assert!(!open(&format!(
+            "fitted to r/run.json: {} 61.4 MiB before writes waited for the flash (twin 69.2)",
+            crate::sensitivity::BURST_MARK
+        )));
+        assert!(open("fitted to r/run.json: write latency under load, average 22 us (twin 22): the protocol's load does not fill the buffer; and the skewed WA"));
+        assert!(open("fitted to r/run.json: the drive's write burst after idle never filled its buffer (300 MiB): only sizes whose twin's burst did not fill either (8, 16 MiB)"));
+        assert!(open("emu:pm9a3's"));
     }
 
     #[test]

@@ -44,6 +44,10 @@ pub enum Value {
 /// only: the range still spans its knob, from that value up ([`Value::AtLeastOwn`]).
 pub const LOWER_BOUND: &str = "a lower bound";
 
+/// What a buffer size's comment says where the drive's write burst after idle identified it
+/// (`fitter::tails::set_buffer_from_burst`).
+pub const BURST_MARK: &str = "write burst after idle:";
+
 /// The GC families of the library, in the order a policy knob's ends take them.
 pub const FAMILIES: [&str; 3] = ["greedy", "cost-benefit", "2r-greedy"];
 
@@ -101,12 +105,16 @@ pub struct Knob {
     pub why: &'static str,
     /// Whether a prediction's range spans it: one of its ends, conditioned on the uniform WA,
     /// moved a prediction by more than 5% in docs/fit.md's sensitivity table (emu:pm9a3 at
-    /// 1 GiB); the others moved none by more than 0.1%.
+    /// 1 GiB), or on a round trip's drive its `why` names (the buffer's size, which moves
+    /// nothing on pm9a3, whose buffer absorbs no rewrites); the others moved none by more than
+    /// 0.1%.
     pub in_range: bool,
     /// The key whose fitted value settles the knob, where not every key its ends set must be
     /// (the SLC cache's size settles it: its program time moves the throughputs, not the WA,
-    /// and only where the cache has room); `None`: every key.
-    pub settled_by: Option<(&'static str, &'static str)>,
+    /// and only where the cache has room), and the figure its comment must name where the fit
+    /// also sets the key from figures that do not identify it (the buffer's size: only the
+    /// write burst after idle); `None`: every key.
+    pub settled_by: Option<(&'static str, &'static str, Option<&'static str>)>,
     /// Whether the range spans it even where the fit set it: the run's figures resolve it
     /// only coarsely, or only given keys the run leaves open.
     pub coarse: bool,
@@ -150,6 +158,18 @@ pub const KNOBS: &[Knob] = &[
         why: "a staging buffer (9 library profiles) to one that absorbs every rewrite it holds",
         in_range: true,
         settled_by: None,
+        coarse: false,
+    },
+    Knob {
+        name: "buffer.buffer_kib",
+        labels: ["x0.5", "x2"],
+        ends: [
+            &[times("buffer", "buffer_kib", 0.5)],
+            &[times("buffer", "buffer_kib", 2.0)],
+        ],
+        why: "half to twice the size: the skewed WA and the load tell sizes apart only as far as a buffer absorbs rewrites or fills, and the write burst after idle identifies it (seed 66's hidden drive 11: 64 MiB, its twin 32 MiB from the load and the skewed WA; Zipf 1.2 WA 0.29 for the twin's 0.41, and the twin at 64 MiB gives 0.29)",
+        in_range: true,
+        settled_by: Some(("buffer", "buffer_kib", Some(BURST_MARK))),
         coarse: false,
     },
     Knob {
@@ -340,7 +360,7 @@ pub const KNOBS: &[Knob] = &[
         ],
         why: "no SLC cache (data-center), to a consumer drive's 5-16% (the library's 970 EVO Plus, NV2, GSM2NE)",
         in_range: true,
-        settled_by: Some(("slc", "slc_share")),
+        settled_by: Some(("slc", "slc_share", None)),
         coarse: false,
     },
     Knob {

@@ -44,6 +44,7 @@ mod base;
 mod geometry;
 mod map;
 mod path;
+mod policy_watermarks;
 mod read_tail;
 mod rewrite;
 mod slc;
@@ -130,6 +131,8 @@ struct Work<'a> {
     qd1_write_waits: Option<f64>,
     /// The base profile's GC policy, as its text gives it (quoted).
     base_policy: String,
+    /// The GC watermarks (low, critical) the WA stage last scored the policies at.
+    wa_watermarks: Option<(u32, u32)>,
 }
 
 impl Work<'_> {
@@ -260,6 +263,7 @@ pub fn fit(
         unit_splits: Vec::new(),
         qd1_write_waits: None,
         base_policy: crate::profile_text::get(&text, "drive", "policy").unwrap_or_default(),
+        wa_watermarks: None,
     };
     progress(&format!(
         "starting from emu:{base} (the nearest datasheet in the library)"
@@ -502,6 +506,13 @@ pub fn fit(
             |w| geometry::choose_unit_split(w, geometry::Why::Qd1Write),
         )?;
     }
+    // Last of the stages that fit: a later WA stage (program time at its cap runs one) would
+    // mark the policy fitted again.
+    w.stage(
+        p,
+        "scoring the other GC policies at the GC watermarks the run leaves open",
+        policy_watermarks::open_policy_at_other_watermarks,
+    )?;
     mark_kept(&mut w, &base);
     w.profile()?;
     // Each residual above is its stage's, on the twin of that moment; what the file holds is

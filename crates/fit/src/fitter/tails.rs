@@ -8,6 +8,7 @@ use super::wa::{buffers_of, TIE};
 use super::{figure, num, res, How, Work};
 use crate::load_curve::{measure_curve, LoadCurve, WAF_SCALE};
 use crate::observed::{before, WRITE_IDLE_P50_US, WRITE_IDLE_P999_US};
+use crate::sensitivity::BURST_MARK;
 use crate::twin::Part;
 use crate::FitError;
 
@@ -76,9 +77,7 @@ pub(super) fn set_buffer_from_burst(w: &mut Work, kib: u64, mib: f64, m: f64, wi
         "buffer_kib",
         kib.to_string(),
         How::Fitted,
-        format!(
-            "write burst after idle: {mib:.1} MiB before writes waited for the flash (twin {m:.1}){with}"
-        ),
+        format!("{BURST_MARK} {mib:.1} MiB before writes waited for the flash (twin {m:.1}){with}"),
         Some(res(m, mib)),
     );
 }

@@ -202,7 +202,7 @@ struct Scored {
 /// drive whose policy is all-or-nothing, the residual left by everything else (a few %) would
 /// otherwise pick a share by chance.
 const SHARE_TRIED: f64 = 2.5e-3;
-const SHARE_GAIN: f64 = 0.5;
+pub(super) const SHARE_GAIN: f64 = 0.5;
 
 fn share_label(policy: &str, share: f64) -> String {
     format!(
@@ -523,7 +523,9 @@ pub(super) fn fit_wa(w: &mut Work) -> Result<(), FitError> {
     // that exploits skew), each with relocated data in the host's log or apart. The base's
     // comes first, so it wins a tie: the protocol's skews can leave two policies alike that
     // other skews tell apart, and the nearest profile is then the better guess.
-    let base_policy = w.profile()?.drive.policy.to_string();
+    let profile = w.profile()?;
+    w.wa_watermarks = Some((profile.gc.low_watermark, profile.gc.critical_watermark));
+    let base_policy = profile.drive.policy.to_string();
     let mut policies = vec![base_policy.clone()];
     if base_policy != "greedy" {
         policies.push("greedy".to_string());
