@@ -4,11 +4,11 @@
 # superblock, NoWA + GC-unit alignment on every profile, idle recovery (pts-hir), latency
 # against load at the drive's own sustained random-write rate. Virtual time: the figures do
 # not depend on the machine.
-#   bench/emu-dynamics.sh [BIN=target/release/ssdiq] [OUT=/tmp/emu-dynamics]
+#   bench/emu-dynamics.sh [BIN=target/release/ssdiq] [OUT=target/emu-dynamics]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-target/release/ssdiq}
-out=${2:-/tmp/emu-dynamics}
+out=${2:-target/emu-dynamics}
 [ "$bin" = target/release/ssdiq ] && cargo build --release -q -p ssdiq
 mkdir -p "$out"
 echo "== store --rows in-place --data model on emu:pm9a3,capacity=C (the store's default drive at C)"

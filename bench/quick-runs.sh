@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `ssdiq run --quick` on every shipped profile, one at a time: wall time, the drive's virtual
-# time, and the size of report.html (docs/protocol.md, "--quick", has the table).
+# time, and the size of report.html (docs/protocol.md, "Quick runs", has the table).
 #   bench/quick-runs.sh [OUT_DIR=target/quick-runs]
 set -euo pipefail
 cd "$(dirname "$0")/.."

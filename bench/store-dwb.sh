@@ -3,11 +3,11 @@
 # window = the whole buffer), when it programs them (the PM9A3 profile's own buffer), without them
 # (--no-dwb), and the FTL alone on a trace of the same writes (docs/emulator.md, "Where 2.36
 # sits"). Virtual time and a seeded trace: the figures do not depend on the machine.
-#   bench/store-dwb.sh [BIN=target/release/ssdiq] [OUT=/tmp/store-dwb]
+#   bench/store-dwb.sh [BIN=target/release/ssdiq] [OUT=target/store-dwb]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-target/release/ssdiq}
-out=${2:-/tmp/store-dwb}
+out=${2:-target/store-dwb}
 [ "$bin" = target/release/ssdiq ] && cargo build --release -q -p ssdiq
 mkdir -p "$out"
 row() { awk '$1 == "in-place" || $1 == "custom" {print "  SSD WAF " $5 ", " $3 " kops/s"; exit}'; }
