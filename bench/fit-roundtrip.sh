@@ -15,7 +15,9 @@
 # program time, about 8 min; and seed 63's drive 12, whose buffer size and rewrite window the
 # skewed WA choose together, about 25 min; and seed 64's drive 17, whose window the skews tell
 # only under a policy with relocated data apart, about 13 min; and seed 65's drive 1, whose policy
-# the skews tell apart only at the base's GC watermarks, about 6 min)
+# the skews tell apart only at the base's GC watermarks, about 6 min; seed 67's drive 0, whose
+# rewrite window is scored again at the fitted program time, about 10 min; and seed 66's drive 2,
+# whose channels are raised to carry its sequential read, about 6 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = figures ]; then
@@ -26,7 +28,9 @@ if [ "${1:-}" = figures ]; then
         a_buffer_below_the_dies_stripe_is_told_from_program_time_by_the_init \
         a_buffer_sized_by_the_skewed_wa_is_fitted_with_its_rewrite_window \
         a_window_the_skews_miss_under_every_host_log_family_is_scored_under_data_apart \
-        a_policy_the_skews_tell_apart_only_at_the_bases_watermarks_is_left_to_the_range
+        a_policy_the_skews_tell_apart_only_at_the_bases_watermarks_is_left_to_the_range \
+        windows_scored_at_the_base_program_time_are_scored_again_at_the_fitted_one \
+        channels_slower_than_the_sequential_read_are_raised_to_carry_it
 fi
 case "${1:-10}" in
     ''|*[!0-9]*) echo "bench/fit-roundtrip.sh: invalid N \"$1\": expected a whole number of drives, or \"figures\"" >&2; exit 2 ;;

@@ -8,7 +8,8 @@
 # (rewrite window, map cache, SLC cache, GC mode, GC watermarks, the dies' split), its round trip on two
 # (bench/fit-roundtrip.sh figures adds a third, of 10 min, a GC fitted jointly, of 12, a buffer
 # below the dies' stripe, of 8, a buffer fitted with its rewrite window, of 25, a window told under relocated data apart, of 13,
-# and a policy left open at the GC watermarks the run leaves open, of 6), a store
+# a policy left open at the GC watermarks the run leaves open, of 6, windows scored again at the
+# fitted program time, of 10, and channels raised to carry the sequential read, of 6), a store
 # replay in every layout, and
 # two of the simulator's policy oracles.
 set -euo pipefail

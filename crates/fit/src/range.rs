@@ -905,6 +905,29 @@ mod tests {
     }
 
     #[test]
+    fn channels_the_sequential_read_bounds_span_from_their_rate_up() {
+        let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();
+        let k = range_knobs()
+            .find(|k| k.name == "nand.channel_mb_s")
+            .expect("the channels' rate is a range knob");
+        let rate = |t: &str| Profile::parse(t, &[]).unwrap().nand.channel_mb_s;
+        // The base's rate: the knob spans 800 to 3600.
+        assert!(!identified(base, k));
+        assert_eq!(rate(&apply(base, k, 0).unwrap()), 800.0);
+        assert_eq!(rate(&apply(base, k, 1).unwrap()), 3600.0);
+        // Raised by the read stage: open, from its own rate up.
+        let why =
+            format!("fitted to the run: sequential read 6973 MB/s over 2 channels: {LOWER_BOUND}");
+        let bound = set(base, "nand", "channel_mb_s", "3000", &why);
+        assert!(!identified(&bound, k));
+        assert_eq!(rate(&apply(&bound, k, 0).unwrap()), 3000.0);
+        assert_eq!(rate(&apply(&bound, k, 1).unwrap()), 3600.0);
+        // Above the knob's end: nothing to span.
+        let fast = set(base, "nand", "channel_mb_s", "3835.1667", &why);
+        assert_eq!(apply(&fast, k, 1).unwrap(), fast);
+    }
+
+    #[test]
     fn a_knob_the_fit_set_from_the_drive_is_identified() {
         let base = ssdiq_emu::profile::builtin("pm9a3").unwrap();
         let all = unidentified(base).len();

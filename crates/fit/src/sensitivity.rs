@@ -85,6 +85,14 @@ const fn times(section: &'static str, key: &'static str, f: f64) -> Setting {
     }
 }
 
+const fn at_least_own(section: &'static str, key: &'static str, v: &'static str) -> Setting {
+    Setting {
+        section,
+        key,
+        value: Value::AtLeastOwn(v),
+    }
+}
+
 const fn hold_unit(f: f64) -> Setting {
     Setting {
         section: "nand",
@@ -298,12 +306,12 @@ pub const KNOBS: &[Knob] = &[
         name: "nand.channel_mb_s",
         labels: ["800", "3600"],
         ends: [
-            &[lit("nand", "channel_mb_s", "800")],
-            &[lit("nand", "channel_mb_s", "3600")],
+            &[at_least_own("nand", "channel_mb_s", "800")],
+            &[at_least_own("nand", "channel_mb_s", "3600")],
         ],
-        why: "ONFI 4 to ONFI 5.1 NAND I/O",
+        why: "ONFI 4 to ONFI 5.1 NAND I/O; where the sequential read needs faster channels than the twin's, the read stage sets their lower bound and the range spans from it up",
         in_range: true,
-        settled_by: None,
+        settled_by: Some(("nand", "channel_mb_s", None)),
         coarse: false,
     },
     Knob {

@@ -113,6 +113,8 @@ struct Work<'a> {
     buffer_ops: BTreeMap<u64, f64>,
     /// The program time (us) the twin had when `buffer_scores` were taken.
     buffer_scores_program_us: f64,
+    /// The program time (us) the twin had when the rewrite windows were last scored.
+    window_program_us: f64,
     /// Emulator runs so far.
     runs: Cell<u32>,
     /// The emulator runs of each stage done.
@@ -256,6 +258,7 @@ pub fn fit(
         buffer_scores: BTreeMap::new(),
         buffer_ops: BTreeMap::new(),
         buffer_scores_program_us: f64::NAN,
+        window_program_us: f64::NAN,
         runs: Cell::new(0),
         stages: Vec::new(),
         buffer_from_burst: false,
@@ -394,6 +397,29 @@ pub fn fit(
         w.stage(
             p,
             "fitting program time again, with that buffer",
+            path::fit_program,
+        )?;
+    }
+    // A window that absorbs rewrites keeps a page as long as the dies take to drain it, and
+    // the windows were scored at the base's program time (seed 67's hidden drive 0, greedy
+    // with no window: at the base's program time cost-benefit with "full" met the skewed WA
+    // best, 1.67e-2; at the fitted time, 15% longer, that twin's Zipf WA was 3.23 for the
+    // drive's 4.03, and every skewed point of its round trip missed).
+    if rewrite::window_stale(&w)?
+        && w.stage(
+            p,
+            "fitting whether the write buffer absorbs rewrites again, with that program time",
+            |w| rewrite::fit_rewrite_window(w, false),
+        )?
+    {
+        w.stage(
+            p,
+            "fitting OP and the GC policy again, with that rewrite window",
+            wa::fit_wa,
+        )?;
+        w.stage(
+            p,
+            "fitting program time again, with that rewrite window",
             path::fit_program,
         )?;
     }

@@ -88,6 +88,13 @@ pub(super) fn fit_rewrite_window(w: &mut Work, with_buffers: bool) -> Result<boo
     fit_choice(w, &REWRITE_WINDOW, with_buffers)
 }
 
+/// Whether the program time has moved by more than [`super::wa::RESCORE_PROGRAM_MOVE`] since
+/// the windows were scored.
+pub(super) fn window_stale(w: &Work) -> Result<bool, FitError> {
+    let moved = w.profile()?.nand.program_us / w.window_program_us - 1.0;
+    Ok(moved.abs() > super::wa::RESCORE_PROGRAM_MOVE)
+}
+
 pub(super) fn fit_wear_level_gap(w: &mut Work) -> Result<bool, FitError> {
     fit_choice(w, &WEAR_LEVEL_GAP, false)
 }
@@ -124,6 +131,9 @@ fn fit_choice(w: &mut Work, c: &Choice, with_buffers: bool) -> Result<bool, FitE
         return Ok(false);
     }
     let p = w.profile()?;
+    if c.key == REWRITE_WINDOW.key {
+        w.window_program_us = p.nand.program_us;
+    }
     let (op, own) = (p.drive.op, (c.own)(&p));
     let current_kib = p.buffer.buffer_kib;
     // The sizes besides the twin's, where the skewed WA chose it.

@@ -429,7 +429,7 @@ pub(super) fn set_op(w: &mut Work, op: f64, target: f64, wa: f64, with: &str) {
 
 /// Where the program time has moved by more than this share since the WA stage scored the
 /// buffers, a buffer that absorbs rewrites is scored again.
-const RESCORE_PROGRAM_MOVE: f64 = 0.10;
+pub(super) const RESCORE_PROGRAM_MOVE: f64 = 0.10;
 
 /// Each buffer's skewed-WA score (and its OP) again under the chosen policy, with the
 /// program time fitted since the WA stage, where the WA stage left sizes unscored or where
