@@ -176,6 +176,22 @@ impl Work<'_> {
 
     /// Runs one stage of the fit, announced to `progress`, and records how many emulator
     /// runs it took.
+    /// OP and the GC policy, then program time, again once a later stage moved the rewrite
+    /// window.
+    fn refit_after_window(&mut self, p: &mut dyn FnMut(&str)) -> Result<(), FitError> {
+        self.stage(
+            p,
+            "fitting OP and the GC policy again, with that rewrite window",
+            wa::fit_wa,
+        )?;
+        self.stage(
+            p,
+            "fitting program time again, with that rewrite window",
+            path::fit_program,
+        )?;
+        Ok(())
+    }
+
     fn stage<T>(
         &mut self,
         progress: &mut dyn FnMut(&str),
@@ -412,16 +428,7 @@ pub fn fit(
             |w| rewrite::fit_rewrite_window(w, false),
         )?
     {
-        w.stage(
-            p,
-            "fitting OP and the GC policy again, with that rewrite window",
-            wa::fit_wa,
-        )?;
-        w.stage(
-            p,
-            "fitting program time again, with that rewrite window",
-            path::fit_program,
-        )?;
+        w.refit_after_window(p)?;
     }
     if w.stage(
         p,
@@ -447,16 +454,7 @@ pub fn fit(
         "fitting whether the write buffer absorbs rewrites again, with that buffer",
         |w| rewrite::fit_rewrite_window(w, false),
     )? {
-        w.stage(
-            p,
-            "fitting OP and the GC policy again, with that rewrite window",
-            wa::fit_wa,
-        )?;
-        w.stage(
-            p,
-            "fitting program time again, with that rewrite window",
-            path::fit_program,
-        )?;
+        w.refit_after_window(p)?;
     }
     let stalls_at_qd1 = w.stage(
         p,
