@@ -174,8 +174,6 @@ impl Work<'_> {
         self.twin(&self.text, part)
     }
 
-    /// Runs one stage of the fit, announced to `progress`, and records how many emulator
-    /// runs it took.
     /// OP and the GC policy, then program time, again once a later stage moved the rewrite
     /// window.
     fn refit_after_window(&mut self, p: &mut dyn FnMut(&str)) -> Result<(), FitError> {
@@ -192,6 +190,8 @@ impl Work<'_> {
         Ok(())
     }
 
+    /// Runs one stage of the fit, announced to `progress`, and records how many emulator
+    /// runs it took.
     fn stage<T>(
         &mut self,
         progress: &mut dyn FnMut(&str),

@@ -88,11 +88,9 @@ pub(super) fn fit_rewrite_window(w: &mut Work, with_buffers: bool) -> Result<boo
     fit_choice(w, &REWRITE_WINDOW, with_buffers)
 }
 
-/// Whether the program time has moved by more than [`super::wa::RESCORE_PROGRAM_MOVE`] since
-/// the windows were scored.
+/// Whether the program time has moved since the windows were scored (`wa::program_moved`).
 pub(super) fn window_stale(w: &Work) -> Result<bool, FitError> {
-    let moved = w.profile()?.nand.program_us / w.window_program_us - 1.0;
-    Ok(moved.abs() > super::wa::RESCORE_PROGRAM_MOVE)
+    super::wa::program_moved(w, w.window_program_us)
 }
 
 pub(super) fn fit_wear_level_gap(w: &mut Work) -> Result<bool, FitError> {

@@ -429,7 +429,15 @@ pub(super) fn set_op(w: &mut Work, op: f64, target: f64, wa: f64, with: &str) {
 
 /// Where the program time has moved by more than this share since the WA stage scored the
 /// buffers, a buffer that absorbs rewrites is scored again.
-pub(super) const RESCORE_PROGRAM_MOVE: f64 = 0.10;
+const RESCORE_PROGRAM_MOVE: f64 = 0.10;
+
+/// Whether the twin's program time has moved by more than [`RESCORE_PROGRAM_MOVE`] from
+/// `then_us`, the time at which a stage scored something that depends on the drain's pace
+/// (false where nothing was scored: `then_us` NaN).
+pub(super) fn program_moved(w: &Work, then_us: f64) -> Result<bool, FitError> {
+    let moved = w.profile()?.nand.program_us / then_us - 1.0;
+    Ok(moved.abs() > RESCORE_PROGRAM_MOVE)
+}
 
 /// Each buffer's skewed-WA score (and its OP) again under the chosen policy, with the
 /// program time fitted since the WA stage, where the WA stage left sizes unscored or where
@@ -451,9 +459,8 @@ pub(super) fn rescore_buffers(w: &mut Work) -> Result<bool, FitError> {
     }
     let sizes = buffers_of(w)?;
     let unscored = sizes.iter().any(|k| !w.buffer_scores.contains_key(k));
-    let moved = (p.nand.program_us / w.buffer_scores_program_us - 1.0).abs();
     let absorbs = p.buffer.rewrite_window != "none";
-    let stale = absorbs && moved > RESCORE_PROGRAM_MOVE;
+    let stale = absorbs && program_moved(w, w.buffer_scores_program_us)?;
     if !(unscored || stale) {
         return Ok(false);
     }
