@@ -2,7 +2,7 @@
 # Issue 53 on FEMU's black-box SSD, two boots. At FEMU_OP: `ssdiq run` and `study gc-unit` in
 # the guest (bench/femu/guest/twin.sh), then workloads the fit never saw, each run steadily the
 # way the fit's predictions run theirs (fill, two drive writes of 4 KiB random writes of the
-# pattern at QD 32, one more measured). At OP2: `ssdiq run` and uniform writes again. On the
+# pattern at QD 32, four more measured). At OP2: `ssdiq run` and uniform writes again. On the
 # host: `ssdiq fit` from the first boot's run and gc-unit study, and the same workloads on the
 # twin (`ssdiq fit --check --steady`; at OP2 the twin's physical space scaled by FEMU's
 # (1 + OP2) / (1 + OP)). Prints three tables: uniform WA through `ssdiq run` and the steady
@@ -97,7 +97,7 @@ def pct(a, b):
 def num(v, f='.3f'):
     return format(v, f) if v is not None else '-'
 print('Uniform random writes on FEMU beside the greedy model:')
-print('| FEMU OP | `ssdiq run` measured WA (uniform step) | steady rounds (fill + 3 drive writes) | model | run vs model | steady vs model |')
+print('| FEMU OP | `ssdiq run` measured WA (uniform step) | steady rounds (fill + 2 + 4 measured drive writes) | model | run vs model | steady vs model |')
 print('|---:|---:|---:|---:|---:|---:|')
 ops = [(op1, out, model1)] + ([(op2, f'{out}/op2', model2)] if op2 != 'none' else [])
 for op, d, model in ops:

@@ -113,7 +113,7 @@ pub fn page(doc: &FitCheckDoc) -> String {
         p.heading("predictions", "Predictions (not measured on the drive)");
         p.para(
             "note",
-            "Each curve is the twin's alone: the drive never ran these workloads. Steady WA is over the third drive write of 4 KiB random writes at QD 32 after a fill; the write P99 is of Poisson arrivals after steady uniform writes. A WA below 1 is the write buffer absorbing rewrites of the hottest pages before they reach the flash (as in study skew). The shaded range is where the prediction may lie over the plausible values of what the twin keeps from its base profile and a run cannot identify (docs/fit.md).",
+            "Each curve is the twin's alone: the drive never ran these workloads. Steady WA is over the third to sixth drive writes of 4 KiB random writes at QD 32 after a fill; the write P99 is of Poisson arrivals after steady uniform writes. A WA below 1 is the write buffer absorbing rewrites of the hottest pages before they reach the flash (as in study skew). The shaded range is where the prediction may lie over the plausible values of what the twin keeps from its base profile and a run cannot identify (docs/fit.md).",
         );
         let panels = doc
             .predictions

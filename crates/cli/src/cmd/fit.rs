@@ -71,7 +71,7 @@ pub struct Args {
     no_range: bool,
     /// With --check: also run these patterns (comma-separated, e.g. twozone:90/10,zipf:0.9)
     /// steadily on the twin, as its predictions run theirs (reset, fill, two drive writes of
-    /// 4 KiB random writes at QD 32, then one more measured), and print each one's WA and
+    /// 4 KiB random writes at QD 32, then four more measured), and print each one's WA and
     /// write throughput: a workload to set beside the same on the drive.
     #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
     steady: Vec<String>,
