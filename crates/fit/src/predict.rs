@@ -22,9 +22,9 @@ const WARM_DRIVE_WRITES: u64 = 2;
 /// whose period can exceed a drive write (every cold superblock lags the mean by the same
 /// erases, so all cross the gap together), and one measured drive write took a burst or not:
 /// seed 66's hidden drive 17 (wear-levelling gap 5) gave read-only 90% WA 6.06 over the third
-/// drive write and 5.57 over the third to fifth, its twin (gap 18) 5.27 and 5.34, a miss of
-/// 15% that is 4% over three (`WARM=2 MEASURE=1|3 emu_waf readonly:0.9`). Four average
-/// about three bursts at that gap.
+/// drive write, 5.57 over the third to fifth and 5.57 over the third to sixth, its twin (gap
+/// 18) 5.27, 5.34 and 5.28: a miss of 15% over one, 4-6% over three or four (`WARM=2
+/// MEASURE=n emu_waf readonly:0.9`).
 pub const MEASURED_DRIVE_WRITES: u64 = 4;
 /// Virtual seconds of a load level: the latency-load study's own (20 s at full length), and
 /// bounded by time alone. Bounded by a drive write too, a fast drive's level ended in under
