@@ -21,6 +21,7 @@ pub fn figure_keys() -> Vec<String> {
     for w in WORKLOADS {
         k.push(keys::of(keys::RAND_WRITE_KIOPS, w));
     }
+    k.push(crate::observed::RAND_WRITE_SPAN_KIOPS.to_string());
     k.extend(
         [
             keys::READ_LAT_IDLE_US,

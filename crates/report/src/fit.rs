@@ -49,6 +49,9 @@ fn label(key: &str) -> String {
         keys::READ_LAT_LOAD_AVG_US => "read latency under load, avg [us]",
         keys::READ_LAT_LOAD_P999_US => "read latency under load, P99.9 [us]",
         keys::WRITE_LAT_IDLE_US => "write latency, idle QD1 [us]",
+        "rand_write_span_kiops.uniform" => {
+            "random 4 KiB write, uniform, every interval of the reference window [kIOPS]"
+        }
         "write_lat_idle_p50_us" => "write latency, idle QD1, median [us]",
         "write_lat_idle_p99.9_us" => "write latency, idle QD1, P99.9 [us]",
         keys::WRITE_LAT_LOAD_AVG_US => "write latency under load, avg [us]",

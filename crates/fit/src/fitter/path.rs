@@ -377,8 +377,7 @@ fn fewer_dies(w: &mut Work, mut fast: f64) -> Result<bool, FitError> {
 }
 
 pub(super) fn fit_program(w: &mut Work) -> Result<(), FitError> {
-    let key = keys::of(keys::RAND_WRITE_KIOPS, "uniform");
-    let Some(o) = w.obs.get(&key) else {
+    let Some((key, o)) = program_figure(w) else {
         return Ok(());
     };
     let mut m = program_to(w, &key, o)?;
@@ -394,10 +393,32 @@ pub(super) fn fit_program(w: &mut Work) -> Result<(), FitError> {
         "program_us",
         num(p.nand.program_us),
         How::Fitted,
-        format!("uniform random write {o:.1} kIOPS (twin {m:.1})"),
+        format!("{} {o:.2} kIOPS (twin {m:.2})", program_figure_name(&key)),
         Some(res(m, o)),
     );
     Ok(())
+}
+
+/// The uniform random-write figure program time is fitted to, and the drive's value: the
+/// rate over the reference window's span with every interval counted, where the run has its
+/// intervals (`observed::span_rates`: the window's own figure moves with how bursty the GC
+/// is, which the GC policy the fit guesses sets as much as the drive), else the window's
+/// figure (a paper's row).
+fn program_figure(w: &Work) -> Option<(String, f64)> {
+    [
+        crate::observed::RAND_WRITE_SPAN_KIOPS.to_string(),
+        keys::of(keys::RAND_WRITE_KIOPS, "uniform"),
+    ]
+    .into_iter()
+    .find_map(|k| w.obs.get(&k).map(|o| (k, o)))
+}
+
+fn program_figure_name(key: &str) -> &'static str {
+    if key == crate::observed::RAND_WRITE_SPAN_KIOPS {
+        "uniform random write, every interval of the reference window,"
+    } else {
+        "uniform random write"
+    }
 }
 
 /// How far the twin's sequential write may miss the drive's before program time is balanced
@@ -420,10 +441,9 @@ pub(super) fn balance_program(w: &mut Work) -> Result<bool, FitError> {
     if w.obs.emulated {
         return Ok(false);
     }
-    let rand_key = keys::of(keys::RAND_WRITE_KIOPS, "uniform");
-    let (Some(os), Some(or)) = (
+    let (Some(os), Some((rand_key, or))) = (
         w.obs.get_before(keys::SEQ_WRITE_FREE_POOL_MB_S),
-        w.obs.get(&rand_key),
+        program_figure(w),
     ) else {
         return Ok(false);
     };
@@ -460,7 +480,8 @@ pub(super) fn balance_program(w: &mut Work) -> Result<bool, FitError> {
         num(v),
         How::Fitted,
         format!(
-            "uniform random write {or:.1} kIOPS (twin {mr:.1}) and sequential write {os:.0} MB/s (twin {ms:.0}): one program time cannot meet both, so the one whose larger miss is smallest"
+            "{} {or:.2} kIOPS (twin {mr:.2}) and sequential write {os:.0} MB/s (twin {ms:.0}): one program time cannot meet both, so the one whose larger miss is smallest",
+            program_figure_name(&rand_key)
         ),
         Some(if (seq - 1.0).abs() > (rand - 1.0).abs() {
             res(ms, os)
